@@ -1,0 +1,95 @@
+"""The one door: :class:`KnowledgeBase` loads KB directories and answers questions.
+
+>>> kb = KnowledgeBase.load()
+>>> kb.solve("clock_tc", gpu="h100-sxm").value.magnitude  # doctest: +ELLIPSIS
+1.83...
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from .context import Context, build_context
+from .errors import KBErrors, Location, QueryError
+from .expressions import Ref, parse_relation
+from .loader import load_model
+from .model import Model, VarKey
+from .paths import default_kb_dirs
+from .relations import Relation, check_dimensions, compile_relations
+from .solve import Solution, Solver
+from .units import Units
+from .values import Value
+
+__all__ = ["KnowledgeBase"]
+
+
+class KnowledgeBase:
+    """Variables, rules, entities and their compiled relations; no global state.
+
+    Loading twice gives two independent knowledge bases.
+    """
+
+    def __init__(self, model: Model, units: Units, relations: list[Relation], directories: Sequence[Path]):
+        self.model, self.units, self.relations = model, units, relations
+        self.directories = tuple(directories)
+        self.relation_index = {r.name: r for r in relations}
+
+    @classmethod
+    def load(cls, directories: Iterable[Path | str] = (), *, default: bool = True) -> "KnowledgeBase":
+        """The default KB (unless ``default=False``) with ``directories`` layered on top."""
+        dirs = (default_kb_dirs() if default else []) + [Path(d) for d in directories]
+        if not dirs:
+            raise QueryError("no KB directory to load", hint="give --kb DIR or leave the default KB in")
+        model, units = load_model(dirs)
+        return cls(model, units, compile_relations(model, units), dirs)
+
+    # -- contexts
+    def context(self, gpu: str | None = None, with_: Iterable[str] = (), set: Iterable = (),
+                via: str = "set", base: Context | None = None) -> Context:
+        return build_context(self.model, self.units, gpu, with_, set, via=via, base=base)
+
+    def solver(self, context: Context, where: Iterable[str] = (), use_expectations: bool = False) -> Solver:
+        return Solver(self, context, self.where_relations(where), use_expectations)
+
+    def where_relations(self, where: Iterable[str]) -> list[Relation]:
+        """``--where`` equalities as relations (inequalities are handled by engine.constraints)."""
+        out = []
+        for i, text in enumerate(where):
+            relation = self.parse_where(text, i)
+            if relation.op == "=":
+                out.append(self._compile_where(relation, f"where[{i + 1}]", text))
+        return out
+
+    def parse_where(self, text: str, i: int = 0):
+        origin = Location(f"--where {text!r}")
+        relation = parse_relation(text, origin)
+        for ref in relation.references():
+            self.model.check_key(str(ref), where=origin)
+        check_dimensions(relation, self.model, self.units)
+        return relation
+
+    def _compile_where(self, relation, name: str, text: str) -> Relation:
+        from .model import Model, Rule
+        rule = Rule(name, "law", f"given: {text}", "given on the command line", Location("--where"), relation, text)
+        single = Model(self.model.indices, self.model.variables, {name: rule}, {}, ())
+        return compile_relations(single, self.units)[0]
+
+    # -- questions
+    def check_key(self, key: VarKey) -> VarKey:
+        self.model.check_key(key, where=Location("query"))
+        return key
+
+    def solve(self, variable: VarKey, gpu: str | None = None, with_: Iterable[str] = (), set: Iterable = (),
+              where: Iterable[str] = ()) -> Solution:
+        """The value of one variable in a context, with its derivation, or what it needs."""
+        self.check_key(variable)
+        where = list(where)
+        context = self.context(gpu, with_, set)
+        if any(self.parse_where(w, i).op != "=" for i, w in enumerate(where)):
+            from .constraints import solve_constrained
+            return solve_constrained(self, variable, context, where)
+        return self.solver(context, where).solution(variable)
+
+    def derive(self, gpu: str | None = None, with_: Iterable[str] = (), set: Iterable = ()) -> list[Value]:
+        """Every value that follows from the context but is not stated in it."""
+        return self.solver(self.context(gpu, with_, set)).derived()

@@ -1,0 +1,212 @@
+"""Evaluating a plan: numbers with provenance, routes compared, what is missing named.
+
+:class:`Solver` takes a knowledge base and a context, plans everything that
+follows from the context's facts (:mod:`engine.plan`) and evaluates the plan
+with the compiled directions of :mod:`engine.relations`. ``solve`` always
+returns a :class:`Solution`.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+
+from .context import Context
+from .model import Fact, VarKey
+from .plan import Plan, Step, find_needs, make_plan, routes_to
+from .relations import Relation, key_of_symbol, symbol_of
+from .values import FactOrigin, RuleOrigin, Value
+
+if TYPE_CHECKING:
+    from .kb import KnowledgeBase
+
+__all__ = ["Solution", "Solver", "STATUSES"]
+
+STATUSES = ("stated", "derived", "underdetermined", "inconsistent", "not_applicable")
+_STEP = 1e-6
+
+
+@dataclass(frozen=True)
+class Solution:
+    """The answer for one variable: always this type, whatever the status."""
+    variable: VarKey
+    status: str
+    unit: str
+    value: Value | None = None
+    alternatives: tuple[Value, ...] = ()
+    needs: tuple[tuple[VarKey, ...], ...] = ()
+    intervals: tuple[dict, ...] | None = None
+    notes: tuple[str, ...] = ()
+    extra: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def determined(self) -> bool:
+        return self.status in ("stated", "derived", "inconsistent")
+
+    @property
+    def magnitude(self) -> float | None:
+        return None if self.value is None else self.value.magnitude
+
+    def as_dict(self) -> dict:
+        out = {"variable": self.variable, "value": self.magnitude, "unit": self.unit, "status": self.status,
+               "derivation": None if self.value is None else self.value.derivation_dict()}
+        if self.alternatives:
+            out["alternatives"] = [{"value": a.magnitude, "unit": a.unit, "derivation": a.derivation_dict()}
+                                   for a in self.alternatives]
+        if self.status == "underdetermined":
+            out["needs"] = [list(n) for n in self.needs]
+        if self.intervals is not None:
+            out["intervals"] = list(self.intervals)
+        if self.notes:
+            out["notes"] = list(self.notes)
+        out.update(self.extra)
+        return out
+
+
+class Solver:
+    """Everything that follows from one context, evaluated once."""
+
+    def __init__(self, kb: "KnowledgeBase", context: Context, extra: Sequence[Relation] = (),
+                 use_expectations: bool = False):
+        self.kb, self.context = kb, context
+        kinds = ("law", "simulated", "expectation") if use_expectations else ("law", "simulated")
+        self.relations: list[Relation] = [r for r in kb.relations if r.kind in kinds] + list(extra)
+        self.keysets = [frozenset(r.keys) for r in self.relations]
+        not_applicable = context.not_applicable
+        self._usable = [not (ks & not_applicable) for ks in self.keysets]
+        self.notes: list[str] = []
+        self.values: dict[VarKey, Value] = {}
+        for key, fact in context.facts.items():
+            if fact.applicable:
+                self.values[key] = self._fact_value(fact)
+        self.plan: Plan = make_plan(self.keysets, self.values, self.can_solve, self.usable)
+        self.producer: dict[VarKey, int] = {}
+        for step in self.plan.steps:
+            self._evaluate(step)
+
+    # -- structure callbacks
+    def usable(self, r: int) -> bool:
+        return self._usable[r]
+
+    def can_solve(self, r: int, key: VarKey) -> bool:
+        return self.relations[r].can_solve_for(key)
+
+    # -- values
+    def _fact_value(self, fact: Fact) -> Value:
+        units = self.kb.units
+        variable = self.kb.model.variables[fact.key.split("[")[0]]
+        display = units.from_canonical(units.to_canonical(fact.value, fact.unit), variable.unit) \
+            if fact.unit != variable.unit else fact.value
+        via = self.context.overrides.get(fact.key)
+        if via is None:
+            entity = self.kb.model.entities.get(fact.entity) if fact.entity else None
+            via = "default" if fact.entity is None else ("scenario" if entity and entity.kind == "scenario" else "fact")
+        uncertainty = abs(fact.rounding / fact.value) if fact.value else 0.0
+        origin = FactOrigin(fact.key, fact.entity, fact.source, str(fact.where), via)
+        return Value(fact.key, display, variable.unit, units.to_canonical(fact.value, fact.unit), origin, uncertainty)
+
+    def _make(self, key: VarKey, canonical: float, origin: RuleOrigin, uncertainty: float) -> Value:
+        variable = self.kb.model.variables[key.split("[")[0]]
+        depends = frozenset().union(*(i.depends | {i.key} for i in origin.inputs)) if origin.inputs else frozenset()
+        return Value(key, self.kb.units.from_canonical(canonical, variable.unit), variable.unit, canonical,
+                     origin, uncertainty, depends)
+
+    def _evaluate(self, step: Step) -> None:
+        if step.is_block:
+            self._evaluate_block(step)
+            return
+        (r,), (key,) = step.relations, step.outputs
+        value = self.route_value(r, key)
+        if value is not None:
+            self.values[key] = value
+            self.producer[key] = r
+
+    def route_value(self, r: int, key: VarKey) -> Value | None:
+        """``key`` as relation ``r`` gives it from the current values of its other keys."""
+        relation = self.relations[r]
+        inputs = [self.values[k] for k in relation.keys if k != key]
+        if relation.template is None:
+            return self._simulate(relation, key, inputs)
+        fn = relation.solver(key)
+        point = {v.key: v.canonical for v in inputs}
+        try:
+            result = fn(point)
+        except (ValueError, ZeroDivisionError, OverflowError, TypeError) as exc:
+            self.notes.append(f"{relation.name} cannot give {key} here: {exc}")
+            return None
+        if not (isinstance(result, float) and math.isfinite(result)):
+            self.notes.append(f"{relation.name} gives no finite {key} here")
+            return None
+        uncertainty = 0.0
+        for v in inputs:
+            if v.uncertainty and v.canonical:
+                shifted = dict(point)
+                shifted[v.key] = v.canonical * (1 + _STEP)
+                try:
+                    elasticity = (fn(shifted) - result) / (result * _STEP) if result else 0.0
+                except (ValueError, ZeroDivisionError, OverflowError):
+                    elasticity = 0.0
+                uncertainty += abs(elasticity) * v.uncertainty
+        origin = RuleOrigin(relation.name, relation.kind, relation.rule.source, tuple(inputs))
+        return self._make(key, result, origin, uncertainty)
+
+    def _simulate(self, relation: Relation, key: VarKey, inputs: list[Value]) -> Value | None:
+        from .simulation import run_simulated_rule  # the scheduler model is imported only when a rule needs it
+        return run_simulated_rule(self, relation, key, inputs)
+
+    def _evaluate_block(self, step: Step) -> None:
+        import sympy
+        equations = []
+        for r in step.relations:
+            residual = self.relations[r].residual
+            subs = {symbol_of(k): self.values[k].canonical for k in self.relations[r].keys if k in self.values}
+            equations.append(residual.xreplace(subs))
+        unknowns = [symbol_of(k) for k in step.outputs]
+        try:
+            roots = sympy.solve(equations, unknowns, dict=True)
+        except (NotImplementedError, ValueError):
+            roots = []
+        roots = [s for s in roots if all(s.get(u) is not None and s[u].is_real and s[u] > 0 for u in unknowns)]
+        names = ", ".join(self.relations[r].name for r in step.relations)
+        if len(roots) != 1:
+            self.notes.append(f"the system {names} has {len(roots)} positive solutions for {', '.join(step.outputs)}")
+            return
+        inputs = tuple(self.values[k] for r in step.relations for k in self.relations[r].keys
+                       if k in self.values and k not in step.outputs)
+        for symbol in unknowns:
+            key = key_of_symbol(symbol)
+            origin = RuleOrigin(f"system({names})", "law", None, tuple(dict.fromkeys(inputs)))
+            self.values[key] = self._make(key, float(roots[0][symbol]), origin, 0.0)
+            self.producer[key] = step.relations[0]
+
+    # -- answers
+    def alternatives(self, key: VarKey) -> list[Value]:
+        """Independent routes to ``key`` other than the one used, each evaluated."""
+        produced_by = self.producer.get(key)
+        depends = lambda k: set(self.values[k].depends) if k in self.values else set()
+        out = []
+        for r in routes_to(self.keysets, self.plan, key, self.can_solve, depends):
+            if r != produced_by and self.usable(r):
+                value = self.route_value(r, key)
+                if value is not None:
+                    out.append(value)
+        return out
+
+    def solution(self, key: VarKey) -> Solution:
+        unit = self.kb.model.variables[key.split("[")[0]].unit
+        fact = self.context.facts.get(key)
+        if fact is not None and not fact.applicable:
+            return Solution(key, "not_applicable", unit, notes=(f"{key} is stated as n/a at {fact.where}",))
+        value = self.values.get(key)
+        if value is None:
+            needs = find_needs(self.keysets, self.values, key, self.can_solve, self.usable,
+                               excluded=self.context.not_applicable)
+            return Solution(key, "underdetermined", unit, needs=tuple(needs), notes=tuple(self.notes))
+        alternatives = tuple(self.alternatives(key))
+        consistent = all(value.agrees_with(a) for a in alternatives)
+        status = ("stated" if value.stated else "derived") if consistent else "inconsistent"
+        return Solution(key, status, unit, value, alternatives, notes=tuple(self.notes))
+
+    def derived(self) -> list[Value]:
+        """Every value the plan gives that the context does not state, in plan order."""
+        return [self.values[k] for s in self.plan.steps for k in s.outputs if k in self.values]
