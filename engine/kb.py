@@ -76,7 +76,7 @@ class KnowledgeBase:
 
     # -- questions
     def check_key(self, key: VarKey) -> VarKey:
-        self.model.check_key(key, where=Location("query"))
+        self.model.check_key(key)
         return key
 
     def solve(self, variable: VarKey, gpu: str | None = None, with_: Iterable[str] = (), set: Iterable = (),
