@@ -216,7 +216,7 @@ def simulate(warps: int, ilp: int, compute: int, latency: int, iters: int = 100,
 
     >>> r = simulate(16, 1, 16, 500)
     >>> r.issued, r.cycles, f"{r.utilization:.0%}"
-    (27185, 52046, '52%')
+    (26960, 51600, '52%')
     """
     _check_fast(warps, ilp, compute, latency, iters, policy)
     run = _gto if policy == "gto" else _lrr
@@ -419,7 +419,7 @@ def run_grid(warps: list[int], ilp: list[int], compute: list[int], latency: list
     ones in this process, which is quicker than starting a pool. ``parallel``
     forces one way or the other. The results are the same either way.
 
-    >>> [round(r.utilization, 2) for r in run_grid([1, 2], [1], [16], [500], iters=10)]
+    >>> [round(r.utilization, 2) for r in run_grid([1, 2], [1], [16], [500])]
     [0.03, 0.07]
     """
     lists = [_check_list(name, values) for name, values in
@@ -428,6 +428,8 @@ def run_grid(warps: list[int], ilp: list[int], compute: list[int], latency: list
     _check_policy(policy)
     if processes is not None and (type(processes) is not int or processes < 1):
         raise SimulationInputError("processes", processes, "an integer >= 1 or None")
+    if parallel is not None and type(parallel) is not bool:
+        raise SimulationInputError("parallel", parallel, "True, False or None")
     size = math.prod(len(values) for values in lists)
     _check_bound("run_grid", "the number of configurations", size, "GRID_MAX_CONFIGS", GRID_MAX_CONFIGS)
     configs = [(*config, iters, policy) for config in itertools.product(*lists)]
