@@ -271,18 +271,31 @@ def _read_simulation(reader, fields, variables, indices) -> Simulation | None:
         if key not in fields:
             reader.error(fields["doc"][0], f"a simulated rule needs '{key}'")
             return None
+    from .simulation import MODEL_OPTIONS, MODELS
     model = reader.text(fields["model"][1], "model")
+    if model not in MODELS:
+        reader.errors.append(UnknownNameError("simulation model", model or "", MODELS, where=reader.at(fields["model"][1])))
+        return None
     inputs = {}
     for param, (_, value) in (reader.mapping(fields["inputs"][1], "inputs") or {}).items():
         key = reader.text(value, f"input {param}")
         if key is not None and _check_key(reader, value, key, variables, indices):
             inputs[param] = key
+    missing = [p for p in MODELS[model] if p not in inputs]
+    extra = [p for p in inputs if p not in MODELS[model]]
+    if missing or extra:
+        reader.error(fields["inputs"][1], f"model {model!r} takes the inputs {', '.join(MODELS[model])}",
+                     f"missing: {', '.join(missing) or 'none'}; unknown: {', '.join(extra) or 'none'}")
+        return None
     output = reader.text(fields["output"][1], "output")
     if output is None or not _check_key(reader, fields["output"][1], output, variables, indices):
         return None
     options = {}
     if "options" in fields:
         for opt, (_, value) in (reader.mapping(fields["options"][1], "options") or {}).items():
+            if opt not in MODEL_OPTIONS[model]:
+                reader.error(value, f"model {model!r} has no option {opt!r}",
+                             f"its options: {', '.join(MODEL_OPTIONS[model])}")
             options[opt] = _scalar(value)
     return Simulation(model or "", inputs, output, options)
 

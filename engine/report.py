@@ -26,12 +26,9 @@ def _render(value: Value, prefix: str, lines: list[str], seen: set, last: bool, 
     head = f"{value.key} = {format_value(value)}"
     origin = value.origin
     if value.stated:
-        where = {"default": "default", "set": "given", "scenario": "scenario", "given": "baseline"}.get(origin.via)
-        who = f"{origin.entity}" if origin.entity else where or "fact"
-        if origin.via not in ("fact",) and origin.entity:
-            who = f"{origin.entity}, {where}"
-        src = f" — {origin.source}" if origin.source else ""
-        lines.append(f"{prefix}{branch}{head}   [{who}{src}]")
+        label = {"default": "default", "scenario": "scenario"}.get(origin.via)
+        who = ", ".join(p for p in (origin.entity, label, origin.source) if p)
+        lines.append(f"{prefix}{branch}{head}   [{who or 'fact'}]")
         return
     label = "simulation" if origin.kind == "simulated" else origin.kind
     lines.append(f"{prefix}{branch}{head}   by {label} {origin.rule}" + (f" — {origin.source}" if origin.source else ""))
