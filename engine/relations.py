@@ -13,13 +13,15 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from fractions import Fraction
 from typing import Callable, Mapping
 
 import sympy
 
 from .errors import DimensionError, KBError, KBErrors
-from .expressions import BinOp, Call, Expr, Neg, Num, Ref, Relation as RelationAST, to_sympy
+from .cache import UNSOLVABLE, SolutionCache, default_cache
+from .expressions import BinOp, Call, Expr, Neg, Num, Ref, Relation as RelationAST, parse_expression, to_sympy
 from .model import Model, Rule, VarKey, var_key
 from .units import Dimensions, Units, format_dimensions
 
@@ -40,16 +42,62 @@ def key_of_symbol(symbol: sympy.Symbol) -> VarKey:
 
 @dataclass(eq=False)
 class _Template:
-    """What instances of one rule share: the residual in placeholder symbols and its solutions."""
-    residual: sympy.Expr
-    placeholders: tuple[sympy.Symbol, ...]
+    """What instances of one rule share: the equation in placeholders ``x0, x1, ...`` and its solutions.
+
+    Nothing here touches SymPy's solver until a direction is first asked for,
+    and then the disk cache (:mod:`engine.cache`) is asked first.
+    """
+    ast: RelationAST
+    size: int
+    cache: SolutionCache
     solved: dict[int, Callable | None] = field(default_factory=dict)
     expressions: dict[int, sympy.Expr | None] = field(default_factory=dict)
 
+    @cached_property
+    def placeholders(self) -> tuple[sympy.Symbol, ...]:
+        return tuple(sympy.Symbol(f"x{i}", positive=True) for i in range(self.size))
+
+    @cached_property
+    def residual(self) -> sympy.Expr:
+        symbol = lambda ref: self.placeholders[int(ref.name[1:])]
+        return to_sympy(self.ast.lhs, symbol) - to_sympy(self.ast.rhs, symbol)
+
     def solution(self, position: int) -> sympy.Expr | None:
         if position not in self.expressions:
-            self.expressions[position] = _solve_for(self.residual, self.placeholders[position])
+            self.expressions[position] = self._cached_or_solved(position)
         return self.expressions[position]
+
+    def _cached_or_solved(self, position: int) -> sympy.Expr | None:
+        key = self.cache.key(repr(self.ast), position)
+        text = self.cache.get(key)
+        if text == UNSOLVABLE:
+            return None
+        if text is not None:
+            expr = self._read_back(text, position)
+            if expr is not None:
+                return expr
+        expr = _solve_for(self.residual, self.placeholders[position])
+        text = UNSOLVABLE if expr is None else _as_text(expr)
+        if text is not None and (expr is None or self._read_back(text, position) is not None):
+            self.cache.put(key, text)
+        return expr
+
+    def _read_back(self, text: str, position: int) -> sympy.Expr | None:
+        """A cached solution, trusted only if it still zeroes the residual."""
+        try:
+            expr = to_sympy(parse_expression(text), lambda ref: self.placeholders[int(ref.name[1:])])
+        except (KBError, ValueError, IndexError):
+            return None
+        residual = self.residual.xreplace({self.placeholders[position]: expr})
+        for trial in _TRIAL_POINTS:
+            point = {p: sympy.Float(trial[i % len(trial)] * (1 + i)) for i, p in enumerate(self.placeholders)}
+            scale = max(1.0, *(abs(float(v)) for v in point.values()))
+            try:
+                if abs(complex(residual.xreplace(point).evalf())) > 1e-9 * scale ** 4:
+                    return None
+            except (TypeError, ValueError, ZeroDivisionError):
+                return None
+        return expr
 
     def function(self, position: int) -> Callable | None:
         if position not in self.solved:
@@ -57,6 +105,22 @@ class _Template:
             others = [p for i, p in enumerate(self.placeholders) if i != position]
             self.solved[position] = None if expr is None else sympy.lambdify(others, expr, modules="math")
         return self.solved[position]
+
+
+_TEXT_NAMES = {"Min": "min", "Max": "max", "ceiling": "ceil"}
+_TRIAL_POINTS = ((1.37, 0.61, 2.3), (0.83, 1.9, 1.13))
+
+
+def _as_text(expr: sympy.Expr) -> str | None:
+    """The expression in the KB's own syntax, or None if it has something the syntax lacks."""
+    text = str(expr)
+    for sympy_name, ours in _TEXT_NAMES.items():
+        text = text.replace(f"{sympy_name}(", f"{ours}(")
+    try:
+        parse_expression(text)
+    except KBError:
+        return None
+    return text
 
 
 def _solve_for(residual: sympy.Expr, symbol: sympy.Symbol) -> sympy.Expr | None:
@@ -72,18 +136,29 @@ def _solve_for(residual: sympy.Expr, symbol: sympy.Symbol) -> sympy.Expr | None:
 
 @dataclass(eq=False)
 class Relation:
-    """One instance of a rule over concrete keys: ``lhs - rhs = 0`` in canonical units."""
+    """One instance of a rule over concrete keys: ``lhs - rhs = 0`` in canonical units.
+
+    ``ast`` is the instance's checked expression tree; its SymPy sides are
+    built only when something asks for them.
+    """
     name: str
     rule: Rule
     keys: tuple[VarKey, ...]
-    lhs: sympy.Expr
-    rhs: sympy.Expr
+    ast: RelationAST | None
     template: _Template | None
     binding: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def kind(self) -> str:
         return self.rule.kind
+
+    @cached_property
+    def lhs(self) -> sympy.Expr:
+        return sympy.S.Zero if self.ast is None else to_sympy(self.ast.lhs, lambda r: symbol_of(str(r)))
+
+    @cached_property
+    def rhs(self) -> sympy.Expr:
+        return sympy.S.Zero if self.ast is None else to_sympy(self.ast.rhs, lambda r: symbol_of(str(r)))
 
     @property
     def residual(self) -> sympy.Expr:
@@ -116,8 +191,9 @@ class Relation:
         return float(self.lhs.xreplace(subs)), float(self.rhs.xreplace(subs))
 
 
-def compile_relations(model: Model, units: Units) -> list[Relation]:
+def compile_relations(model: Model, units: Units, cache: SolutionCache | None = None) -> list[Relation]:
     """Every rule instance of the model, dimension-checked; raises KBErrors listing all imbalances."""
+    cache = default_cache() if cache is None else cache
     relations: list[Relation] = []
     errors: list[KBError] = []
     for rule in model.rules.values():
@@ -126,10 +202,9 @@ def compile_relations(model: Model, units: Units) -> list[Relation]:
         if rule.simulation is not None:
             for binding in bindings:
                 keys = tuple(dict.fromkeys([*rule.simulation.inputs.values(), rule.simulation.output]))
-                relations.append(Relation(_instance_name(rule, binding), rule, keys, sympy.S.Zero, sympy.S.Zero,
-                                          None, binding))
+                relations.append(Relation(_instance_name(rule, binding), rule, keys, None, None, binding))
             continue
-        template = None
+        templates: dict[str, _Template] = {}
         for binding in bindings:
             ast = rule.relation.map_refs(lambda r: Ref(r.name, binding.get(r.index, r.index)))
             try:
@@ -139,12 +214,10 @@ def compile_relations(model: Model, units: Units) -> list[Relation]:
                                              where=rule.where, hint=exc.hint))
                 break
             keys = tuple(dict.fromkeys(str(r) for r in ast.references()))
-            lhs, rhs = to_sympy(ast.lhs, lambda r: symbol_of(str(r))), to_sympy(ast.rhs, lambda r: symbol_of(str(r)))
-            if template is None:
-                placeholders = tuple(sympy.Symbol(f"x{i}", positive=True) for i in range(len(keys)))
-                swap = dict(zip(map(symbol_of, keys), placeholders))
-                template = _Template((lhs - rhs).xreplace(swap), placeholders)
-            relations.append(Relation(_instance_name(rule, binding), rule, keys, lhs, rhs, template, binding))
+            position = {k: i for i, k in enumerate(keys)}
+            shape = ast.map_refs(lambda r: Ref(f"x{position[str(r)]}"))
+            template = templates.setdefault(repr(shape), _Template(shape, len(keys), cache))
+            relations.append(Relation(_instance_name(rule, binding), rule, keys, ast, template, binding))
     if errors:
         raise KBErrors(errors)
     return relations

@@ -201,6 +201,12 @@ class Solver:
         if value is None:
             needs = find_needs(self.keysets, self.values, key, self.can_solve, self.usable,
                                excluded=self.context.not_applicable)
+            absent = sorted({k for r, ks in enumerate(self.keysets) if key in ks and not self.usable(r)
+                             for k in ks & self.context.not_applicable})
+            if absent and not needs:
+                where = ", ".join(f"{k} ({self.context.facts[k].where})" for k in absent)
+                return Solution(key, "not_applicable", unit,
+                                notes=(f"{key} rests on what this context states as n/a: {where}",))
             return Solution(key, "underdetermined", unit, needs=tuple(needs), notes=tuple(self.notes))
         alternatives = tuple(self.alternatives(key))
         consistent = all(value.agrees_with(a) for a in alternatives)

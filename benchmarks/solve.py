@@ -1,0 +1,84 @@
+"""How fast the engine answers, as ratios measured in this one run (absolute times drift here).
+
+1. A warm compiled solve against ``sympy.solve`` on the same relation: the
+   relation ``tensor_peak[bf16]`` solved for ``clock_tc`` at the H100's facts.
+   Reported twice: the compiled direction alone, and the whole ``kb.solve``
+   (context, plan, provenance, routes). Target: >= 100x.
+2. ``hwkb solve clock_tc --gpu h100-sxm`` cold (a new process; the solution
+   cache warm, as after the first use) against
+   ``python -c "import sympy, pint, networkx"``. Target: <= 1.5x.
+
+Run: ``python benchmarks/solve.py`` from the checkout.
+"""
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import sympy  # noqa: E402
+
+from engine import KnowledgeBase  # noqa: E402
+from engine.relations import symbol_of  # noqa: E402
+
+
+def per_call(fn, seconds: float = 0.5) -> float:
+    """Mean seconds per call over at least ``seconds`` of calls."""
+    calls, start = 0, time.perf_counter()
+    while True:
+        fn()
+        calls += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds and calls >= 3:
+            return elapsed / calls
+
+
+def median_run(cmd: list[str], runs: int = 7) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, cwd="/")
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    kb = KnowledgeBase.load()
+    relation = kb.relation_index["tensor_peak[bf16]"]
+    solver = kb.solver(kb.context(gpu="h100-sxm"))
+    values = {k: solver.values[k].canonical for k in relation.keys if k != "clock_tc"}
+    compiled = relation.solver("clock_tc")
+    residual = relation.residual
+    subs = {symbol_of(k): v for k, v in values.items()}
+    target = symbol_of("clock_tc")
+
+    def plain_sympy():
+        return sympy.solve(residual.xreplace(subs), target, dict=True)
+
+    expected = float(plain_sympy()[0][target])
+    assert abs(compiled(values) - expected) <= 1e-12 * expected
+    t_sympy = per_call(plain_sympy)
+    t_compiled = per_call(lambda: compiled(values))
+    t_query = per_call(lambda: kb.solve("clock_tc", gpu="h100-sxm"))
+    print(f"sympy.solve per query        {t_sympy * 1e3:9.3f} ms")
+    print(f"compiled direction           {t_compiled * 1e6:9.3f} us   ratio {t_sympy / t_compiled:9.0f}x  (target >= 100x)")
+    print(f"kb.solve, whole query        {t_query * 1e3:9.3f} ms   ratio {t_sympy / t_query:9.1f}x")
+
+    hwkb = [sys.executable, "-m", "engine.cli", "solve", "clock_tc", "--gpu", "h100-sxm"]
+    env_cmd = [sys.executable, "-c", "import sympy, pint, networkx"]
+    subprocess.run(hwkb, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)  # fills the solution cache
+    hwkb_cmd = [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(ROOT)!r}); "
+                "from engine.cli import main; sys.exit(main(['solve', 'clock_tc', '--gpu', 'h100-sxm']))"]
+    t_imports = median_run(env_cmd)
+    t_cold = median_run(hwkb_cmd)
+    print(f"python -c 'import sympy, pint, networkx'  {t_imports:6.3f} s")
+    print(f"hwkb solve clock_tc --gpu h100-sxm        {t_cold:6.3f} s   ratio {t_cold / t_imports:5.2f}x  (target <= 1.5x)")
+
+
+if __name__ == "__main__":
+    main()

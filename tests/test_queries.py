@@ -1,0 +1,86 @@
+"""The saved queries reproduce the reference chapter's tables, cell by printed cell."""
+from __future__ import annotations
+
+import pytest
+
+from engine import KnowledgeBase
+from engine.errors import KBErrors, UnknownNameError
+from engine.queries import load_query, run_query, saved_queries
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return KnowledgeBase.load()
+
+
+def table(kb, name):
+    result = run_query(load_query(name), kb)
+    return result, {row[0]: row[1:] for row in result.text}
+
+
+def test_every_contract_query_is_saved():
+    assert {"peaks", "latency_hiding", "operand_bandwidth", "exp_bound"} <= set(saved_queries())
+
+
+def test_peaks_table_matches_the_chapter(kb):
+    result, rows = table(kb, "peaks")
+    assert result.columns == ["GPU", "SMs", "FP32 units/SM", "FP32 clock", "Tensor FLOP/cycle/SM", "Tensor clock"]
+    assert rows == {
+        "V100": ["80", "64", "1.53 GHz", "1024", "1.53 GHz"],
+        "A100": ["108", "64", "1.41 GHz", "2048", "1.41 GHz"],
+        "H100 SXM": ["132", "128", "1.98 GHz", "4096", "1.83 GHz"],
+        "B200": ["148", "-", "-", "8192", "1.86 GHz"],
+    }
+
+
+def test_peaks_json_has_numbers_and_nulls(kb):
+    document = run_query(load_query("peaks"), kb).as_dict()
+    b200 = next(r for r in document["rows"] if r[0] == "B200")
+    assert b200[1] == 148 and b200[3] is None and b200[5] == pytest.approx(1.8558, abs=1e-4)
+
+
+def test_latency_hiding_table_matches_the_chapter(kb):
+    _, rows = table(kb, "latency_hiding")
+    assert rows["1 load + 16 compute"][:5] == ["3%", "7%", "13%", "26%", "52%"]
+    assert rows["4 loads + 64 compute"][:5] == ["12%", "24%", "48%", "95%", "99%"]
+    # Little's law: 517 / 17 = 30 warps needed, past the limit of 16 per scheduler
+    assert rows["1 load + 16 compute"][5:] == ["30.4", "16"]
+    assert rows["4 loads + 64 compute"][5:] == ["8.4", "16"]
+
+
+@pytest.mark.parametrize("variable, gpu, expected, unit", [
+    ("sfu_exp_rate", "h100-sxm", 3.865e12, "exp/s"),          # 132 x 16 x 1.83 GHz = 3.9 T/s
+    ("register_file_total", "h100-sxm", 33.0, "MiB"),         # 132 x 256 KB = 33 MB
+    ("tc_peak[bf16]", "h100-pcie", 756.5, "TFLOPS"),          # about 756 against the SXM's 989
+    ("sm_count_full", "h100-sxm", 144, ""),                   # 8 x 9 x 2
+    ("sm_count_full", "a100", 128, ""),
+    ("tc_flop_per_sm_cycle[bf16]", "h100-sxm", 4096, "flop/cycle"),
+    ("max_warps_per_scheduler", "hopper", 16, "warp"),
+])
+def test_chapter_figures(kb, variable, gpu, expected, unit):
+    solution = kb.solve(variable, gpu=gpu)
+    assert solution.status == "derived"
+    assert solution.unit == unit
+    assert solution.magnitude == pytest.approx(expected, rel=1e-3)
+
+
+def test_h100_pcie_peak_rests_on_its_own_facts(kb):
+    facts = {(v.key, v.origin.entity) for v in kb.solve("tc_peak[bf16]", gpu="h100-pcie").value.facts()}
+    assert ("sm_count", "h100-pcie") in facts and ("tc_peak[fp8]", "h100-pcie") in facts
+    assert not any(entity == "h100-sxm" for _, entity in facts)
+
+
+def test_unknown_query_name_suggests(kb):
+    with pytest.raises(UnknownNameError) as info:
+        load_query("peak")
+    assert str(info.value) == "unknown saved query 'peak'; did you mean 'peaks'?"
+
+
+def test_bad_query_file_names_file_and_line(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("title: t\ncolumns:\n  - {header: x, variable: sm_count, format: '{0.__class__}'}\nrows: []\n")
+    with pytest.raises(KBErrors) as info:
+        load_query(str(path))
+    assert str(info.value).endswith(
+        "bad.yaml:3:45: format '{0.__class__}' is not a number format; "
+        "use a format spec like .2f, .0f, .3g or .0% (a percentage of a fraction)")
