@@ -284,9 +284,8 @@ def _gto(warps: int, ilp: int, compute: int, latency: int, iters: int) -> tuple[
                 if skip:
                     count, dt, di = skip
                     t, issued = t + count * dt, issued + count * di
-                    for w in range(untouched):
-                        ready_at[w] += count * dt
-                    waiting = [(ready_at[w], w) for w in range(1, untouched)]
+                    ready_at[:untouched] = [r + count * dt for r in ready_at[:untouched]]
+                    waiting = list(zip(ready_at[1:untouched], range(1, untouched)))
                     heapq.heapify(waiting)
                     ready = []
             rounds[current] += 1
@@ -310,12 +309,14 @@ def _gto(warps: int, ilp: int, compute: int, latency: int, iters: int) -> tuple[
                 # untouched warps issue their loads one after another until the first data is back
                 back = min(waiting[0][0], t + ilp - 1 + latency)
                 count = min(warps - untouched, (back - t + ilp - 1) // ilp)
-                for w in range(untouched, untouched + count - 1):
-                    t += ilp
-                    ready_at[w] = t - 1 + latency
-                    heapq.heappush(waiting, (ready_at[w], w))
-                issued += (count - 1) * ilp
-                current, fresh = untouched + count - 1, True
+                done = range(untouched, untouched + count - 1)  # all but the last, which becomes current
+                first_back = t + ilp - 1 + latency
+                ready_at[done.start:done.stop] = range(first_back, first_back + len(done) * ilp, ilp)
+                waiting.extend(zip(ready_at[done.start:done.stop], done))
+                heapq.heapify(waiting)
+                t += len(done) * ilp
+                issued += len(done) * ilp
+                current, fresh = done.stop, True
                 untouched += count
                 break
             t = waiting[0][0]  # nobody is ready: idle until the first data arrives

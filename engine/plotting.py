@@ -1,0 +1,79 @@
+"""Plots of simulation runs; matplotlib is an optional extra (``pip install 'hwkb[plot]'``).
+
+matplotlib is imported only inside the functions here, so the rest of the
+engine, and ``import engine.plotting`` itself, work without it. The figures are
+built with :class:`matplotlib.figure.Figure` directly, never through pyplot,
+so drawing leaves no global state behind and needs no display.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from engine.scheduler import SimulationInputError, SimulationResult
+
+__all__ = ["PLOT_FORMATS", "MissingExtraError", "check_plot_path", "plot_utilization"]
+
+PLOT_FORMATS = ("png", "svg")
+
+
+class MissingExtraError(SimulationInputError):
+    """An optional dependency that a requested feature needs is not installed."""
+
+    def __init__(self, module: str, extra: str):
+        self.module, self.extra = module, extra
+        super().__init__(module, None, "installed", message=(
+            f"plotting needs {module}, which is not installed: install it with: pip install 'hwkb[{extra}]'"))
+
+
+def check_plot_path(path: str | Path) -> str:
+    """The format to save ``path`` in, from its suffix; fails before any work if it cannot be drawn.
+
+    Raises :class:`SimulationInputError` for a suffix other than ``.png`` or
+    ``.svg``, and :class:`MissingExtraError` if matplotlib is not installed.
+    """
+    suffix = Path(path).suffix.lower().lstrip(".")
+    if suffix not in PLOT_FORMATS:
+        raise SimulationInputError("plot file", str(path), "a path ending in .png or .svg")
+    _figure_class()
+    return suffix
+
+
+def _figure_class():
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as exc:
+        raise MissingExtraError("matplotlib", "plot") from exc
+    return Figure
+
+
+def plot_utilization(runs: Sequence[SimulationResult], path: str | Path) -> Path:
+    """Draw utilization (0-100 %) against warps, one labelled line per (ilp, compute, latency, policy).
+
+    The file format follows the suffix, ``.png`` or ``.svg``; returns the path written.
+    """
+    fmt = check_plot_path(path)
+    if not runs:
+        raise SimulationInputError("runs", list(runs), "at least one SimulationResult")
+    lines: dict[tuple[int, int, int, str], list[SimulationResult]] = {}
+    for run in runs:
+        lines.setdefault((run.ilp, run.compute, run.latency, run.policy), []).append(run)
+    figure = _figure_class()(figsize=(7, 4.5), layout="constrained")
+    axes = figure.subplots()
+    for (ilp, compute, latency, policy), line in lines.items():
+        line.sort(key=lambda run: run.warps)
+        axes.plot([run.warps for run in line], [100 * run.utilization for run in line], marker="o",
+                  label=f"ilp={ilp}, compute={compute}, latency={latency}, {policy}")
+    warps = sorted({run.warps for run in runs})
+    if warps[-1] >= 16 * warps[0]:  # warps grids are usually powers of two
+        axes.set_xscale("log", base=2)
+    axes.set_xticks(warps, [str(w) for w in warps])
+    axes.set_ylim(0, 100)
+    axes.set_xlabel("warps per scheduler")
+    axes.set_ylabel("utilization (%)")
+    axes.set_title("scheduler utilization")
+    axes.grid(True, alpha=0.3)
+    axes.legend(fontsize="small")
+    path = Path(path)
+    figure.savefig(path, format=fmt, metadata={"Date": None} if fmt == "svg" else None)
+    return path
