@@ -151,6 +151,10 @@ def _derive(args) -> int:
     if not args.gpu:
         raise UsageError("derive needs --gpu ID", hint="see 'hwkb list entities'")
     values = kb.derive(**context_args(args))
+    if args.write:
+        from .writeback import derived_entity_text, write_atomic
+        write_atomic(Path(args.write), derived_entity_text(args.gpu, kb.model.entity(args.gpu).kind, values),
+                     overwrite=args.force)
     if args.json:
         emit_json({"entity": args.gpu, "derived": [
             {"variable": v.key, "value": v.magnitude, "unit": v.unit, "derivation": v.derivation_dict()}
@@ -250,6 +254,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("derive", help="every value derivable but not stated")
     add_context(p)
+    p.add_argument("--write", metavar="FILE", help="also write the values as an entity file (atomically)")
+    p.add_argument("--force", action="store_true", help="with --write: replace an existing file")
     add_common(p)
     p.set_defaults(handler=_derive)
 
