@@ -84,8 +84,12 @@ class UnknownNameError(KBError):
 
     def __init__(self, kind: str, name: str, known: Iterable[str], *, where: Location | None = None):
         self.kind, self.name = kind, name
+        known = list(known)
         self.suggestions = suggest(name, known)
-        hint = f"did you mean {' or '.join(repr(s) for s in self.suggestions)}?" if self.suggestions else None
+        if self.suggestions:
+            hint = f"did you mean {' or '.join(repr(s) for s in self.suggestions)}?"
+        else:  # nothing close: a short list is worth showing whole
+            hint = f"one of {', '.join(known)}" if 0 < len(known) <= MAX_LISTED else None
         super().__init__(f"unknown {kind} {name!r}", where=where, hint=hint)
 
 
@@ -106,6 +110,9 @@ class KBErrors(KBError):
 
     def __str__(self) -> str:
         return "\n".join(str(e) for e in self.errors)
+
+
+MAX_LISTED = 10  # an unknown name without close matches lists the known names if there are this few
 
 
 def suggest(name: str, known: Iterable[str], n: int = 3) -> list[str]:

@@ -17,6 +17,7 @@ Example:
 from __future__ import annotations
 
 import ast
+import math
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -37,6 +38,7 @@ MAX_NUMBER = Fraction(10) ** 30
 MAX_EXPONENT = 64
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+_DECIMAL_EXPONENT = re.compile(r"[eE]([+-]?[0-9_]+)$")
 
 
 @dataclass(frozen=True)
@@ -128,12 +130,12 @@ def parse_relation(text: str, where: Location | None = None) -> Relation:
         raise ExpressionError(f"expected a relation 'LHS = RHS' in {text!r}", where=where,
                               hint="write an equation with '=' or a constraint with <=, >=, <, >")
     if len(tree.ops) != 1:
-        raise ExpressionError(f"chained comparison in {text!r}", where=_at(where, tree),
+        raise ExpressionError(f"chained comparison in {text!r}", where=_at(where, tree, text),
                               hint="write one comparison per relation")
     op = _CMPOPS.get(type(tree.ops[0]))
     if op is None:
         raise ExpressionError(f"comparison {type(tree.ops[0]).__name__} is not allowed in {text!r}",
-                              where=_at(where, tree), hint=f"use one of {', '.join(COMPARISONS)}")
+                              where=_at(where, tree, text), hint=f"use one of {', '.join(COMPARISONS)}")
     checker = _Checker(text, where)
     return Relation(op, checker.expr(tree.left, 0), checker.expr(tree.comparators[0], 0))
 
@@ -153,23 +155,33 @@ def _parse(text: str, where: Location | None) -> ast.expr:
     try:
         return ast.parse(source, mode="eval").body
     except SyntaxError as exc:
+        if where is not None and where.col is not None and exc.offset and (exc.lineno or 1) == 1:
+            where = Location(where.file, where.line, where.col + _column(text, exc.offset - 1))
         raise ExpressionError(f"cannot parse {text.strip()!r}: {exc.msg}", where=where) from exc
     except (ValueError, RecursionError, MemoryError) as exc:
         raise ExpressionError(f"cannot parse {text.strip()!r}", where=where) from exc
 
 
-def _at(where: Location | None, node: ast.AST) -> Location | None:
+def _at(where: Location | None, node: ast.AST, text: str) -> Location | None:
+    """The place of ``node`` in the file: ``where`` is the start of ``text`` as written."""
     if where is None or where.col is None:
         return where
-    return Location(where.file, where.line, where.col + getattr(node, "col_offset", 0))
+    return Location(where.file, where.line, where.col + _column(text, getattr(node, "col_offset", 0)))
+
+
+def _column(text: str, offset: int) -> int:
+    """An offset into the parsed source (stripped, each lone '=' doubled) as an offset into ``text``."""
+    stripped = text.strip()
+    doubled = sum(1 for i, m in enumerate(_LONE_EQ.finditer(stripped)) if m.start() + i < offset)
+    return len(text) - len(text.lstrip()) + offset - doubled
 
 
 class _Checker:
     def __init__(self, text: str, where: Location | None):
-        self.text, self.where = text.strip(), where
+        self.raw, self.text, self.where = text, text.strip(), where
 
     def fail(self, node: ast.AST, message: str, hint: str | None = None):
-        raise ExpressionError(f"{message} in {self.text!r}", where=_at(self.where, node), hint=hint)
+        raise ExpressionError(f"{message} in {self.text!r}", where=_at(self.where, node, self.raw), hint=hint)
 
     def name(self, node: ast.AST, ident: str) -> str:
         if "__" in ident or not _NAME.match(ident):
@@ -190,8 +202,8 @@ class _Checker:
         if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
             op = _BINOPS[type(node.op)]
             left, right = self.expr(node.left, d), self.expr(node.right, d)
-            if op == "**" and isinstance(right, Num) and abs(right.value) > MAX_EXPONENT:
-                self.fail(node, f"exponent {right.value} is larger than {MAX_EXPONENT}")
+            if op == "**":
+                self.power(node, left, right)
             return BinOp(op, left, right)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             operand = self.expr(node.operand, d)
@@ -212,6 +224,9 @@ class _Checker:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             self.fail(node, f"constant {value!r} is not allowed", "only numbers may appear as constants")
         segment = ast.get_source_segment(_LONE_EQ.sub("==", self.text), node) or repr(value)
+        power = _DECIMAL_EXPONENT.search(segment)
+        if power and len(power.group(1).lstrip("+-0")) > 2:  # Fraction('1e-9999999') takes minutes
+            self.fail(node, f"number {segment} is outside 1e-99 .. 1e99")
         try:
             exact = Fraction(segment.replace("_", ""))
         except ValueError:
@@ -219,6 +234,15 @@ class _Checker:
         if abs(exact) > MAX_NUMBER:
             self.fail(node, f"number {segment} is larger than 1e30")
         return Num(exact)
+
+    def power(self, node: ast.AST, base: Expr, exponent: Expr) -> None:
+        """A constant exponent is at most MAX_EXPONENT, a constant power at most 1e30 (SymPy folds them)."""
+        e = _constant(exponent)
+        if e is not None and abs(e) > MAX_EXPONENT:
+            self.fail(node, f"exponent {_show(e)} is larger than {MAX_EXPONENT}")
+        b = _constant(base)
+        if e is not None and b and float(abs(e)) * abs(math.log10(abs(b))) > 30:
+            self.fail(node, f"the power {_show(b)}**{_show(e)} is outside 1e-30 .. 1e30")
 
     def subscript(self, node: ast.Subscript) -> Ref:
         if not isinstance(node.value, ast.Name):
@@ -241,6 +265,38 @@ class _Checker:
             wanted = "two or more arguments" if arity[1] is None else "one argument"
             self.fail(node, f"{func}() takes {wanted}")
         return Call(func, tuple(self.expr(a, depth) for a in node.args))
+
+
+def _constant(e: Expr) -> Fraction | None:
+    """The value of a tree without references or calls, if it is a rational number; else None.
+
+    Powers inside were checked on the way up, so every one is at most 1e30.
+    """
+    if isinstance(e, Num):
+        return e.value
+    if isinstance(e, Neg):
+        v = _constant(e.operand)
+        return None if v is None else -v
+    if not isinstance(e, BinOp):
+        return None
+    a, b = _constant(e.left), _constant(e.right)
+    if a is None or b is None:
+        return None
+    if e.op == "+":
+        return a + b
+    if e.op == "-":
+        return a - b
+    if e.op == "*":
+        return a * b
+    if e.op == "/":
+        return None if b == 0 else a / b
+    if b.denominator != 1 or (a == 0 and b < 0):
+        return None
+    return a ** int(b)
+
+
+def _show(x: Fraction) -> str:
+    return str(x) if x.denominator == 1 else f"{float(x):g}"
 
 
 def to_sympy(e: Expr, symbol: Callable[[Ref], object]):

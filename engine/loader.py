@@ -7,6 +7,7 @@ collected and raised together as one :class:`~engine.errors.KBErrors`.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -72,6 +73,7 @@ class _Reader:
             return None
         out: dict[str, tuple[Node, Node]] = {}
         allowed = list(allowed) if allowed is not None else None
+        suggested: set[str] = set()
         for key_node, value_node in node.value:
             if not isinstance(key_node, ScalarNode):
                 self.error(key_node, f"a key in {what} must be a plain name")
@@ -86,10 +88,11 @@ class _Reader:
                 close = suggest(key, allowed)
                 self.error(key_node, f"unknown field {key!r} in {what}",
                            f"did you mean {close[0]!r}?" if close else f"allowed: {', '.join(allowed)}")
+                suggested.update(close[:1])
                 continue
             out[key] = (key_node, value_node)
         for key in required:
-            if key not in out:
+            if key not in out and key not in suggested:  # a typo of it is reported already
                 self.error(node, f"{what} lacks '{key}'")
         return out
 
@@ -121,7 +124,7 @@ def _read_rule_file(reader: _Reader, root: Node, indices: dict, variables: dict,
     if "indices" in sections:
         for name, (key_node, node) in (reader.mapping(sections["indices"][1], "indices") or {}).items():
             fields = reader.mapping(node, f"index set {name!r}", ("values", "doc"), ("values",))
-            if fields is None:
+            if fields is None or "values" not in fields:
                 continue
             values = reader.names(fields["values"][1], f"the values of {name!r}") or []
             doc = reader.text(fields["doc"][1], "doc") if "doc" in fields else ""
@@ -146,6 +149,8 @@ def _declare(reader: _Reader, table: dict, name: str, key_node: Node, item):
 
 
 def _build_variable(reader, name, key_node, fields, indices, units: Units) -> Variable | None:
+    if "unit" not in fields or "doc" not in fields:  # reported by the mapping
+        return None
     unit = reader.text(fields["unit"][1], "unit")
     doc = reader.text(fields["doc"][1], "doc")
     if unit is None or doc is None:
@@ -153,8 +158,10 @@ def _build_variable(reader, name, key_node, fields, indices, units: Units) -> Va
     where = reader.at(key_node)
     try:
         units.parse_unit(unit, where=reader.at(fields["unit"][1]))
+        units.dimensions(unit)
     except UnitError as exc:
-        reader.errors.append(exc)
+        reader.errors.append(exc if exc.where else UnitError(exc.message, where=reader.at(fields["unit"][1]),
+                                                             hint=exc.hint))
         return None
     index = None
     if "index" in fields:
@@ -182,8 +189,8 @@ def _build_variable(reader, name, key_node, fields, indices, units: Units) -> Va
 def _build_rule(reader, name, key_node, fields, model_parts, units) -> Rule | None:
     indices, variables = model_parts
     where = reader.at(key_node)
-    doc = reader.text(fields["doc"][1], "doc")
-    source = reader.text(fields["source"][1], "source")
+    doc = reader.text(fields["doc"][1], "doc") if "doc" in fields else None  # a missing one is reported
+    source = reader.text(fields["source"][1], "source") if "source" in fields else None
     kind = reader.text(fields["kind"][1], "kind") if "kind" in fields else "law"
     if kind not in RULE_KINDS:
         reader.error(fields["kind"][1], f"unknown rule kind {kind!r}", f"use one of {', '.join(RULE_KINDS)}")
@@ -199,7 +206,7 @@ def _build_rule(reader, name, key_node, fields, model_parts, units) -> Rule | No
     if "tolerance" in fields:
         tolerance = _relative_tolerance(reader, fields["tolerance"][1], units)
     if kind == "simulated":
-        simulation = _read_simulation(reader, fields, variables, indices)
+        simulation = _read_simulation(reader, key_node, fields, variables, indices)
         if simulation is None or doc is None or source is None:
             return None
         return Rule(name, kind, doc, source, where, over=tuple(over), simulation=simulation)
@@ -208,10 +215,10 @@ def _build_rule(reader, name, key_node, fields, model_parts, units) -> Rule | No
         return None
     eq_node = fields["eq"][1]
     text = reader.text(eq_node, "eq")
-    if text is None or doc is None or source is None:
+    if text is None:
         return None
     try:
-        relation = parse_relation(text, reader.at(eq_node))
+        relation = parse_relation(text, _text_start(reader, eq_node))
     except ExpressionError as exc:
         reader.errors.append(exc)
         return None
@@ -220,14 +227,14 @@ def _build_rule(reader, name, key_node, fields, model_parts, units) -> Rule | No
                      "constraints belong in a query's --where")
         return None
     ok = True
-    for ref in set(relation.references()):
+    for ref in dict.fromkeys(relation.references()):
         ok &= _check_ref(reader, eq_node, ref, set(over), indices, variables)
-    if not ok:
+    if not ok or doc is None or source is None:
         return None
     return Rule(name, kind, doc, source, where, relation, text, tuple(over), tolerance)
 
 
-def _check_ref(reader, node, ref: Ref, over: set, indices, variables) -> bool:
+def _check_ref(reader, node, ref: Ref, over: set, indices, variables, in_rule: bool = True) -> bool:
     where = reader.at(node)
     if ref.name not in variables:
         reader.errors.append(UnknownNameError("variable", ref.name, variables, where=where))
@@ -241,7 +248,8 @@ def _check_ref(reader, node, ref: Ref, over: set, indices, variables) -> bool:
     values = indices[variable.index].values
     if ref.index is None:
         reader.error(node, f"{ref.name} is indexed by {variable.index}",
-                     f"write {ref.name}[{variable.index}] with 'for: {variable.index}', or {ref.name}[{values[0]}]")
+                     f"write {ref.name}[{variable.index}] with 'for: {variable.index}', or {ref.name}[{values[0]}]"
+                     if in_rule else f"write {ref.name}[{values[0]}] (one of {', '.join(values)})")
         return False
     if ref.index in over:
         if ref.index != variable.index:
@@ -266,10 +274,10 @@ def _relative_tolerance(reader, node, units: Units) -> float:
         return 0.0
 
 
-def _read_simulation(reader, fields, variables, indices) -> Simulation | None:
+def _read_simulation(reader, key_node, fields, variables, indices) -> Simulation | None:
     for key in ("model", "inputs", "output"):
         if key not in fields:
-            reader.error(fields["doc"][0], f"a simulated rule needs '{key}'")
+            reader.error(key_node, f"a simulated rule needs '{key}'")
             return None
     from .simulation import MODEL_OPTIONS, MODELS
     model = reader.text(fields["model"][1], "model")
@@ -312,7 +320,7 @@ def _scalar(node: Node):
 
 def _check_key(reader, node, key: str, variables, indices) -> bool:
     name, index = split_key(key)
-    return _check_ref(reader, node, Ref(name, index), set(), indices, variables)
+    return _check_ref(reader, node, Ref(name, index), set(), indices, variables, in_rule=False)
 
 
 # ---------------------------------------------------------------- entity files
@@ -330,7 +338,7 @@ def _read_entity_file(reader: _Reader, root: Node, raw: list):
 
 def _build_entity(reader, eid, key_node, fields, model_parts, units) -> Entity | None:
     indices, variables = model_parts
-    kind = reader.text(fields["kind"][1], "kind")
+    kind = reader.text(fields["kind"][1], "kind") if "kind" in fields else None  # a missing one is reported
     if kind is not None and kind not in ENTITY_KINDS:
         reader.error(fields["kind"][1], f"unknown entity kind {kind!r}", f"use one of {', '.join(ENTITY_KINDS)}")
     name = reader.text(fields["name"][1], "name") if "name" in fields else eid
@@ -341,7 +349,7 @@ def _build_entity(reader, eid, key_node, fields, model_parts, units) -> Entity |
     if "facts" in fields:
         for key, (fact_key_node, node) in (reader.mapping(fields["facts"][1], f"the facts of {eid!r}") or {}).items():
             vname, index = split_key(key)
-            if not _check_ref(reader, fact_key_node, Ref(vname, index), set(), indices, variables):
+            if not _check_ref(reader, fact_key_node, Ref(vname, index), set(), indices, variables, in_rule=False):
                 continue
             fact = _read_fact(reader, node, variables[vname], key, eid, source, units)
             if fact is not None:
@@ -354,7 +362,7 @@ def _read_fact(reader, node: Node, variable: Variable, key: str, entity, default
     value_node = node
     if isinstance(node, MappingNode):
         fields = reader.mapping(node, f"fact {key!r}", _FACT_FIELDS, ("value",))
-        if fields is None:
+        if fields is None or "value" not in fields:
             return None
         value_node = fields["value"][1]
         if "source" in fields:
@@ -372,13 +380,24 @@ def _read_fact(reader, node: Node, variable: Variable, key: str, entity, default
     try:
         number_text, unit = _split_value(text, variable.unit)
         magnitude = float(number_text)
-        quantity = units.parse_quantity(f"{number_text} {unit}" if unit else number_text, where)
-    except (ValueError, UnitError):
+    except ValueError:
         reader.error(value_node, f"cannot read {text!r} as a value of {key}",
                      f"write a number and a unit that fits {variable.unit or 'a count'}, e.g. '{_example(variable)}'",
                      cls=UnitError)
         return None
-    if units.dimensions(str(quantity.units)) != units.dimensions(variable.unit):
+    try:
+        quantity = units.parse_quantity(f"{number_text} {unit}" if unit else number_text, where)
+    except UnitError:
+        reader.error(value_node, f"unknown unit {unit!r} in {text!r}",
+                     f"units are defined in {Path(units.source).name}; {key} is in {variable.unit or 'plain numbers'}",
+                     cls=UnitError)
+        return None
+    try:
+        fits = units.dimensions(str(quantity.units)) == units.dimensions(variable.unit)
+    except UnitError as exc:
+        reader.error(value_node, f"{exc.message} in {text!r}", exc.hint, cls=UnitError)
+        return None
+    if not fits:
         reader.error(value_node, f"{text!r} does not fit {key}, which is in {variable.unit or 'plain numbers'}",
                      f"give it in {variable.unit or 'plain numbers'} or a unit of the same dimension", cls=UnitError)
         return None
@@ -395,14 +414,26 @@ def _read_fact(reader, node: Node, variable: Variable, key: str, entity, default
 
 def _split_value(text: str, default_unit: str) -> tuple[str, str]:
     """'989.4 TFLOPS' -> ('989.4', 'TFLOPS'); a bare number takes the variable's unit."""
-    number, _, unit = text.partition(" ")
-    if not unit:
-        for i, ch in enumerate(text):
-            if ch.isalpha() and ch not in "eE" or ch == "%":
-                number, unit = text[:i], text[i:]
-                break
+    match = _NUMBER.match(text)
+    if match is None:
+        raise ValueError(f"{text!r} does not start with a number")
+    number, unit = match.group(0), text[match.end():].strip()
     float(number)  # ValueError if it is not a number
-    return number, (unit.strip() or default_unit)
+    if unit.startswith("/"):  # '1 /cycle' is one per cycle: the unit is 1/cycle
+        unit = "1" + unit
+    return number, (unit or default_unit)
+
+
+# a float literal; an exponent needs digits after the e, so '16exp/cycle' is 16 exp/cycle
+_NUMBER = re.compile(r"[+-]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?:[eE][+-]?[0-9]+)?")
+
+
+def _text_start(reader, node: Node) -> Location:
+    """Where a scalar's text begins: one past the opening quote of a quoted scalar."""
+    where = reader.at(node)
+    if isinstance(node, ScalarNode) and node.style in ("'", '"') and where.col is not None:
+        return Location(where.file, where.line, where.col + 1)
+    return where
 
 
 def _example(variable: Variable) -> str:
@@ -443,7 +474,10 @@ def load_model(directories: list[Path], extra_entity_files: Iterable[Path] = ())
     units_file = next((d / "units.txt" for d in reversed(directories) if (d / "units.txt").is_file()), None)
     if units_file is None:
         raise KBErrors([LoadError("no units.txt in the KB directories", where=Location(str(directories[0])))])
-    units = Units.from_file(units_file)
+    try:
+        units = Units.from_file(units_file)
+    except UnitError as exc:
+        raise KBErrors([exc]) from exc
     raw: list = []
     indices: dict[str, IndexSet] = {}
     files: list[str] = []

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
 
-from .errors import Location, UnknownNameError
+from .errors import KBError, Location, UnknownNameError
 from .expressions import Relation
 
 __all__ = [
@@ -23,7 +23,7 @@ VarKey = str    # one value of it: "tc_peak[bf16]", or "sm_count" for an unindex
 EntityId = str  # "h100-sxm"
 
 RULE_KINDS = ("law", "expectation", "simulated")
-ENTITY_KINDS = ("architecture", "product", "die", "instruction", "workload", "scenario", "datasheet")
+ENTITY_KINDS = ("architecture", "product", "die", "instruction", "workload", "scenario", "datasheet", "memory")
 
 
 def var_key(name: VarName, index: str | None = None) -> VarKey:
@@ -31,8 +31,12 @@ def var_key(name: VarName, index: str | None = None) -> VarKey:
 
 
 def split_key(key: VarKey) -> tuple[VarName, str | None]:
-    """>>> split_key("tc_peak[bf16]")
+    """The variable and the index of a key.
+
+    >>> split_key("tc_peak[bf16]")
     ('tc_peak', 'bf16')
+    >>> split_key("sm_count")
+    ('sm_count', None)
     """
     if key.endswith("]") and "[" in key:
         name, index = key[:-1].split("[", 1)
@@ -166,11 +170,10 @@ class Model:
             raise UnknownNameError("variable", key, self.all_keys() if index else self.variables, where=where)
         variable = self.variables[name]
         if variable.index is None and index is not None:
-            raise UnknownNameError("variable", key, self.all_keys(), where=where)
+            raise KBError(f"{name} has no index, but is written {key}", where=where, hint=f"write {name}")
         if variable.index is not None:
             values = self.indices[variable.index].values
             if index is None:
-                from .errors import KBError
                 raise KBError(f"{name} is indexed by {variable.index}", where=where,
                               hint=f"write {name}[{values[0]}] (one of {', '.join(values)})")
             if index not in values:

@@ -132,8 +132,7 @@ def _next_block(relations, known: set, by_key, used: set, usable) -> Step | None
             return Step(tuple(sorted(rels)), tuple(sorted(members)))
         if unknowns <= members and len(rels) == len(members):
             settled |= members
-        else:
-            break
+        # else: this component is not settled; one that does not depend on it may still be
     return None
 
 

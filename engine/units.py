@@ -41,6 +41,19 @@ def format_dimensions(dims: Dimensions) -> str:
     return f"{text}/{'/'.join(den)}" if den else text
 
 
+def _bad_definition(registry: pint.UnitRegistry, path: Path) -> tuple[int | None, str | None]:
+    """The line and text of the first definition Pint's parser rejected, if it tells."""
+    try:
+        from flexparser.flexparser import ParsingError
+        parsed = registry._def_parser.parse_file(path)
+        for definition in registry._def_parser.iter_parsed_project(parsed):
+            if isinstance(definition, ParsingError):
+                return definition.start_line, definition.raw
+    except Exception:  # the private parser API of another Pint version: fall back to Pint's message
+        pass
+    return None, None
+
+
 class Units:
     """A Pint registry plus the canonical-unit arithmetic the engine needs."""
 
@@ -55,6 +68,10 @@ class Units:
         try:
             registry.load_definitions(str(path))
         except Exception as exc:  # Pint raises several unrelated types for bad definitions
+            line, text = _bad_definition(registry, path)
+            if text is not None:
+                raise UnitError(f"cannot read the unit definition {text!r}", where=Location(str(path), line),
+                                hint="write 'name = definition = alias' as in Pint's definitions syntax") from exc
             raise UnitError(f"cannot read unit definitions: {exc}", where=Location(str(path))) from exc
         return cls(registry, str(path))
 
@@ -90,12 +107,17 @@ class Units:
 
     def _factor_uncached(self, unit: str) -> tuple[float, Dimensions]:
         parsed = self.parse_unit(unit)
-        dims = self.registry.get_dimensionality(parsed)
-        canonical = self.registry.parse_units("dimensionless")
-        for dim, exponent in dims.items():
-            canonical = canonical * self._base_unit(dim) ** exponent
-        factor = self.registry.Quantity(1.0, parsed).to(canonical).magnitude
-        return float(factor), frozenset((d, Fraction(e).limit_denominator(64)) for d, e in dims.items())
+        try:
+            dims = self.registry.get_dimensionality(parsed)
+            canonical = self.registry.parse_units("dimensionless")
+            for dim, exponent in dims.items():
+                canonical = canonical * self._base_unit(dim) ** exponent
+            factor = float(self.registry.Quantity(1.0, parsed).to(canonical).magnitude)
+        except (OverflowError, ZeroDivisionError, ValueError) as exc:  # e.g. 'GHz**99999'
+            raise UnitError(f"unit {unit!r} is out of range", hint="use a unit within 1e-300 .. 1e300") from exc
+        if not (0.0 < abs(factor) < float("inf")):
+            raise UnitError(f"unit {unit!r} is out of range", hint="use a unit within 1e-300 .. 1e300")
+        return factor, frozenset((d, Fraction(e).limit_denominator(64)) for d, e in dims.items())
 
     @lru_cache(maxsize=None)
     def _base_unit(self, dim: str) -> pint.Unit:

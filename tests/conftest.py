@@ -1,0 +1,87 @@
+"""Shared test fixtures: the tiny KBs, the adversarial KBs built on them, the real KB loaded once.
+
+``tests/fixtures/tiny`` is the unit tests' knowledge base (four variables, two
+rules, two entities); ``tests/fixtures/tiny_block`` holds a system that only
+solves jointly. Each directory of ``tests/fixtures/bad`` holds only the files
+that make one problem; :func:`build_kb` lays it over a copy of the tiny KB in a
+temporary directory, so every adversarial KB is complete and small.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+try:  # an installed hwkb is tested as installed; a bare checkout from its own tree
+    import engine  # noqa: F401
+except ImportError:
+    sys.path.insert(0, str(ROOT))
+
+from engine import KnowledgeBase  # noqa: E402
+from engine.errors import KBErrors  # noqa: E402
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+TINY = FIXTURES / "tiny"
+TINY_BLOCK = FIXTURES / "tiny_block"
+BAD = FIXTURES / "bad"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _private_solution_cache(tmp_path_factory):
+    """Solved directions go to a cache of this session, never to the user's ~/.cache."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HWKB_CACHE_DIR", str(tmp_path_factory.mktemp("hwkb-cache")))
+        yield
+
+
+def build_kb(destination: Path, overlay: Path | None = None, base: Path = TINY) -> Path:
+    """A copy of ``base`` with the files of ``overlay`` added (or replacing base's of the same name)."""
+    shutil.copytree(base, destination)
+    if overlay is not None:
+        shutil.copytree(overlay, destination, dirs_exist_ok=True)
+    return destination
+
+
+@pytest.fixture
+def bad_kb(tmp_path, monkeypatch):
+    """``bad_kb(name)`` -> the directory of tiny + bad/name; the working directory is that directory,
+    so messages name files as ``rules/bad.yaml``."""
+    def make(name: str) -> Path:
+        kb = build_kb(tmp_path / "kb", BAD / name)
+        monkeypatch.chdir(kb)
+        return kb
+    return make
+
+
+def load_errors(kb_dir: Path) -> list[str]:
+    """The one-line messages of a KB that must not load."""
+    with pytest.raises(KBErrors) as info:
+        KnowledgeBase.load([kb_dir], default=False)
+    return [str(e) for e in info.value.errors]
+
+
+@pytest.fixture(scope="session")
+def tiny_kb() -> KnowledgeBase:
+    return KnowledgeBase.load([TINY], default=False)
+
+
+@pytest.fixture(scope="session")
+def block_kb() -> KnowledgeBase:
+    return KnowledgeBase.load([TINY_BLOCK], default=False)
+
+
+@pytest.fixture(scope="session")
+def real_kb() -> KnowledgeBase:
+    return KnowledgeBase.load()
+
+
+@pytest.fixture
+def no_env_payload(monkeypatch):
+    """The environment variable an injection payload would set; asserted absent afterwards."""
+    monkeypatch.delenv("HWKB_PWNED", raising=False)
+    yield "HWKB_PWNED"
+    assert "HWKB_PWNED" not in os.environ

@@ -1,0 +1,133 @@
+"""engine.errors: one-line messages that carry their data."""
+from __future__ import annotations
+
+import pytest
+
+from engine import errors
+from engine.errors import (ContextError, DimensionError, ExpressionError, KBError, KBErrors, LoadError, Location,
+                           QueryError, UnitError, UnknownNameError, suggest)
+
+
+def test_all_names_exist():
+    assert sorted(errors.__all__) == sorted([
+        "Location", "KBError", "LoadError", "ExpressionError", "UnitError", "DimensionError",
+        "UnknownNameError", "ContextError", "QueryError", "KBErrors", "suggest"])
+    for name in errors.__all__:
+        assert hasattr(errors, name)
+
+
+@pytest.mark.parametrize("cls, parent", [
+    (LoadError, KBError), (ExpressionError, LoadError), (UnitError, KBError), (DimensionError, UnitError),
+    (UnknownNameError, KBError), (ContextError, KBError), (QueryError, KBError), (KBErrors, KBError),
+    (KBError, Exception),
+])
+def test_hierarchy(cls, parent):
+    assert issubclass(cls, parent)
+
+
+@pytest.mark.parametrize("where, text", [
+    (Location("kb/gpus/nvidia.yaml", 12, 5), "kb/gpus/nvidia.yaml:12:5"),
+    (Location("kb/gpus/nvidia.yaml", 12), "kb/gpus/nvidia.yaml:12"),
+    (Location("kb/gpus/nvidia.yaml"), "kb/gpus/nvidia.yaml"),
+    (Location("kb/gpus/nvidia.yaml", None, 5), "kb/gpus/nvidia.yaml"),
+    (Location("--set"), "--set"),
+])
+def test_location_prints_file_line_col(where, text, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert str(where) == text
+
+
+def test_location_is_shown_relative_to_the_working_directory(tmp_path, monkeypatch):
+    (tmp_path / "rules").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert str(Location(str(tmp_path / "rules" / "x.yaml"), 3, 1)) == "rules/x.yaml:3:1"
+
+
+def test_location_outside_the_working_directory_stays_absolute(tmp_path, monkeypatch):
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    monkeypatch.chdir(inner)
+    assert str(Location(str(tmp_path / "x.yaml"), 3)) == f"{tmp_path / 'x.yaml'}:3"
+
+
+def test_locations_order_by_file_then_line_then_col():
+    a, b, c = Location("a.yaml", 2, 9), Location("a.yaml", 10, 1), Location("b.yaml", 1, 1)
+    assert sorted([c, b, a]) == [a, b, c]
+
+
+def test_location_is_frozen():
+    with pytest.raises(AttributeError):
+        Location("a.yaml").line = 3
+
+
+@pytest.mark.parametrize("error, text", [
+    (KBError("bad"), "bad"),
+    (KBError("bad", hint="do this"), "bad; do this"),
+    (KBError("bad", where=Location("f.yaml", 3, 4)), "f.yaml:3:4: bad"),
+    (KBError("bad", where=Location("f.yaml", 3, 4), hint="do this"), "f.yaml:3:4: bad; do this"),
+])
+def test_one_line_format(error, text, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert str(error) == text
+    assert "\n" not in str(error)
+
+
+def test_error_carries_its_fields():
+    where = Location("f.yaml", 3, 4)
+    e = UnitError("unknown unit 'GHzz'", where=where, hint="units are defined in units.txt")
+    assert (e.message, e.where, e.hint) == ("unknown unit 'GHzz'", where, "units are defined in units.txt")
+
+
+def test_as_dict(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    e = LoadError("duplicate key 'x'", where=Location(str(tmp_path / "f.yaml"), 3, 4), hint="keep one")
+    assert e.as_dict() == {"file": "f.yaml", "line": 3, "message": "duplicate key 'x'; keep one"}
+    assert KBError("bad").as_dict() == {"file": None, "line": None, "message": "bad"}
+
+
+def test_unknown_name_suggests_the_nearest():
+    e = UnknownNameError("variable", "sm_cout", ["sm_count", "clock_tc", "sm_count_full"])
+    assert (e.kind, e.name, e.suggestions) == ("variable", "sm_cout", ["sm_count", "sm_count_full"])
+    assert str(e) == "unknown variable 'sm_cout'; did you mean 'sm_count' or 'sm_count_full'?"
+
+
+def test_unknown_name_without_a_close_one_lists_a_short_table():
+    e = UnknownNameError("precision value", "fp32", ("fp16", "bf16"), where=Location("f.yaml", 6, 5))
+    assert e.suggestions == []
+    assert str(e) == "f.yaml:6:5: unknown precision value 'fp32'; one of fp16, bf16"
+
+
+def test_unknown_name_without_a_close_one_in_a_long_table_has_no_hint():
+    known = [f"name{i}" for i in range(errors.MAX_LISTED + 1)]
+    e = UnknownNameError("variable", "zzz", known)
+    assert (str(e), e.hint) == ("unknown variable 'zzz'", None)
+
+
+def test_unknown_name_takes_any_iterable_once():
+    e = UnknownNameError("entity", "h100", iter(["h100-sxm", "h100-pcie", "b200"]))
+    assert str(e) == "unknown entity 'h100'; did you mean 'h100-sxm' or 'h100-pcie'?"
+
+
+def test_kb_errors_sorts_by_place_and_prints_one_line_each(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    late = LoadError("late", where=Location("b.yaml", 1, 1))
+    early = LoadError("early", where=Location("a.yaml", 9, 1))
+    nowhere = KBError("nowhere")
+    e = KBErrors([late, nowhere, early])
+    assert e.errors == [nowhere, early, late]
+    assert str(e) == "nowhere\na.yaml:9:1: early\nb.yaml:1:1: late"
+    assert e.message == "3 error(s) in the knowledge base"
+
+
+@pytest.mark.parametrize("name, known, expected", [
+    ("sm_cout", ["sm_count", "clock_tc", "sm_count_full"], ["sm_count", "sm_count_full"]),
+    ("clok_tc", ["clock_tc", "clock_fp32", "clock_boost"], ["clock_tc", "clock_boost"]),
+    ("zzz", ["clock_tc"], []),
+    ("a", [], []),
+])
+def test_suggest(name, known, expected):
+    assert suggest(name, known) == expected
+
+
+def test_suggest_gives_at_most_n_best_first():
+    assert suggest("abcd", ["abcdxyz", "abc", "abcde", "abcd1"], n=2) == ["abcde", "abcd1"]

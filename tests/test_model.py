@@ -1,0 +1,163 @@
+"""engine.model: frozen data, key arithmetic, name checks and the extends chain."""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from engine import model as model_module
+from engine.errors import KBError, Location, UnknownNameError
+from engine.model import (Entity, Fact, IndexSet, Model, Variable, split_key, var_key)
+
+HERE = Location("f.yaml", 1, 1)
+
+
+def test_all_names_exist():
+    assert sorted(model_module.__all__) == sorted([
+        "VarName", "VarKey", "EntityId", "IndexSet", "Variable", "Fact", "Rule", "Simulation",
+        "Entity", "Model", "var_key", "split_key", "RULE_KINDS", "ENTITY_KINDS"])
+    for name in model_module.__all__:
+        assert hasattr(model_module, name)
+
+
+def test_kinds():
+    assert model_module.RULE_KINDS == ("law", "expectation", "simulated")
+    assert {"architecture", "product", "instruction", "workload", "scenario"} <= set(model_module.ENTITY_KINDS)
+
+
+@pytest.mark.parametrize("name, index, key", [("tc_peak", "bf16", "tc_peak[bf16]"), ("sm_count", None, "sm_count")])
+def test_var_key_and_split_key_are_inverse(name, index, key):
+    assert var_key(name, index) == key
+    assert split_key(key) == (name, index)
+
+
+def test_split_key_of_odd_text():
+    assert split_key("a[b]c") == ("a[b]c", None)
+    assert split_key("a[b[c]]") == ("a", "b[c]")
+
+
+def _fact(text, tolerance=None, value=1.0):
+    return Fact("clock", value, "GHz", text, None, "chip", HERE, tolerance=tolerance)
+
+
+@pytest.mark.parametrize("text, rounding", [
+    ("989.4", 0.05), ("132", 0.5), ("1.83", 0.005), ("1.5e3", 50.0), ("2.50E-3", 0.000005), ("1_000", 0.5),
+    ("-3.25", 0.005),
+])
+def test_rounding_is_half_the_last_printed_digit(text, rounding):
+    assert _fact(text).rounding == pytest.approx(rounding)
+
+
+def test_tolerance_overrides_the_printed_digits():
+    assert _fact("1.83", tolerance=0.1).rounding == 0.1
+    assert _fact("132", tolerance=0.0).rounding == 0.0
+
+
+def test_not_applicable_fact():
+    assert _fact("n/a", value=None).applicable is False
+    assert _fact("1.83").applicable is True
+
+
+@pytest.mark.parametrize("obj, field", [
+    (_fact("1"), "value"),
+    (Variable("clock", "GHz", "doc", HERE), "unit"),
+    (IndexSet("precision", ("fp16",), "", HERE), "values"),
+    (Entity("chip", "product", "Chip", "", HERE), "extends"),
+])
+def test_definitions_are_frozen(obj, field):
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(obj, field, None)
+
+
+def test_model_tables_are_read_only(tiny_kb):
+    m = tiny_kb.model
+    for table in (m.indices, m.variables, m.rules, m.entities):
+        with pytest.raises(TypeError):
+            table["new"] = None
+
+
+def test_model_copies_the_tables_it_is_given():
+    variables = {"clock": Variable("clock", "GHz", "doc", HERE)}
+    m = Model({}, variables, {}, {}, ())
+    variables["other"] = Variable("other", "", "doc", HERE)
+    assert list(m.variables) == ["clock"]
+
+
+def test_variable_keys(tiny_kb):
+    m = tiny_kb.model
+    assert m.variables["peak"].keys(m.indices) == ("peak[fp16]", "peak[bf16]")
+    assert m.variables["clock"].keys(m.indices) == ("clock",)
+
+
+def test_all_keys(tiny_kb):
+    assert tiny_kb.model.all_keys() == [
+        "sm_count", "clock", "fma_rate[fp16]", "fma_rate[bf16]", "peak[fp16]", "peak[bf16]"]
+
+
+def test_what_the_tiny_kb_declares(tiny_kb):
+    m = tiny_kb.model
+    assert list(m.indices) == ["precision"] and m.indices["precision"].values == ("fp16", "bf16")
+    assert list(m.variables) == ["sm_count", "clock", "fma_rate", "peak"]
+    assert m.variables["sm_count"].integer and not m.variables["clock"].integer
+    assert (m.variables["peak"].unit, m.variables["peak"].index) == ("TFLOPS", "precision")
+    assert list(m.rules) == ["peak_law", "bf16_is_fp16"]
+    assert m.rules["peak_law"].over == ("precision",) and m.rules["bf16_is_fp16"].over == ()
+    assert {r.kind for r in m.rules.values()} == {"law"}
+    assert list(m.entities) == ["arch", "chip"]
+    assert m.entities["chip"].extends == ("arch",)
+
+
+def test_every_item_knows_its_file_and_line(tiny_kb):
+    m = tiny_kb.model
+    assert m.variables["clock"].where.file.endswith("tiny/rules/compute.yaml")
+    assert (m.variables["clock"].where.line, m.variables["clock"].where.col) == (9, 3)
+    assert m.rules["peak_law"].where.line == 14
+    assert m.entities["chip"].where.file.endswith("tiny/gpus/chips.yaml")
+    assert m.entities["chip"].where.line == 10
+    assert (m.entities["chip"].facts["peak[fp16]"].where.line, m.entities["chip"].facts["peak[fp16]"].where.col) == (16, 25)
+
+
+def test_variable_and_entity_lookups(tiny_kb):
+    m = tiny_kb.model
+    assert m.variable("clock").unit == "GHz"
+    assert m.entity("chip").name == "Tiny chip"
+    with pytest.raises(UnknownNameError) as info:
+        m.variable("clok", where=HERE)
+    assert str(info.value) == "f.yaml:1:1: unknown variable 'clok'; did you mean 'clock'?"
+    with pytest.raises(UnknownNameError) as info:
+        m.entity("chipp")
+    assert str(info.value) == "unknown entity 'chipp'; did you mean 'chip'?"
+    with pytest.raises(UnknownNameError) as info:
+        m.entity("zzz")
+    assert str(info.value) == "unknown entity 'zzz'; one of arch, chip"
+
+
+@pytest.mark.parametrize("key, cls, message", [
+    ("clok", UnknownNameError, "unknown variable 'clok'; did you mean 'clock'?"),
+    ("pek[fp16]", UnknownNameError,
+     "unknown variable 'pek[fp16]'; did you mean 'peak[fp16]' or 'peak[bf16]' or 'fma_rate[fp16]'?"),
+    ("clock[fp16]", KBError, "clock has no index, but is written clock[fp16]; write clock"),
+    ("peak", KBError, "peak is indexed by precision; write peak[fp16] (one of fp16, bf16)"),
+    ("peak[fp32]", UnknownNameError, "unknown precision value 'fp32'; one of fp16, bf16"),
+])
+def test_check_key_errors(tiny_kb, key, cls, message):
+    with pytest.raises(cls) as info:
+        tiny_kb.model.check_key(key)
+    assert str(info.value) == message
+
+
+def test_check_key_gives_the_variable(tiny_kb):
+    assert tiny_kb.model.check_key("peak[bf16]").name == "peak"
+    assert tiny_kb.model.check_key("clock").name == "clock"
+
+
+def test_ancestry_is_most_general_first(tiny_kb):
+    assert tiny_kb.model.ancestry("chip") == ["arch", "chip"]
+    assert tiny_kb.model.ancestry("arch") == ["arch"]
+
+
+def test_ancestry_of_a_diamond_lists_each_once():
+    e = lambda eid, *parents: Entity(eid, "product", eid, "", HERE, tuple(parents))
+    m = Model({}, {}, {}, {x.id: x for x in [e("base"), e("left", "base"), e("right", "base"),
+                                              e("both", "left", "right")]}, ())
+    assert m.ancestry("both") == ["base", "left", "right", "both"]

@@ -1,0 +1,178 @@
+"""engine.plan: propagation, matching and blocks, needs, routes -- on key sets alone, no SymPy."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from engine import plan as plan_module
+from engine.plan import Plan, Step, find_needs, make_plan, routes_to
+
+ANY = lambda r, k: True  # noqa: E731  every direction solvable
+
+# the tiny KB's structure: peak = sms * rate * clock (per precision), rate[bf16] = rate[fp16]
+TINY = [frozenset({"peak[fp16]", "sms", "rate[fp16]", "clock"}),
+        frozenset({"peak[bf16]", "sms", "rate[bf16]", "clock"}),
+        frozenset({"rate[bf16]", "rate[fp16]"})]
+# x + y = a, x - y = b, z = x * y / a
+BLOCK = [frozenset({"a", "x", "y"}), frozenset({"b", "x", "y"}), frozenset({"z", "x", "y", "a"})]
+
+
+def test_all_names_exist():
+    assert sorted(plan_module.__all__) == ["Plan", "Step", "find_needs", "make_plan", "routes_to"]
+
+
+def test_plan_imports_networkx_and_not_sympy():
+    tree = ast.parse(Path(plan_module.__file__).read_text())
+    imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+                for alias in node.names}
+    imported |= {node.module.split(".")[0] for node in ast.walk(tree)
+                 if isinstance(node, ast.ImportFrom) and node.module}
+    assert "networkx" in imported and "sympy" not in imported
+
+
+def test_step_and_plan_are_frozen():
+    step = Step((0,), ("a",))
+    assert not step.is_block and Step((0, 1), ("a", "b")).is_block
+    with pytest.raises(AttributeError):
+        step.outputs = ()
+    with pytest.raises(AttributeError):
+        Plan((), frozenset(), ()).steps = ()
+
+
+# ---------------------------------------------------------------- propagation
+
+def test_propagation_in_rounds():
+    p = make_plan(TINY, {"sms", "rate[fp16]", "peak[fp16]"}, ANY)
+    assert p.steps == (Step((0,), ("clock",)), Step((2,), ("rate[bf16]",)), Step((1,), ("peak[bf16]",)))
+    assert p.determined == frozenset().union(*TINY)
+    assert p.checks == ()
+
+
+def test_nothing_to_do():
+    p = make_plan(TINY, set(), ANY)
+    assert (p.steps, p.determined, p.checks) == ((), frozenset(), ())
+
+
+def test_an_unsolvable_direction_is_not_taken():
+    can = lambda r, k: not (r == 0 and k == "clock")
+    p = make_plan(TINY, {"sms", "rate[fp16]", "peak[fp16]"}, can)
+    assert p.steps == (Step((2,), ("rate[bf16]",)),)
+    assert "clock" not in p.determined
+
+
+def test_an_unusable_relation_is_left_out():
+    p = make_plan(TINY, {"sms", "rate[fp16]", "peak[fp16]"}, ANY, usable=lambda r: r != 2)
+    assert p.steps == (Step((0,), ("clock",)),)
+    assert "peak[bf16]" not in p.determined
+
+
+def test_over_determination_gives_checks():
+    p = make_plan(TINY, {"sms", "rate[fp16]", "peak[fp16]", "clock"}, ANY)
+    assert p.checks == (0,)  # all its keys are known: evidence for an audit
+    assert Step((0,), ("clock",)) not in p.steps
+
+
+def test_two_relations_for_one_key_give_one_step():
+    rels = [frozenset({"a", "k"}), frozenset({"b", "k"})]
+    p = make_plan(rels, {"a", "b"}, ANY)
+    assert p.steps == (Step((0,), ("k",)),)
+    assert p.checks == (1,)
+
+
+# ---------------------------------------------------------------- matching and blocks
+
+def test_a_square_system_becomes_a_block_then_propagation_continues():
+    p = make_plan(BLOCK, {"a", "b"}, ANY)
+    assert p.steps == (Step((0, 1), ("x", "y")), Step((2,), ("z",)))
+    assert p.determined == frozenset({"a", "b", "x", "y", "z"})
+
+
+def test_blocks_need_no_solvable_single_direction():
+    p = make_plan(BLOCK, {"a", "b"}, lambda r, k: r == 2)
+    assert p.steps[0] == Step((0, 1), ("x", "y"))
+
+
+def test_an_underdetermined_pair_is_no_block():
+    p = make_plan(BLOCK, {"a"}, ANY)
+    assert p.steps == ()
+
+
+def test_a_block_is_found_whatever_else_is_stuck():
+    # {p, q} with one relation is stuck; it must not hide the square system {x, y}
+    stuck = frozenset({"p", "q", "c"})
+    for rels in ([stuck, BLOCK[0], BLOCK[1]], [BLOCK[0], BLOCK[1], stuck], [BLOCK[0], stuck, BLOCK[1]]):
+        p = make_plan(rels, {"a", "b", "c"}, ANY)
+        blocks = [s for s in p.steps if s.is_block]
+        assert [s.outputs for s in blocks] == [("x", "y")], rels
+        assert not {"p", "q"} & p.determined
+
+
+def test_a_block_that_depends_on_a_stuck_key_is_not_taken():
+    rels = [frozenset({"p", "q", "c"}), frozenset({"x", "y", "p"}), frozenset({"x", "y", "b"})]
+    p = make_plan(rels, {"b", "c"}, ANY)
+    assert p.steps == ()
+
+
+def test_blocks_in_dependency_order():
+    # u + v = a, u - v = b gives u, v; then x + y = u, x - y = v gives x, y
+    rels = [frozenset({"x", "y", "u"}), frozenset({"x", "y", "v"}), frozenset({"u", "v", "a"}), frozenset({"u", "v", "b"})]
+    p = make_plan(rels, {"a", "b"}, ANY)
+    assert p.steps == (Step((2, 3), ("u", "v")), Step((0, 1), ("x", "y")))
+
+
+# ---------------------------------------------------------------- needs
+
+def test_needs_are_the_smallest_sets():
+    assert find_needs(TINY, {"sms", "rate[fp16]"}, "clock", ANY) == [("peak[bf16]",), ("peak[fp16]",)]
+
+
+def test_needs_of_two():
+    # structurally, both peaks settle {sms, clock} as a block (SymPy would find that system singular)
+    assert find_needs(TINY, {"rate[fp16]"}, "clock", ANY) == [
+        ("peak[bf16]", "peak[fp16]"), ("peak[bf16]", "sms"), ("peak[fp16]", "sms")]
+
+
+def test_needs_of_a_determined_target_are_none():
+    assert find_needs(TINY, {"sms", "rate[fp16]", "peak[fp16]"}, "clock", ANY) == []
+
+
+def test_needs_leave_out_excluded_keys():
+    assert find_needs(TINY, {"sms", "rate[fp16]"}, "clock", ANY, excluded={"peak[bf16]"}) == [("peak[fp16]",)]
+
+
+def test_needs_respect_usable_and_can_solve():
+    # without rate[bf16] = rate[fp16] the bf16 route needs two keys, so only the fp16 one is smallest
+    assert find_needs(TINY, {"sms", "rate[fp16]"}, "clock", ANY, usable=lambda r: r != 2) == [("peak[fp16]",)]
+    assert find_needs(TINY, {"sms", "rate[fp16]"}, "clock", lambda r, k: k != "clock") == []
+
+
+def test_needs_of_a_key_no_relation_mentions():
+    assert find_needs(TINY, set(), "lonely", ANY) == []
+
+
+def test_needs_through_a_block():
+    assert find_needs(BLOCK, {"a"}, "z", ANY) == [("b",), ("x",), ("y",)]
+
+
+# ---------------------------------------------------------------- routes
+
+def test_routes_to_a_stated_key():
+    known = {"sms", "rate[fp16]", "peak[fp16]", "clock"}
+    p = make_plan(TINY, known, ANY)
+    assert routes_to(TINY, p, "clock", ANY, lambda k: set()) == [0, 1]
+
+
+def test_routes_exclude_relations_whose_inputs_rest_on_the_target():
+    p = make_plan(TINY, {"sms", "rate[fp16]", "peak[fp16]"}, ANY)
+    depends = {"clock": {"sms", "rate[fp16]", "peak[fp16]"}, "rate[bf16]": {"rate[fp16]"},
+               "peak[bf16]": {"clock", "sms", "rate[bf16]", "rate[fp16]", "peak[fp16]"}}
+    assert routes_to(TINY, p, "clock", ANY, lambda k: depends.get(k, set())) == [0]
+
+
+def test_routes_need_the_direction_and_determined_keys():
+    p = make_plan(TINY, {"sms", "rate[fp16]", "peak[fp16]", "clock"}, ANY)
+    assert routes_to(TINY, p, "clock", lambda r, k: r != 0, lambda k: set()) == [1]
+    p = make_plan(TINY, {"sms", "clock"}, ANY)
+    assert routes_to(TINY, p, "clock", ANY, lambda k: set()) == []

@@ -1,0 +1,273 @@
+"""engine.relations: rule instances, dimension checks, solved directions (and a property of all of them)."""
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+import sympy
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import TINY, build_kb, load_errors
+from engine import KnowledgeBase, relations as relations_module
+from engine.errors import DimensionError, KBErrors
+from engine.expressions import parse_relation
+from engine.relations import check_dimensions, compile_relations, key_of_symbol, symbol_of
+
+
+def test_all_names_exist():
+    assert sorted(relations_module.__all__) == sorted(
+        ["Relation", "compile_relations", "symbol_of", "key_of_symbol", "check_dimensions"])
+
+
+@pytest.mark.parametrize("key, name", [("tc_peak[bf16]", "tc_peak__bf16"), ("sm_count", "sm_count")])
+def test_symbols_round_trip(key, name):
+    symbol = symbol_of(key)
+    assert symbol.name == name and symbol.is_positive
+    assert key_of_symbol(symbol) == key
+    assert sympy.sympify(str(symbol)).name == name  # str() form parses back
+
+
+# ---------------------------------------------------------------- instances of the tiny KB
+
+def test_one_instance_per_index_value(tiny_kb):
+    assert [(r.name, r.keys, dict(r.binding)) for r in tiny_kb.relations] == [
+        ("peak_law[fp16]", ("peak[fp16]", "sm_count", "fma_rate[fp16]", "clock"), {"precision": "fp16"}),
+        ("peak_law[bf16]", ("peak[bf16]", "sm_count", "fma_rate[bf16]", "clock"), {"precision": "bf16"}),
+        ("bf16_is_fp16", ("fma_rate[bf16]", "fma_rate[fp16]"), {}),
+    ]
+    assert {r.kind for r in tiny_kb.relations} == {"law"}
+    assert tiny_kb.relations[0].rule is tiny_kb.model.rules["peak_law"]
+
+
+def test_instances_of_one_rule_share_their_solutions(tiny_kb):
+    fp16, bf16, other = tiny_kb.relations
+    assert fp16.template is bf16.template
+    assert other.template is not fp16.template
+
+
+def test_sides_in_canonical_symbols(tiny_kb):
+    rel = tiny_kb.relations[0]
+    peak, sms, rate, clock = map(symbol_of, rel.keys)
+    assert rel.lhs == peak and rel.rhs == sms * rate * clock
+    assert rel.residual == peak - sms * rate * clock
+
+
+def test_every_direction_of_the_peak_law(tiny_kb):
+    rel = tiny_kb.relations[1]
+    peak, sms, rate, clock = map(symbol_of, rel.keys)
+    assert rel.solution("clock") == peak / (sms * rate)
+    assert all(rel.can_solve_for(k) for k in rel.keys)
+    # canonical numbers: 204.8 TFLOPS = 2.048e14 flop/s, 1024 FMA/cycle = 2048 flop/cycle
+    values = {"peak[bf16]": 2.048e14, "sm_count": 100.0, "fma_rate[bf16]": 2048.0, "clock": 1e9}
+    for key in rel.keys:
+        given = {k: v for k, v in values.items() if k != key}
+        assert rel.solver(key)(given) == pytest.approx(values[key], rel=1e-12)
+    lhs, rhs = rel.residual_value(values)
+    assert lhs == pytest.approx(rhs, rel=1e-12)
+
+
+def test_loading_twice_solves_into_separate_templates():
+    a = KnowledgeBase.load([TINY], default=False)
+    b = KnowledgeBase.load([TINY], default=False)
+    assert a.relations[0].template is not b.relations[0].template
+    assert a.relations[0].solution("clock") == b.relations[0].solution("clock")
+
+
+# ---------------------------------------------------------------- forward-only directions
+
+@pytest.fixture(scope="module")
+def forward_kb(tmp_path_factory):
+    kb = build_kb(tmp_path_factory.mktemp("forward") / "kb")
+    (kb / "rules" / "forward.yaml").write_text(
+        "variables:\n"
+        "  a: {unit: GHz, doc: a}\n  b: {unit: GHz, doc: b}\n  y: {unit: GHz, doc: y}\n"
+        "  m: {unit: '', doc: m}\n  k: {unit: '', doc: k}\n  n: {unit: '', integer: true, doc: n}\n"
+        "  s: {unit: '', doc: s}\n  t: {unit: '', doc: t}\n"
+        "rules:\n"
+        "  smaller: {doc: d, source: s, eq: 'y = min(a, b)'}\n"
+        "  larger: {doc: d, source: s, eq: 'y = max(a, b)'}\n"
+        "  tiles: {doc: d, source: s, eq: 'n = floor(m / k)'}\n"
+        "  tiles_up: {doc: d, source: s, eq: 'n = ceil(m / k)'}\n"
+        "  two_roots: {doc: d, source: s, eq: 's = (t - 2) ** 2'}\n"
+        "  root: {doc: d, source: s, eq: 's = sqrt(t)'}\n")
+    loaded = KnowledgeBase.load([kb], default=False)
+    return {r.name: r for r in loaded.relations}
+
+
+@pytest.mark.parametrize("name, output, inputs", [
+    ("smaller", "y", ("a", "b")), ("larger", "y", ("a", "b")),
+    ("tiles", "n", ("m", "k")), ("tiles_up", "n", ("m", "k")),
+])
+def test_min_max_floor_ceil_are_forward_only(forward_kb, name, output, inputs):
+    rel = forward_kb[name]
+    assert rel.can_solve_for(output)
+    for key in inputs:
+        assert not rel.can_solve_for(key)
+        assert rel.solver(key) is None and rel.solution(key) is None
+
+
+def test_forward_values(forward_kb):
+    assert forward_kb["smaller"].solver("y")({"a": 2e9, "b": 3e9}) == 2e9
+    assert forward_kb["larger"].solver("y")({"a": 2e9, "b": 3e9}) == 3e9
+    assert forward_kb["tiles"].solver("n")({"m": 7.0, "k": 2.0}) == 3.0
+    assert forward_kb["tiles_up"].solver("n")({"m": 7.0, "k": 2.0}) == 4.0
+
+
+def test_two_positive_roots_leave_a_direction_unsolved(forward_kb):
+    rel = forward_kb["two_roots"]
+    assert rel.can_solve_for("s") and not rel.can_solve_for("t")
+
+
+def test_one_positive_root_is_kept(forward_kb):
+    rel = forward_kb["root"]
+    assert rel.solution("t") == symbol_of("s") ** 2
+    assert rel.solver("t")({"s": 3.0}) == pytest.approx(9.0)
+
+
+def test_the_real_kb_marks_its_floor_forward_only(real_kb):
+    fits = next(r for r in real_kb.relations if r.rule.text and "floor(" in r.rule.text)
+    output = str(next(fits.rule.relation.references()))
+    assert fits.can_solve_for(output)
+    assert not any(fits.can_solve_for(k) for k in fits.keys if k != output)
+
+
+def test_a_simulated_rule_is_forward_only_to_its_output(real_kb):
+    sim = next(r for r in real_kb.relations if r.kind == "simulated")
+    assert sim.template is None
+    output = sim.rule.simulation.output
+    assert sim.can_solve_for(output)
+    assert not any(sim.can_solve_for(k) for k in sim.keys if k != output)
+
+
+# ---------------------------------------------------------------- dimensions
+
+def test_an_unbalanced_law_fails_the_load(bad_kb):
+    kb = bad_kb("unbalanced_law")
+    assert load_errors(kb) == [
+        "rules/bad.yaml:3:3: rule unbalanced does not balance: the left side is [cycle]/[time], the right side "
+        "1/[time]; check each variable's unit and the factors of the equation"]
+
+
+def test_every_unbalanced_rule_is_reported_once(bad_kb):
+    kb = bad_kb("unbalanced_law")
+    (kb / "rules" / "bad2.yaml").write_text(
+        "rules:\n"
+        "  indexed_unbalanced: {doc: d, source: s, for: precision, eq: 'peak[precision] = fma_rate[precision]'}\n"
+        "  sum_of_unlike: {doc: d, source: s, eq: 'clock = clock + sm_count'}\n")
+    with pytest.raises(KBErrors) as info:
+        KnowledgeBase.load([kb], default=False)
+    assert [str(e) for e in info.value.errors] == [
+        "rules/bad.yaml:3:3: rule unbalanced does not balance: the left side is [cycle]/[time], the right side "
+        "1/[time]; check each variable's unit and the factors of the equation",
+        "rules/bad2.yaml:2:3: rule indexed_unbalanced[fp16] does not balance: the left side is 1/[time], the right "
+        "side 1/[cycle]; check each variable's unit and the factors of the equation",
+        "rules/bad2.yaml:3:3: rule sum_of_unlike does not balance: '+' joins [cycle]/[time] and dimensionless; "
+        "only quantities of the same dimension can be added or compared",
+    ]
+    assert all(isinstance(e, DimensionError) for e in info.value.errors)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("clock = sm_count * fma_rate[fp16]",
+     "the left side is [cycle]/[time], the right side 1/[cycle]; check each variable's unit and the factors of the equation"),
+    ("sm_count = exp(clock)", "exp() of [cycle]/[time]; exp() takes a dimensionless argument"),
+    ("sm_count = log(clock)", "log() of [cycle]/[time]; log() takes a dimensionless argument"),
+    ("clock = min(clock, sm_count)",
+     "min() joins [cycle]/[time] and dimensionless; only quantities of the same dimension can be added or compared"),
+    ("clock = clock - 1",
+     "'-' joins [cycle]/[time] and dimensionless; only quantities of the same dimension can be added or compared"),
+    ("sm_count = sm_count ** clock", "an exponent of [cycle]/[time]; exponents are plain numbers"),
+    ("clock = clock ** sm_count",
+     "[cycle]/[time] raised to a variable power; only a number may be the exponent of a quantity with a unit"),
+])
+def test_dimension_errors(tiny_kb, text, message):
+    with pytest.raises(DimensionError) as info:
+        check_dimensions(parse_relation(text), tiny_kb.model, tiny_kb.units)
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize("text", [
+    "peak[fp16] = sm_count * fma_rate[fp16] * clock",
+    "peak[fp16] = 2 * peak[bf16] + 0 * peak[fp16]",
+    "sm_count = 3",
+    "sm_count = exp(sm_count / 2) + log(2)",
+    "clock = sqrt(clock ** 2)",
+    "clock ** 2 = clock * clock",
+    "sm_count = sm_count ** sm_count",
+    "clock = max(clock, 2 * clock) - min(clock, clock / 2)",
+    "sm_count = floor(peak[fp16] / (fma_rate[fp16] * clock))",
+    "-clock = -clock",
+])
+def test_balanced(tiny_kb, text):
+    check_dimensions(parse_relation(text), tiny_kb.model, tiny_kb.units)
+
+
+# ---------------------------------------------------------------- the property, over the real KB
+
+def _directions(kb):
+    out = []
+    for rel in kb.relations:
+        if rel.kind != "law" or rel.template is None:
+            continue
+        sides = sympy.lambdify([symbol_of(k) for k in rel.keys], [rel.lhs, rel.rhs], modules="math")
+        for key in rel.keys:
+            if rel.can_solve_for(key):
+                out.append((rel, key, rel.solver(key), sides))
+    return out
+
+
+@pytest.fixture(scope="module")
+def directions(real_kb):
+    found = _directions(real_kb)
+    assert len(found) > 100  # every law, most of them in every direction
+    return found
+
+
+POSITIVE = st.floats(min_value=1e-3, max_value=1e6, allow_nan=False, allow_infinity=False)
+
+
+def _residual_ok(rel, key, solve, sides, values) -> bool | None:
+    """None when the point is outside the direction's domain, else whether the residual is ≤ 1e-9."""
+    try:
+        values[key] = solve(values)
+    except (ZeroDivisionError, ValueError, OverflowError):
+        return None  # e.g. warps_needed = 1 exactly
+    if not (math.isfinite(values[key]) and values[key] > 0):
+        return None  # every KB quantity is positive: a negative root is no value of the variable
+    lhs, rhs = sides(*(values[k] for k in rel.keys))
+    return abs(lhs - rhs) <= 1e-9 * max(abs(lhs), abs(rhs))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_solved_values_substituted_back_leave_no_residual(directions, data):
+    """For any law, any direction it solves and any positive values of the other keys:
+    the solved value substituted back leaves a relative residual of at most 1e-9."""
+    rel, key, solve, sides = data.draw(st.sampled_from(directions))
+    values = {k: data.draw(POSITIVE) for k in rel.keys if k != key}
+    assert _residual_ok(rel, key, solve, sides, values) is not False, (rel.name, key, values)
+
+
+def test_every_direction_leaves_no_residual(directions):
+    """The same law over every direction at once, at seeded random points."""
+    rng = random.Random(2026)
+    checked = 0
+    for rel, key, solve, sides in directions:
+        values = {k: 10 ** rng.uniform(-3, 6) for k in rel.keys if k != key}
+        ok = _residual_ok(rel, key, solve, sides, values)
+        assert ok is not False, (rel.name, key, values)
+        checked += ok is True
+    assert checked >= len(directions) // 2
+
+
+def test_residual_value_agrees_with_the_sides(directions):
+    rel, key, solve, sides = directions[0]
+    values = {k: 1.5 + i for i, k in enumerate(rel.keys)}
+    assert rel.residual_value(values) == pytest.approx(tuple(sides(*(values[k] for k in rel.keys))))
+
+
+def test_compile_relations_alone(tiny_kb):
+    again = compile_relations(tiny_kb.model, tiny_kb.units)
+    assert [r.name for r in again] == [r.name for r in tiny_kb.relations]

@@ -1,0 +1,161 @@
+"""engine.units: the project's own registry and canonical arithmetic."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pint
+import pytest
+
+from conftest import TINY
+from engine import units as units_module
+from engine.errors import Location, UnitError
+from engine.paths import default_kb_dirs
+from engine.units import Units, format_dimensions
+
+
+@pytest.fixture(scope="module")
+def units() -> Units:
+    """The real KB's registry: these tests pin the project's conventions."""
+    return Units.from_file(default_kb_dirs()[0] / "units.txt")
+
+
+def test_all_names_exist():
+    assert sorted(units_module.__all__) == ["Dimensions", "Units", "format_dimensions"]
+
+
+def test_our_cycle_is_a_dimension_not_pints_angle(units):
+    assert units.dimensions("cycle") == frozenset({("[cycle]", 1)})
+    assert units.to_canonical(1, "cycle") == 1.0
+    assert dict(units.registry.Quantity("1 cycle").dimensionality) == {"[cycle]": 1}
+    # Pint's own registry would make a cycle 2π radians, dimensionless: hwkb must not load it
+    assert pint.UnitRegistry().Quantity("1 cycle").dimensionless
+
+
+def test_hertz_counts_cycles_per_second(units):
+    assert units.dimensions("Hz") == frozenset({("[cycle]", 1), ("[time]", -1)})
+    assert units.compatible("Hz", "cycle/s")
+    assert units.to_canonical(1.83, "GHz") == pytest.approx(1.83e9)
+    assert units.from_canonical(1.83e9, "GHz") == pytest.approx(1.83)
+
+
+def test_a_rate_per_cycle_times_a_clock_is_per_second(units):
+    assert units.dimensions("FMA/cycle") == frozenset({("[cycle]", -1)})
+    assert units.compatible("FLOPS", "FMA/cycle * GHz")
+
+
+def test_an_fma_is_two_flop(units):
+    assert units.to_canonical(1, "FMA") == 2.0
+    assert units.to_canonical(2048, "FMA/cycle") == 4096.0
+    assert units.to_canonical(1, "flop") == 1.0
+    assert units.dimensions("FMA") == frozenset() == units.dimensions("flop")
+    assert units.to_canonical(989.4, "TFLOPS") == pytest.approx(989.4e12)
+
+
+def test_binary_and_decimal_prefixes_differ(units):
+    assert units.to_canonical(1, "KiB") == 1024 * 8
+    assert units.to_canonical(1, "kB") == 1000 * 8
+    assert units.from_canonical(units.to_canonical(1, "MiB"), "MB") == pytest.approx(1.048576)
+    assert units.from_canonical(units.to_canonical(256, "KiB"), "kB") == pytest.approx(262.144)
+
+
+def test_bits_and_bytes(units):
+    assert units.to_canonical(1, "byte") == 8 * units.to_canonical(1, "bit")
+    assert units.to_canonical(1, "B") == 8.0
+    assert units.to_canonical(1, "register") == 32.0
+    assert units.from_canonical(units.to_canonical(16384, "register"), "KiB") == 64.0
+    assert units.compatible("Gbit/s", "GB/s")
+    assert units.from_canonical(units.to_canonical(8, "Gbit/s"), "GB/s") == pytest.approx(1.0)
+
+
+def test_counts_are_plain_numbers(units):
+    for unit in ("warp", "thread", "SM", "exp", "instruction", "", "dimensionless"):
+        assert units.dimensions(unit) == frozenset(), unit
+        assert units.to_canonical(3, unit) == 3.0
+    assert units.to_canonical(50, "%") == pytest.approx(0.5)
+
+
+def test_parse_quantity(units):
+    q = units.parse_quantity("989.4 TFLOPS")
+    assert (q.magnitude, q.units) == (989.4, units.registry.parse_units("TFLOPS"))
+    assert str(q.units) == "teraFLOPS"  # Pint spells the prefix out; the engine converts by factor
+    bare = units.parse_quantity("3")
+    assert isinstance(bare, pint.Quantity) and bare.dimensionless and bare.magnitude == 3
+    assert units.quantity_to_canonical(units.parse_quantity("2 FMA/cycle")) == 4.0
+
+
+def test_parse_unit_errors_name_the_unit_and_the_file(units):
+    where = Location("f.yaml", 2, 3)
+    with pytest.raises(UnitError) as info:
+        units.parse_unit("GHzz", where=where)
+    assert info.value.where == where
+    assert info.value.message == "unknown unit 'GHzz'"
+    assert info.value.hint == "units are defined in units.txt"
+    with pytest.raises(UnitError) as info:
+        units.parse_unit("KB")  # a kilobyte is kB (SI) or KiB (binary)
+    assert str(info.value) == "unknown unit 'KB'; units are defined in units.txt"
+
+
+def test_parse_quantity_error(units):
+    with pytest.raises(UnitError) as info:
+        units.parse_quantity("3 furlongs")
+    assert str(info.value) == "cannot read '3 furlongs' as a value with a unit; write a number and a unit, e.g. '1.83 GHz'"
+
+
+def test_an_empty_unit_is_dimensionless(units):
+    assert units.parse_unit("") == units.registry.parse_units("dimensionless")
+
+
+def test_out_of_range_unit_is_a_unit_error(units):
+    with pytest.raises(UnitError) as info:
+        units.dimensions("GHz**99999")
+    assert str(info.value) == "unit 'GHz**99999' is out of range; use a unit within 1e-300 .. 1e300"
+
+
+def test_fractional_dimensions(units):
+    assert units.dimensions("Hz**0.5") == frozenset({("[cycle]", Fraction(1, 2)), ("[time]", Fraction(-1, 2))})
+
+
+@pytest.mark.parametrize("dims, text", [
+    (frozenset(), "dimensionless"),
+    (frozenset({("[time]", -1)}), "1/[time]"),
+    (frozenset({("[cycle]", 1), ("[time]", -1)}), "[cycle]/[time]"),
+    (frozenset({("[information]", 2), ("[time]", -2)}), "[information]^2/[time]^2"),
+    (frozenset({("[information]", 1), ("[cycle]", 1)}), "[cycle]*[information]"),
+    (frozenset({("[time]", Fraction(1, 2))}), "[time]^1/2"),
+])
+def test_format_dimensions(dims, text):
+    assert format_dimensions(dims) == text
+
+
+def test_a_registry_of_its_own_per_load():
+    a, b = Units.from_file(TINY / "units.txt"), Units.from_file(TINY / "units.txt")
+    assert a.registry is not b.registry
+    assert a.source == str(TINY / "units.txt")
+
+
+def test_tiny_registry_has_only_its_own_units():
+    tiny = Units.from_file(TINY / "units.txt")
+    assert tiny.to_canonical(1, "FMA/cycle") == 2.0
+    with pytest.raises(UnitError):
+        tiny.parse_unit("warp")  # defined in kb/units.txt, not in the tiny one
+
+
+def test_bad_definition_names_its_line_and_runs_nothing(tmp_path):
+    path = tmp_path / "units.txt"
+    sentinel = tmp_path / "pwned"
+    path.write_text("second = [time] = s\n"
+                    "# a comment\n"
+                    f"evil = __import__('os').system('touch {sentinel}') = ev\n")
+    with pytest.raises(UnitError) as info:
+        Units.from_file(path)
+    assert info.value.where == Location(str(path), 3)
+    assert info.value.message == f"cannot read the unit definition \"evil = __import__('os').system('touch {sentinel}') = ev\""
+    assert info.value.hint == "write 'name = definition = alias' as in Pint's definitions syntax"
+    assert not sentinel.exists()
+
+
+def test_missing_units_file(tmp_path):
+    with pytest.raises(UnitError) as info:
+        Units.from_file(tmp_path / "units.txt")
+    assert info.value.where == Location(str(tmp_path / "units.txt"))
+    assert info.value.message.startswith("cannot read unit definitions: ")
