@@ -1,0 +1,153 @@
+"""``hwkb whatif``, and ``hwkb solve`` with ``--symbolic`` or ``--sweep``.
+
+``hwkb whatif [VAR ...] --gpu ID [--with ID] [--given VAR=VALUE] [--scenario ID] [--set VAR=VALUE]``:
+the baseline is the entities plus ``--given``; the scenario is the baseline
+plus the scenario entities (``--scenario``, repeatable: their facts that differ
+from the baseline) plus ``--set``. ``--with`` layers belong to both. Without a
+VAR every value that changes is shown. JSON: ``{"rows": [{"variable",
+"baseline", "scenario", "unit", "change", ...}]}`` with ``change`` relative
+((scenario - baseline) / baseline, e.g. 1.0 for +100 %).
+
+``run_symbolic`` and ``run_sweep`` are called by :mod:`engine.cli`'s ``solve``.
+"""
+from __future__ import annotations
+
+import re
+import sys
+
+from .cli import add_common, add_context, context_args, emit_json, format_number, load_kb
+from .errors import QueryError
+
+__all__ = ["register", "run", "run_symbolic", "run_sweep", "render_whatif", "render_symbolic"]
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "whatif", help="baseline and scenario side by side, every downstream value recomputed",
+        description="Compare a baseline (the entities + --given) with a scenario (the baseline + --scenario "
+                    "entities + --set). Without VAR, every value that changes.")
+    p.add_argument("variables", nargs="*", metavar="VAR", help="the variables to compare (default: all that change)")
+    add_context(p)
+    p.add_argument("--given", action="append", default=[], metavar="VAR=VALUE",
+                   help="a fact of the baseline (and so of the scenario)")
+    p.add_argument("--scenario", action="append", default=[], metavar="ID",
+                   help="a scenario entity whose facts the scenario takes, e.g. sfu-doubled (repeatable)")
+    add_common(p)
+    p.set_defaults(handler=run)
+
+
+def run(args) -> int:
+    from .whatif import what_if
+    kb = load_kb(args)
+    result = what_if(kb, args.variables, gpu=args.gpu, with_=args.with_, given=args.given, set=args.set,
+                     scenarios=args.scenario, where=args.where)
+    if args.json:
+        emit_json(result.as_dict())
+    else:
+        print(render_whatif(result, args))
+    missing = [r.variable for r in result.rows if r.baseline is None and r.scenario is None]
+    return 1 if missing else 0
+
+
+def render_whatif(result, args=None) -> str:
+    def describe(context, via):
+        facts = [f"{k} = {format_number(context.facts[k].value)} {context.facts[k].unit}".rstrip()
+                 for k, v in context.overrides.items() if v == via]
+        return ", ".join(facts)
+    entities = " + ".join(result.baseline.entities[-1:] or ["(no entity)"])
+    given = describe(result.baseline, "given")
+    lines = [f"baseline: {entities}" + (f", given {given}" if given else ""),
+             f"scenario: {describe(result.scenario, 'scenario') or 'no change'}"
+             + (f" (from {', '.join(args.scenario)})" if args is not None and args.scenario else "")]
+    if not result.rows:
+        lines.append("nothing changes")
+        return "\n".join(lines)
+    header = ["variable", "baseline", "scenario", "unit", "change"]
+    table = []
+    for row in result.rows:
+        change = "-" if row.change is None else f"{row.change:+.0%}" if abs(row.change) >= 0.01 or row.change == 0 \
+            else f"{row.change:+.2%}"
+        table.append([row.variable, format_number(row.baseline.magnitude if row.baseline else None),
+                      format_number(row.scenario.magnitude if row.scenario else None), row.unit, change,
+                      "scenario" if row.overridden else ""])
+    widths = [max(len(h), *(len(r[i]) for r in table)) for i, h in enumerate(header)]
+    align = [str.ljust, str.rjust, str.rjust, str.ljust, str.rjust]
+    lines.append("  ".join(a(h, w) for a, h, w in zip(align, header, widths)))
+    for r in table:
+        text = "  ".join(a(c, w) for a, c, w in zip(align, r, widths))
+        lines.append(text + (f"  [{r[5]}]" if r[5] else ""))
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- solve --symbolic
+
+def run_symbolic(args, kb) -> int:
+    from .symbolic import parse_free, solve_symbolic
+    _equalities_only(kb, args.where, "--symbolic")
+    if args.sweep:
+        raise QueryError("--symbolic and --sweep are separate questions", hint="give one of them")
+    context = kb.context(**context_args(args))
+    free = parse_free(kb, args.free) if args.free.strip() else None
+    solution = solve_symbolic(kb, args.variable, context, free, args.where, args.sensitivity)
+    if args.json:
+        emit_json(solution.as_dict())
+    else:
+        print(render_symbolic(solution))
+    return 0
+
+
+def render_symbolic(solution) -> str:
+    extra = solution.extra
+    unit = f" [{solution.unit}]" if solution.unit else ""
+    lines = [f"{solution.variable}{unit} = {extra['expression']}"]
+    if extra.get("approximate") and re.sub(r"(\d)\.0\b", r"\1", extra["approximate"]) != extra["expression"]:
+        lines.append(f"  ≈ {extra['approximate']}")
+    units = ", ".join(f"{k} [{u}]" if u else k for k, u in extra["free_units"].items())
+    lines.append(f"  free: {units or '(none: a constant here)'}")
+    lines.append("")
+    lines += ["  " + line for line in extra["pretty"].splitlines()]
+    lines.append("")
+    lines.append(f"  latex: {extra['latex']}")
+    if solution.value is not None:
+        at = ", ".join(f"{k}={format_number(v)}" for k, v in extra["point"].items())
+        lines.append(f"  value{' at ' + at if at else ''}: {format_number(solution.magnitude)} {solution.unit}".rstrip())
+    if "sensitivity" in extra:
+        lines.append(f"  elasticity ∂ln {solution.variable} / ∂ln x:")
+        for item in extra["sensitivity"]:
+            number = "" if item["elasticity"] is None or item["expression"] == format(item["elasticity"], "g") \
+                else f" = {item['elasticity']:.4g}"
+            lines.append(f"    {item['variable']}: {item['expression']}{number}")
+    lines += [f"  note: {n}" for n in solution.notes]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- solve --sweep
+
+def run_sweep(args, kb) -> int:
+    from .sweep import parse_axis, sweep
+    _equalities_only(kb, args.where, "--sweep")
+    if args.symbolic:
+        raise QueryError("--symbolic and --sweep are separate questions", hint="give one of them")
+    if args.plot:
+        from .plotting_sweep import check_plot_file
+        check_plot_file(args.plot)
+    axes = [parse_axis(kb, text) for text in args.sweep]
+    result = sweep(kb, args.variable, kb.context(**context_args(args)), axes, args.where)
+    if args.plot:
+        from .plotting_sweep import plot_sweep
+        plot_sweep(result, args.plot)
+    fmt = "json" if args.json else args.format
+    if fmt == "json":
+        emit_json(result.as_dict())
+    elif fmt == "csv":
+        sys.stdout.write(result.to_csv())
+    else:
+        print(result.render())
+    return 0
+
+
+def _equalities_only(kb, where, flag: str) -> None:
+    for i, text in enumerate(where):
+        if kb.parse_where(text, i).op != "=":
+            raise QueryError(f"{flag} takes only equalities in --where, not {text!r}",
+                             hint="an inequality asks for a threshold: drop " + flag)

@@ -1,0 +1,166 @@
+"""What-if: a baseline context beside a scenario, every downstream value recomputed.
+
+* **baseline** = the entities (``--gpu``, ``--with``) + ``given`` facts;
+* **scenario** = the baseline + the facts of scenario entities (``--scenario ID``,
+  e.g. ``sfu-doubled``; any entity will do, only the facts that differ from the
+  baseline are taken) + ``set`` facts, later wins.
+
+Both are solved by the ordinary solver, so everything that follows from a
+changed fact changes with it. The scenario's overridden facts carry ``via:
+"scenario"`` in their provenance. Without variables, the rows are every value
+that differs between the two.
+
+>>> from engine import KnowledgeBase
+>>> kb = KnowledgeBase.load()
+>>> result = what_if(kb, ["exp_utilization[bf16]"], gpu="b200", given=["d_qk=128", "d_v=128"],
+...                  scenarios=["sfu-doubled"])
+>>> row = result.rows[0]
+>>> row.baseline.magnitude, row.scenario.magnitude, row.change
+(1.0, 0.5, -0.5)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+from .context import Context
+from .errors import Location, QueryError
+from .model import EntityId, Fact, VarKey, split_key
+from .values import Value
+
+if TYPE_CHECKING:
+    from .kb import KnowledgeBase
+
+__all__ = ["Comparison", "WhatIf", "what_if", "scenario_contexts", "relative_change"]
+
+_SAME = 1e-12
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One variable in the baseline and in the scenario; either may be None (not determined there)."""
+    variable: VarKey
+    unit: str
+    baseline: Value | None
+    scenario: Value | None
+    baseline_status: str = "derived"
+    scenario_status: str = "derived"
+
+    @property
+    def change(self) -> float | None:
+        """Relative: (scenario - baseline) / baseline; None where either is missing or the baseline is 0."""
+        if self.baseline is None or self.scenario is None:
+            return None
+        return relative_change(self.baseline.magnitude, self.scenario.magnitude)
+
+    @property
+    def overridden(self) -> bool:
+        """True when the scenario states this value itself (a scenario fact, not a consequence)."""
+        return self.scenario is not None and self.scenario.stated and self.scenario.origin.via == "scenario"
+
+    def as_dict(self) -> dict:
+        return {"variable": self.variable,
+                "baseline": None if self.baseline is None else self.baseline.magnitude,
+                "scenario": None if self.scenario is None else self.scenario.magnitude,
+                "unit": self.unit, "change": self.change,
+                "status": {"baseline": self.baseline_status, "scenario": self.scenario_status},
+                "derivation": None if self.scenario is None else self.scenario.derivation_dict()}
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    rows: tuple[Comparison, ...]
+    baseline: Context
+    scenario: Context
+    changes: tuple[VarKey, ...]  # the keys the scenario overrides
+
+    def as_dict(self) -> dict:
+        return {"rows": [r.as_dict() for r in self.rows],
+                "baseline": {"entities": list(self.baseline.entities),
+                             "given": sorted(k for k, v in self.baseline.overrides.items() if v == "given")},
+                "scenario": {"entities": list(self.scenario.entities), "overrides": list(self.changes)}}
+
+
+def relative_change(baseline: float, scenario: float) -> float | None:
+    """The change from baseline to scenario as a fraction of the baseline.
+
+    >>> relative_change(16, 32), relative_change(0.5, 0.5), relative_change(0, 1)
+    (1.0, 0.0, None)
+    """
+    if baseline == 0:
+        return 0.0 if scenario == 0 else None
+    return (scenario - baseline) / abs(baseline)
+
+
+def scenario_contexts(kb: "KnowledgeBase", gpu: str | None = None, with_: Iterable[EntityId] = (),
+                      given: Iterable[str] = (), set: Iterable[str] = (),
+                      scenarios: Iterable[EntityId] = ()) -> tuple[Context, Context]:
+    """The baseline and the scenario context (see the module doc)."""
+    set, scenarios = list(set), list(scenarios)
+    if not set and not scenarios:
+        raise QueryError("a what-if needs a change", hint="give --set VAR=VALUE or --scenario ID (e.g. sfu-doubled)")
+    baseline = kb.context(gpu, list(with_), list(given), via="given")
+    overrides: dict[VarKey, Fact] = {}
+    for eid in scenarios:
+        kb.model.entity(eid, where=Location("--scenario"))
+        for ancestor in kb.model.ancestry(eid):
+            for key, fact in kb.model.entities[ancestor].facts.items():
+                mine = baseline.facts.get(key)
+                if mine is None or mine.value != fact.value or mine.unit != fact.unit:
+                    overrides[key] = fact
+                else:
+                    overrides.pop(key, None)
+    scenario = kb.context(gpu, list(with_), [*overrides.values(), *set], via="scenario", base=baseline)
+    return baseline, scenario
+
+
+def what_if(kb: "KnowledgeBase", variables: Sequence[VarKey] = (), gpu: str | None = None,
+            with_: Iterable[EntityId] = (), given: Iterable[str] = (), set: Iterable[str] = (),
+            scenarios: Iterable[EntityId] = (), where: Iterable[str] = ()) -> WhatIf:
+    """Each variable in the baseline and the scenario; with none, every value that differs."""
+    for key in variables:
+        kb.check_key(key)
+    where = list(where)
+    baseline, scenario = scenario_contexts(kb, gpu, with_, given, set, scenarios)
+    changes = tuple(k for k, via in scenario.overrides.items() if via == "scenario")
+    if variables:
+        rows = tuple(_compare(kb, key, baseline, scenario, where) for key in variables)
+        return WhatIf(rows, baseline, scenario, changes)
+    if any(kb.parse_where(w, i).op != "=" for i, w in enumerate(where)):
+        raise QueryError("a what-if over every value takes only equalities in --where",
+                         hint="name the variables to compare, or drop the inequalities")
+    before, after = kb.solver(baseline, where), kb.solver(scenario, where)
+    order = list(changes) + [k for s in after.plan.steps for k in s.outputs] + list(after.values) + list(before.values)
+    rows = []
+    for key in dict.fromkeys(order):
+        b, s = before.values.get(key), after.values.get(key)
+        if b is None and s is None:
+            continue
+        if b is not None and s is not None and abs(s.canonical - b.canonical) <= _SAME * max(abs(b.canonical),
+                                                                                              abs(s.canonical)):
+            continue
+        rows.append(Comparison(key, _unit(kb, key), b, s, _status(b), _status(s)))
+    return WhatIf(tuple(rows), baseline, scenario, changes)
+
+
+def _compare(kb, key: VarKey, baseline: Context, scenario: Context, where: list[str]) -> Comparison:
+    solutions = []
+    for context in (baseline, scenario):
+        if any(kb.parse_where(w, i).op != "=" for i, w in enumerate(where)):
+            from .constraints import solve_constrained
+            solutions.append(solve_constrained(kb, key, context, where))
+        else:
+            solutions.append(kb.solver(context, where).solution(key))
+    b, s = solutions
+    return Comparison(key, b.unit, b.value if b.determined else None, s.value if s.determined else None,
+                      b.status, s.status)
+
+
+def _status(value: Value | None) -> str:
+    if value is None:
+        return "underdetermined"
+    return "stated" if value.stated else "derived"
+
+
+def _unit(kb, key: VarKey) -> str:
+    return kb.model.variables[split_key(key)[0]].unit

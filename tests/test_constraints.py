@@ -1,0 +1,163 @@
+"""engine.constraints: thresholds exact where SymPy can, numeric otherwise, and the two agree."""
+from __future__ import annotations
+
+import math
+import shutil
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from engine import KnowledgeBase
+from engine.constraints import Interval, admissible_set, least_integer, parse_constraints, solve_constrained, threshold
+from engine.errors import DimensionError
+from engine.paths import default_kb_dirs
+from engine.sweep import PointEvaluator
+
+TINY_RULES = """
+variables:
+  n:      {unit: "", integer: true, doc: a count}
+  x:      {unit: "", doc: a real knob}
+  cost:   {unit: flop, doc: work per item}
+  rate:   {unit: flop/cycle, doc: work per cycle}
+  cap:    {unit: exp/cycle, doc: capacity per cycle}
+  load:   {unit: "", doc: share of the capacity}
+  capped: {unit: "", doc: the load capped at 1}
+  bump:   {unit: "", doc: a function with a hump}
+rules:
+  cost_law:   {doc: cost of an item, eq: cost = 2 * n, source: test}
+  load_law:   {doc: load of the capacity, eq: load = rate / cost / cap, source: test}
+  capped_law: {doc: capped load, eq: "capped = min(load, 1)", source: test}
+  bump_law:   {doc: a hump, eq: bump = x / (1 + x ** 2), source: test}
+"""
+TINY_GPUS = """
+chip:
+  kind: product
+  source: test
+  facts: {rate: 4096 flop/cycle, cap: 16 exp/cycle, n: 8}
+"""
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    root = tmp_path_factory.mktemp("tiny_constraints")
+    (root / "rules").mkdir()
+    (root / "gpus").mkdir()
+    shutil.copy(default_kb_dirs()[0] / "units.txt", root / "units.txt")
+    (root / "rules" / "tiny.yaml").write_text(TINY_RULES)
+    (root / "gpus" / "tiny.yaml").write_text(TINY_GPUS)
+    return KnowledgeBase.load([root], default=False)
+
+
+@pytest.fixture(scope="module")
+def kb(real_kb):
+    return real_kb
+
+
+def test_least_integer_exactly(tiny):
+    # load = 4096 / (2n) / 16 = 128 / n <= 1  <=>  n >= 128 (the entity's n = 8 is set aside)
+    solution = solve_constrained(tiny, "n", tiny.context("chip"), ["load <= 1"])
+    assert solution.status == "derived" and solution.magnitude == 128
+    assert solution.intervals == ({"lower": 128.0, "upper": None, "lower_closed": True, "upper_closed": False},)
+    assert solution.notes[0] == "set aside n = 8  (chip) to solve for it"
+    assert "solved exactly" in solution.notes[1]
+
+
+def test_strict_inequality_moves_the_least_integer(tiny):
+    assert solve_constrained(tiny, "n", tiny.context("chip"), ["load < 1"]).magnitude == 129
+
+
+def test_min_goes_numeric_and_agrees(tiny):
+    exact = solve_constrained(tiny, "n", tiny.context("chip"), ["load <= 0.5"])
+    numeric = solve_constrained(tiny, "n", tiny.context("chip"), ["capped <= 0.5"])
+    assert exact.magnitude == numeric.magnitude == 256
+    assert any("solved numerically" in n for n in numeric.notes)
+
+
+def test_forced_numeric_method_agrees_with_exact(tiny):
+    for where in (["load <= 1"], ["load >= 0.25", "load <= 0.5"]):
+        exact = solve_constrained(tiny, "n", tiny.context("chip"), where, method="exact")
+        numeric = solve_constrained(tiny, "n", tiny.context("chip"), where, method="numeric")
+        assert exact.magnitude == numeric.magnitude
+        assert [i["lower"] for i in exact.intervals] == [i["lower"] for i in numeric.intervals]
+
+
+def test_a_real_window_exactly_and_numerically(tiny):
+    # x / (1 + x^2) >= 0.4  <=>  0.5 <= x <= 2
+    constraints = parse_constraints(tiny, ["bump >= 0.4"])
+    exact = admissible_set(tiny, "x", tiny.context(), constraints, method="exact")
+    numeric = admissible_set(tiny, "x", tiny.context(), constraints, method="numeric")
+    assert exact.intervals == (Interval(0.5, 2.0, True, True),)
+    (found,) = numeric.intervals
+    assert found.lower == pytest.approx(0.5, rel=1e-9) and found.upper == pytest.approx(2.0, rel=1e-9)
+    solution = solve_constrained(tiny, "x", tiny.context(), ["bump >= 0.4"])
+    assert solution.magnitude == 0.5  # a real variable's threshold: the lower end
+
+
+def test_no_admissible_value_is_inconsistent(tiny):
+    solution = solve_constrained(tiny, "x", tiny.context(), ["bump >= 0.6"])
+    assert solution.status == "inconsistent" and solution.intervals == ()
+
+
+def test_a_stated_override_is_checked_not_solved(tiny):
+    held = solve_constrained(tiny, "n", tiny.context("chip", set=["n=256"]), ["load <= 1"])
+    broken = solve_constrained(tiny, "n", tiny.context("chip", set=["n=64"]), ["load <= 1"])
+    assert held.status == "stated" and held.intervals is None and "'load <= 1' holds" in held.notes
+    assert broken.status == "inconsistent" and "'load <= 1' does not hold in this context" in broken.notes
+
+
+def test_undetermined_constraint_reports_needs(tiny):
+    solution = solve_constrained(tiny, "n", tiny.context(), ["load <= 1"])
+    assert solution.status == "underdetermined"
+    assert solution.needs == (("cap", "rate"),)
+
+
+def test_dimension_mismatch_in_where_is_an_error(kb):
+    with pytest.raises(DimensionError):
+        solve_constrained(kb, "clock_tc", kb.context("h100-sxm"), ["tc_peak[bf16] >= 1000"])
+
+
+def test_head_dimension_threshold_in_fp8(kb):
+    solution = kb.solve("d_qk", gpu="h100-sxm", where=["d_v = d_qk", "exp_utilization[fp8] <= 1"])
+    assert solution.status == "derived" and solution.magnitude == 128
+    assert solution.intervals == ({"lower": 128.0, "upper": None, "lower_closed": True, "upper_closed": False},)
+    inputs = {v.key: v.magnitude for v in solution.value.origin.inputs}
+    assert inputs == {"exp_utilization[fp8]": 1.0}
+
+
+def test_symbolic_threshold_agrees_with_bisection_on_the_numeric_form(kb):
+    where = ["exp_utilization[bf16] <= 0.9"]
+    context = kb.context("b200", set=["d_v=100"])
+    solution = solve_constrained(kb, "d_qk", context, where)
+    evaluate = PointEvaluator(kb, context, ["d_qk"], ["exp_utilization[bf16]"])
+    f = lambda d: evaluate({"d_qk": d})["exp_utilization[bf16]"].magnitude - 0.9
+    lo, hi = 1.0, 4096.0
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if f(mid) <= 0 else (mid, hi)
+    assert solution.intervals[0]["lower"] == pytest.approx(hi, rel=1e-9)
+    assert solution.magnitude == math.ceil(hi)
+
+
+@settings(max_examples=4, deadline=None)
+@given(d_v=st.integers(1, 1024), bound=st.sampled_from([0.25, 0.5, 0.9, 1.0, 2.0]))
+def test_exact_and_numeric_thresholds_agree(kb, d_v, bound):
+    context = kb.context("h100-sxm", set=[f"d_v={d_v}"])
+    where = [f"exp_utilization[fp8] <= {bound}"]
+    exact = solve_constrained(kb, "d_qk", context, where, method="exact")
+    numeric = solve_constrained(kb, "d_qk", context, where, method="numeric")
+    assert exact.magnitude == numeric.magnitude
+
+
+def test_least_warps_by_search_through_the_simulation(kb):
+    solution = kb.solve("warps_per_scheduler", set=["loads_per_round=4", "compute_per_round=64", "latency_cycles=500"],
+                        where=["scheduler_utilization >= 0.9"])
+    assert solution.status == "derived" and solution.magnitude == 8
+    assert solution.intervals[0]["lower"] == 8.0
+    assert any("simulated rule scheduler_model" in n for n in solution.notes)
+
+
+def test_interval_helpers():
+    assert least_integer([Interval(0.0, 0.5, False, True), Interval(2.5, 3.0, True, True)]) == 3
+    assert least_integer([Interval(0.0, None, False, False)]) == 1
+    assert threshold([Interval(0.0, 0.75, False, True)]) == 0.75
+    assert threshold([Interval(128.0, None, True, False)]) == 128.0

@@ -1,0 +1,183 @@
+"""engine.symbolic: closed forms equal the compiled numeric forms, on a tiny KB and on the real one."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+import sympy
+from hypothesis import given, settings, strategies as st
+
+from engine import KnowledgeBase
+from engine.errors import UnknownNameError
+from engine.paths import default_kb_dirs
+from engine.relations import symbol_of
+from engine.symbolic import (NoClosedForm, NotDetermined, closed_form, default_free, exact_number, latex_of,
+                             parse_free, solve_symbolic)
+
+TINY_RULES = """
+variables:
+  n:      {unit: "", integer: true, doc: a count}
+  m:      {unit: "", doc: another count}
+  cost:   {unit: flop, doc: work per item}
+  rate:   {unit: flop/cycle, doc: work per cycle}
+  cap:    {unit: exp/cycle, doc: capacity per cycle}
+  load:   {unit: "", doc: share of the capacity}
+  capped: {unit: "", doc: the load capped at 1}
+  clock:  {unit: GHz, doc: a clock}
+  peak:   {unit: TFLOPS, doc: a peak}
+  s:      {unit: "", doc: a sum}
+  d:      {unit: "", doc: a difference}
+  a:      {unit: "", doc: one part}
+  b:      {unit: "", doc: the other part}
+  rounds: {unit: "", integer: true, doc: a simulated input}
+  busy:   {unit: "", doc: a simulated output}
+rules:
+  cost_law:   {doc: cost of an item, eq: cost = 2 * n + 2 * m, source: test}
+  load_law:   {doc: load of the capacity, eq: load = rate / cost / cap, source: test}
+  capped_law: {doc: capped load, eq: "capped = min(load, 1)", source: test}
+  peak_law:   {doc: peak rate, eq: peak = rate * clock, source: test}
+  sum_law:    {doc: a sum, eq: a + b = s, source: test}
+  diff_law:   {doc: a difference, eq: a - b = d, source: test}
+"""
+TINY_GPUS = """
+chip:
+  kind: product
+  source: test
+  facts: {rate: 4096 flop/cycle, cap: 16 exp/cycle, clock: 2 GHz, s: 10, d: 4}
+fast:
+  kind: scenario
+  source: test
+  facts: {cap: 32 exp/cycle}
+"""
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    root = tmp_path_factory.mktemp("tiny_kb")
+    (root / "rules").mkdir()
+    (root / "gpus").mkdir()
+    shutil.copy(default_kb_dirs()[0] / "units.txt", root / "units.txt")
+    (root / "rules" / "tiny.yaml").write_text(TINY_RULES)
+    (root / "gpus" / "tiny.yaml").write_text(TINY_GPUS)
+    return KnowledgeBase.load([root], default=False)
+
+
+@pytest.fixture(scope="module")
+def kb(real_kb):
+    return real_kb
+
+
+def test_closed_form_substitutes_the_facts(tiny):
+    form = closed_form(tiny, "load", tiny.context("chip"), ["n", "m"])
+    assert form.text == "128/(m + n)"
+    assert form.free == ("n", "m") and form.unit == ""
+    assert form.rules == ("load_law", "cost_law")
+
+
+def test_closed_form_is_in_display_units(tiny):
+    form = closed_form(tiny, "peak", tiny.context("chip"), ["clock"])
+    # 4096 flop/cycle x clock [GHz] = 4.096 clock TFLOPS
+    assert form.expression == sympy.Rational(512, 125) * symbol_of("clock")
+    assert form.evaluate({"clock": 2}) == pytest.approx(tiny.solve("peak", gpu="chip").magnitude)
+
+
+def test_a_block_is_solved_jointly(tiny):
+    form = closed_form(tiny, "a", tiny.context("chip"), ["s"])
+    assert form.text == "s/2 + 2"
+
+
+def test_min_stays_in_the_closed_form_and_vectorises(tiny):
+    import numpy as np
+    form = closed_form(tiny, "capped", tiny.context("chip"), ["n", "m"])
+    assert form.expression.has(sympy.Min)
+    out = form.function(np.array([32.0, 64.0, 100.0]), np.array([32.0, 64.0, 100.0]))
+    assert out.tolist() == [1.0, 1.0, 0.64]
+
+
+def test_the_text_parses_back(kb):
+    form = closed_form(kb, "exp_utilization[fp8]", kb.context("b200"), ["d_qk", "d_v", "tc_fma_per_sm_cycle[fp8]"])
+    names = {s.name: s for s in form.expression.free_symbols}
+    assert set(names) == {"d_qk", "d_v", "tc_fma_per_sm_cycle__fp8"}
+    assert form.text == "tc_fma_per_sm_cycle__fp8/(16*(d_qk + d_v))"
+    assert sympy.simplify(sympy.parse_expr(form.text, local_dict=names) - form.expression) == 0
+
+
+def test_h100_bf16_exp_utilization_in_the_head_dimensions(kb):
+    form = closed_form(kb, "exp_utilization[bf16]", kb.context("h100-sxm"), ["d_qk", "d_v"])
+    assert form.text == "128/(d_qk + d_v)"
+    assert form.latex == r"\frac{128}{\mathrm{d\_qk} + \mathrm{d\_v}}"
+    assert {k: float(e) for k, e in form.elasticities({"d_qk": 64, "d_v": 192}).items()} == \
+        {"d_qk": -0.25, "d_v": -0.75}
+
+
+def test_the_targets_own_fact_is_set_aside(kb):
+    form = closed_form(kb, "tc_peak[bf16]", kb.context("h100-sxm"), ["clock_tc"])
+    assert form.approximate == "540.672*clock_tc"
+
+
+def test_simulated_rules_have_no_closed_form(kb):
+    context = kb.context(set=["loads_per_round=4", "compute_per_round=64", "latency_cycles=500"])
+    with pytest.raises(NoClosedForm) as info:
+        closed_form(kb, "scheduler_utilization", context, ["warps_per_scheduler"])
+    assert "simulated rule scheduler_model" in str(info.value)
+
+
+def test_not_determined_names_what_would_settle_it(tiny):
+    with pytest.raises(NotDetermined) as info:
+        closed_form(tiny, "load", tiny.context("chip"), ["n"])
+    assert info.value.needs == (("cost",), ("m",))
+    assert str(info.value) == "load does not follow from this context and n; also give one of {cost} or {m}"
+
+
+def test_unknown_free_variable_suggests(kb):
+    with pytest.raises(UnknownNameError) as info:
+        parse_free(kb, "d_qk, d_vv")
+    assert str(info.value) == "--free: unknown variable 'd_vv'; did you mean 'd_v'?"
+
+
+def test_default_free_expands_the_defining_rules(kb, tiny):
+    assert default_free(kb, "exp_utilization[bf16]", kb.context("h100-sxm"))[0] == ("d_qk", "d_v")
+    assert default_free(kb, "exp_utilization[bf16]", kb.context("h100-sxm"), ["d_v = d_qk"])[0] == ("d_qk",)
+    given = kb.context("h100-sxm", set=["d_qk=64", "d_v=64"])
+    assert default_free(kb, "exp_utilization[bf16]", given) == (("d_qk", "d_v"), "the facts given for this query")
+    assert default_free(tiny, "peak", tiny.context("chip"))[0] == ("rate", "clock")
+
+
+def test_solve_symbolic_gives_the_contract_fields(kb):
+    context = kb.context("h100-sxm", set=["d_qk=128", "d_v=128"])
+    solution = solve_symbolic(kb, "exp_utilization[bf16]", context, ["d_qk", "d_v"], sensitivity=True)
+    document = solution.as_dict()
+    assert document["expression"] == "128/(d_qk + d_v)" and document["free"] == ["d_qk", "d_v"]
+    assert document["value"] == 0.5 and document["status"] == "derived"
+    assert document["sensitivity"] == [
+        {"variable": "d_qk", "expression": "-d_qk/(d_qk + d_v)", "elasticity": -0.5},
+        {"variable": "d_v", "expression": "-d_v/(d_qk + d_v)", "elasticity": -0.5}]
+
+
+def test_exact_numbers_and_latex_names():
+    assert exact_number(0.1) == sympy.Rational(1, 10)
+    assert latex_of(symbol_of("tc_peak[bf16]")) == r"\mathrm{tc\_peak}_{\mathrm{bf16}}"
+
+
+positive = st.floats(min_value=1e-3, max_value=1e4, allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=15, deadline=None)
+@given(n=positive, m=positive, rate=positive, cap=positive)
+def test_closed_form_equals_the_compiled_numeric_form(tiny, n, m, rate, cap):
+    context = tiny.context("chip")
+    form = closed_form(tiny, "load", context, ["n", "m", "rate", "cap"])
+    numeric = tiny.solve("load", gpu="chip", set=[f"n={n!r}", f"m={m!r}", f"rate={rate!r}", f"cap={cap!r}"])
+    assert form.evaluate({"n": n, "m": m, "rate": rate, "cap": cap}) == pytest.approx(numeric.magnitude, rel=1e-9)
+
+
+@settings(max_examples=12, deadline=None)
+@given(d_qk=st.integers(1, 2048), d_v=st.integers(1, 2048),
+       case=st.sampled_from([("h100-sxm", "bf16"), ("h100-sxm", "fp8"), ("b200", "fp4"), ("a100", "tf32"),
+                             ("v100", "fp16"), ("b300-like", "bf16")]))
+def test_real_closed_forms_equal_the_solver(kb, d_qk, d_v, case):
+    gpu, precision = case
+    key = f"exp_utilization[{precision}]"
+    form = closed_form(kb, key, kb.context(gpu), ["d_qk", "d_v"])
+    numeric = kb.solve(key, gpu=gpu, set=[f"d_qk={d_qk}", f"d_v={d_v}"])
+    assert form.evaluate({"d_qk": d_qk, "d_v": d_v}) == pytest.approx(numeric.magnitude, rel=1e-9)
