@@ -116,6 +116,9 @@ def _explain(args) -> int:
     return 0 if solution.status in ("stated", "derived") else 1
 
 
+MAX_NEEDS_SHOWN = 6
+
+
 def render_solution(solution, explain: bool) -> str:
     from .report import render_tree
     lines = []
@@ -125,8 +128,10 @@ def render_solution(solution, explain: bool) -> str:
         lines.append(f"{solution.variable}: {solution.status.replace('_', ' ')}")
     if solution.status == "underdetermined":
         if solution.needs:
-            options = " or ".join("{" + ", ".join(n) + "}" for n in solution.needs)
-            lines.append(f"  give one of {options}")
+            shown = solution.needs[:MAX_NEEDS_SHOWN]
+            options = " or ".join("{" + ", ".join(n) + "}" for n in shown)
+            more = len(solution.needs) - len(shown)
+            lines.append(f"  give one of {options}" + (f" (or one of {more} more sets: --json lists all)" if more else ""))
         else:
             lines.append("  no further fact of the KB's variables settles it")
     if solution.intervals:
@@ -276,7 +281,9 @@ def build_parser() -> argparse.ArgumentParser:
     for module in ("cli_simulate", "cli_audit", "cli_whatif"):
         try:
             mod = __import__(f"engine.{module}", fromlist=["register"])
-        except ImportError:
+        except ModuleNotFoundError as exc:
+            if exc.name != f"engine.{module}":
+                raise
             continue
         before = set(sub.choices)
         mod.register(sub)

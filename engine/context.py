@@ -6,6 +6,7 @@ override: later wins. Variables' defaults sit underneath everything.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping
 
@@ -51,6 +52,8 @@ def parse_assignment(text: str, model: Model, units: Units, origin: str = "--set
     except (ValueError, UnitError):
         raise UnitError(f"cannot read {value!r} as a value of {key}", where=where,
                         hint=f"write a number, optionally with a unit of {variable.unit or 'a count'}") from None
+    if not math.isfinite(float(number)) or not math.isfinite(float(quantity.magnitude)):
+        raise UnitError(f"{value!r} is not a finite number", where=where)
     if units.dimensions(str(quantity.units)) != units.dimensions(variable.unit):
         raise UnitError(f"{value!r} does not fit {key}, which is in {variable.unit or 'plain numbers'}", where=where,
                         hint=f"give it in {variable.unit or 'plain numbers'}")

@@ -65,7 +65,7 @@ class KnowledgeBase:
         relation = parse_relation(text, origin)
         for ref in relation.references():
             self.model.check_key(str(ref), where=origin)
-        check_dimensions(relation, self.model, self.units)
+        check_dimensions(relation, self.model, self.units, where=origin)
         return relation
 
     def _compile_where(self, relation, name: str, text: str) -> Relation:

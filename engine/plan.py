@@ -148,8 +148,14 @@ def routes_to(relations: Sequence[frozenset[str]], plan: Plan, target: str, can_
 
 
 def find_needs(relations: Sequence[frozenset[str]], known: Iterable[str], target: str, can_solve: CanSolve,
-               usable: Callable[[int], bool] = lambda r: True, excluded: Iterable[str] = ()) -> list[tuple[str, ...]]:
-    """The smallest sets of additional keys, any one of which makes ``target`` determined."""
+               usable: Callable[[int], bool] = lambda r: True, excluded: Iterable[str] = (),
+               accept: Callable[[Plan], bool] = lambda plan: True) -> list[tuple[str, ...]]:
+    """The smallest sets of additional keys, any one of which makes ``target`` determined.
+
+    Structure cannot see that two equations are one equation twice (two peaks
+    that both fix only ``sm_count * clock``); ``accept`` is asked of each
+    candidate's plan so the caller can reject such sets by their numbers.
+    """
     known = set(known)
     base = make_plan(relations, known, can_solve, usable)
     if target in base.determined:
@@ -166,8 +172,11 @@ def find_needs(relations: Sequence[frozenset[str]], known: Iterable[str], target
     candidates = sorted((k[1] for k, d in near.items() if k[0] == "k" and k[1] not in base.determined
                          and k[1] not in excluded), key=lambda k: (near[("k", k)], k))[:MAX_NEED_CANDIDATES]
     for size in range(1, MAX_NEED_SIZE + 1):
-        found = [combo for combo in itertools.combinations(candidates, size)
-                 if target in make_plan(relations, base.determined | set(combo), can_solve, usable).determined]
+        found = []
+        for combo in itertools.combinations(candidates, size):
+            plan = make_plan(relations, base.determined | set(combo), can_solve, usable)
+            if target in plan.determined and accept(plan):
+                found.append(combo)
         if found:
             return sorted(tuple(sorted(c)) for c in found)
     return []

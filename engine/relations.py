@@ -229,13 +229,18 @@ def _instance_name(rule: Rule, binding: Mapping[str, str]) -> str:
 
 # ---------------------------------------------------------------- dimensions
 
-def check_dimensions(relation: RelationAST, model: Model, units: Units) -> None:
-    """Raise DimensionError unless both sides (and every sum, min, max inside) agree."""
-    left = _dims(relation.lhs, model, units) or frozenset()
-    right = _dims(relation.rhs, model, units) or frozenset()
-    if left != right:
-        raise DimensionError(f"the left side is {format_dimensions(left)}, the right side {format_dimensions(right)}",
-                             hint="check each variable's unit and the factors of the equation")
+def check_dimensions(relation: RelationAST, model: Model, units: Units, where=None) -> None:
+    """Raise DimensionError (at ``where``) unless both sides (and every sum, min, max inside) agree."""
+    try:
+        left = _dims(relation.lhs, model, units) or frozenset()
+        right = _dims(relation.rhs, model, units) or frozenset()
+        if left != right:
+            raise DimensionError(f"the left side is {format_dimensions(left)}, the right side {format_dimensions(right)}",
+                                 hint="check each variable's unit and the factors of the equation")
+    except DimensionError as exc:
+        if where is None or exc.where is not None:
+            raise
+        raise DimensionError(exc.message, where=where, hint=exc.hint) from None
 
 
 def _dims(e: Expr, model: Model, units: Units) -> Dimensions | None:

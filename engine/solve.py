@@ -8,6 +8,7 @@ returns a :class:`Solution`.
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
@@ -112,6 +113,9 @@ class Solver:
                      origin, uncertainty, depends)
 
     def _evaluate(self, step: Step) -> None:
+        inputs = {k for r in step.relations for k in self.relations[r].keys} - set(step.outputs)
+        if not inputs <= self.values.keys():
+            return  # an earlier step could not give one of them; its note says why
         if step.is_block:
             self._evaluate_block(step)
             return
@@ -124,6 +128,8 @@ class Solver:
     def route_value(self, r: int, key: VarKey) -> Value | None:
         """``key`` as relation ``r`` gives it from the current values of its other keys."""
         relation = self.relations[r]
+        if any(k not in self.values for k in relation.keys if k != key):
+            return None
         inputs = [self.values[k] for k in relation.keys if k != key]
         if relation.template is None:
             return self._simulate(relation, key, inputs)
@@ -200,6 +206,7 @@ class Solver:
         value = self.values.get(key)
         if value is None:
             needs = find_needs(self.keysets, self.values, key, self.can_solve, self.usable,
+                               accept=lambda plan: self.blocks_regular(plan, key),
                                excluded=self.context.not_applicable)
             absent = sorted({k for r, ks in enumerate(self.keysets) if key in ks and not self.usable(r)
                              for k in ks & self.context.not_applicable})
@@ -212,6 +219,40 @@ class Solver:
         consistent = all(value.agrees_with(a) for a in alternatives)
         status = ("stated" if value.stated else "derived") if consistent else "inconsistent"
         return Solution(key, status, unit, value, alternatives, notes=tuple(self.notes))
+
+    def blocks_regular(self, plan: Plan, target: VarKey) -> bool:
+        """Whether every joint block the target rests on has a Jacobian of full rank at a random point.
+
+        Structurally, {tc_peak[bf16], tc_peak[fp16]} are two equations in sm_count and clock_tc; in
+        numbers both fix only their product. Singular at a generic point means singular everywhere.
+        """
+        needed, blocks = {target}, []
+        for step in reversed(plan.steps):
+            if needed & set(step.outputs):
+                needed |= {k for r in step.relations for k in self.keysets[r]}
+                if step.is_block:
+                    blocks.append(step)
+        return all(self._block_regular(step) for step in blocks)
+
+    def _block_regular(self, step: Step) -> bool:
+        import numpy as np
+        relations = [self.relations[r] for r in step.relations]
+        if any(r.template is None for r in relations):
+            return True  # a simulated rule: no equation to differentiate
+        rng = random.Random(2026)  # a fixed point: the same answer every run
+        point = {k: math.exp(rng.uniform(-1.0, 1.0)) for r in relations for k in r.keys}
+        jacobian = []
+        for relation in relations:
+            lhs, rhs = relation.residual_value(point)
+            scale = max(abs(lhs), abs(rhs)) or 1.0
+            row = []
+            for key in step.outputs:
+                shifted = dict(point)
+                shifted[key] = point[key] * (1 + _STEP)
+                l2, r2 = relation.residual_value(shifted)
+                row.append(((l2 - r2) - (lhs - rhs)) / (_STEP * scale))
+            jacobian.append(row)
+        return int(np.linalg.matrix_rank(np.array(jacobian), tol=1e-4)) == len(step.outputs)
 
     def derived(self) -> list[Value]:
         """Every value the plan gives that the context does not state, in plan order."""

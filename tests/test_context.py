@@ -180,7 +180,6 @@ def test_assignment_errors(tiny_kb, text, cls, message):
     assert str(info.value) == message
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: --set accepts a value that overflows to inf (engine/context.py)")
 def test_assignment_must_be_finite(tiny_kb):
     with pytest.raises(UnitError) as info:
         parse_assignment("clock=1e400GHz", tiny_kb.model, tiny_kb.units)

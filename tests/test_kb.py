@@ -134,7 +134,6 @@ def test_where_errors(tiny_kb, where, cls, message):
     assert str(info.value) == message
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: engine/kb.py raises a --where dimension error without naming the --where")
 def test_where_dimension_error_names_the_where(tiny_kb):
     with pytest.raises(DimensionError) as info:
         tiny_kb.solve("clock", gpu="chip", where=["clock = 100"])

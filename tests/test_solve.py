@@ -152,8 +152,6 @@ def test_solver_plan_and_derived(block_kb):
     assert [v.key for v in solver.derived()] == ["x", "y", "z"]
 
 
-@pytest.mark.xfail(strict=True,
-                   reason="BUG: engine/solve.py evaluates a step whose input a failed block did not give (KeyError)")
 def test_a_block_without_a_positive_solution_leaves_its_keys_open(block_kb):
     s = block_kb.solve("x", gpu="pair", set=["b=12GHz"])  # x = 11, y = -1: no positive solution
     assert s.status == "underdetermined"
@@ -161,8 +159,6 @@ def test_a_block_without_a_positive_solution_leaves_its_keys_open(block_kb):
     assert block_kb.solve("z", gpu="pair", set=["b=12GHz"]).status == "underdetermined"
 
 
-@pytest.mark.xfail(strict=True,
-                   reason="BUG: engine/solve.py evaluates a step whose input a failed route did not give (KeyError)")
 def test_a_route_that_cannot_give_a_value_leaves_later_steps_open(tiny_kb):
     s = tiny_kb.solve("peak[bf16]", gpu="chip", set=["sm_count=0"])  # clock = peak / (0 * rate)
     assert s.status == "underdetermined"
