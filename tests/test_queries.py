@@ -18,6 +18,12 @@ def table(kb, name):
     return result, {row[0]: row[1:] for row in result.text}
 
 
+def table_by_last_column(kb, name):
+    """For the tables whose label is their last column, as the chapter prints them."""
+    result = run_query(load_query(name), kb)
+    return result, {row[-1]: row[:-1] for row in result.text}
+
+
 def test_every_contract_query_is_saved():
     assert {"peaks", "latency_hiding", "operand_bandwidth", "exp_bound"} <= set(saved_queries())
 
@@ -84,3 +90,28 @@ def test_bad_query_file_names_file_and_line(tmp_path):
     assert str(info.value).endswith(
         "bad.yaml:3:45: format '{0.__class__}' is not a number format; "
         "use a format spec like .2f, .0f, .3g or .0% (a percentage of a fraction)")
+
+
+def test_exp_bound_table_matches_the_chapter(kb):
+    result, rows = table_by_last_column(kb, "exp_bound")
+    assert result.columns == ["d=64", "d=128", "MLA", "GPU and precision"]
+    assert rows == {
+        "H100 BF16": ["100%", "50%", "12%"],
+        "H100 FP8": ["200%", "100%", "24%"],
+        "B200 BF16": ["200%", "100%", "24%"],
+        "B200 BF16, SFU doubled": ["100%", "50%", "12%"],
+    }
+    assert result.notes == []
+
+
+def test_operand_bandwidth_table_matches_the_chapter(kb):
+    result, rows = table_by_last_column(kb, "operand_bandwidth")
+    assert result.columns == ["bytes/FMA", "smem B/cycle", "share", "accumulator", "scheme"]
+    assert rows == {
+        "Ampere mma.sync (each warp computes 64x64)": ["0.0625", "64", "50%", "16 KB"],
+        "Hopper wgmma m64n64k16": ["0.0625", "128", "100%", "16 KB"],
+        "Hopper wgmma m64n256k16": ["0.0391", "80", "62%", "64 KB"],
+        "Blackwell tcgen05 m128n256k16": ["0.0234", "96", "75%", "128 KB"],
+        "Blackwell two-SM m256n256k16": ["0.0156", "64", "50%", "128 KB"],
+    }
+    assert result.notes == []

@@ -1,10 +1,9 @@
-"""The exp-bound and operand-bandwidth tables of the reference chapter, cell by printed cell, and the
-what-if, closed-form, threshold and sweep questions they answer."""
+"""The questions behind the exp-bound and operand-bandwidth tables (the tables themselves are in
+test_queries.py): tensor-memory figures, the SFU what-if, closed forms, thresholds and sweeps."""
 from __future__ import annotations
 
 import pytest
 
-from engine.queries import load_query, run_query
 from engine.symbolic import closed_form
 from engine.sweep import parse_axis, sweep
 from engine.whatif import what_if
@@ -13,36 +12,6 @@ from engine.whatif import what_if
 @pytest.fixture(scope="module")
 def kb(real_kb):
     return real_kb
-
-
-def table(kb, name):
-    result = run_query(load_query(name), kb)
-    return result, {row[-1]: row[:-1] for row in result.text}
-
-
-def test_exp_bound_table_matches_the_chapter(kb):
-    result, rows = table(kb, "exp_bound")
-    assert result.columns == ["d=64", "d=128", "MLA", "GPU and precision"]
-    assert rows == {
-        "H100 BF16": ["100%", "50%", "12%"],
-        "H100 FP8": ["200%", "100%", "24%"],
-        "B200 BF16": ["200%", "100%", "24%"],
-        "B200 BF16, SFU doubled": ["100%", "50%", "12%"],
-    }
-    assert result.notes == []
-
-
-def test_operand_bandwidth_table_matches_the_chapter(kb):
-    result, rows = table(kb, "operand_bandwidth")
-    assert result.columns == ["bytes/FMA", "smem B/cycle", "share", "accumulator", "scheme"]
-    assert rows == {
-        "Ampere mma.sync (each warp computes 64x64)": ["0.0625", "64", "50%", "16 KB"],
-        "Hopper wgmma m64n64k16": ["0.0625", "128", "100%", "16 KB"],
-        "Hopper wgmma m64n256k16": ["0.0391", "80", "62%", "64 KB"],
-        "Blackwell tcgen05 m128n256k16": ["0.0234", "96", "75%", "128 KB"],
-        "Blackwell two-SM m256n256k16": ["0.0156", "64", "50%", "128 KB"],
-    }
-    assert result.notes == []
 
 
 @pytest.mark.parametrize("variable, gpu, with_, expected", [
