@@ -137,7 +137,7 @@ def render_solution(solution, explain: bool) -> str:
     if solution.intervals:
         from .report import format_intervals
         lines.append(f"  admissible: {format_intervals(solution.intervals)}")
-    if solution.status == "inconsistent":
+    if solution.status == "inconsistent" and solution.alternatives:
         lines.append("  independent routes disagree beyond rounding:")
         for alt in (solution.value, *solution.alternatives):
             lines.append(f"    {format_number(alt.magnitude)} {alt.unit} via {alt.origin.rule if not alt.stated else 'the stated fact'}")

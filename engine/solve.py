@@ -72,6 +72,7 @@ class Solver:
         self.kb, self.context = kb, context
         kinds = ("law", "simulated", "expectation") if use_expectations else ("law", "simulated")
         self.relations: list[Relation] = [r for r in kb.relations if r.kind in kinds] + list(extra)
+        self.given = range(len(self.relations) - len(extra), len(self.relations))  # the --where equalities
         self.keysets = [frozenset(r.keys) for r in self.relations]
         not_applicable = context.not_applicable
         self._usable = [not (ks & not_applicable) for ks in self.keysets]
@@ -216,9 +217,25 @@ class Solver:
                                 notes=(f"{key} rests on what this context states as n/a: {where}",))
             return Solution(key, "underdetermined", unit, needs=tuple(needs), notes=tuple(self.notes))
         alternatives = tuple(self.alternatives(key))
-        consistent = all(value.agrees_with(a) for a in alternatives)
+        broken = self.broken_givens()
+        consistent = all(value.agrees_with(a) for a in alternatives) and not broken
         status = ("stated" if value.stated else "derived") if consistent else "inconsistent"
-        return Solution(key, status, unit, value, alternatives, notes=tuple(self.notes))
+        return Solution(key, status, unit, value, alternatives, notes=tuple(self.notes) + tuple(broken))
+
+    def broken_givens(self) -> list[str]:
+        """The --where equalities that the values of this context contradict, each as a note."""
+        broken = []
+        for r in self.given:
+            relation = self.relations[r]
+            if relation.template is None or not all(k in self.values for k in relation.keys):
+                continue
+            values = [self.values[k] for k in relation.keys]
+            lhs, rhs = relation.residual_value({v.key: v.canonical for v in values})
+            slack = sum(v.uncertainty for v in values) * max(abs(lhs), abs(rhs)) + 1e-9 * max(abs(lhs), abs(rhs))
+            if abs(lhs - rhs) > slack:
+                shown = ", ".join(f"{v.key} = {v.magnitude:g}" for v in values)
+                broken.append(f"{relation.rule.doc.removeprefix('given: ')!r} does not hold here ({shown})")
+        return broken
 
     def blocks_regular(self, plan: Plan, target: VarKey) -> bool:
         """Whether every joint block the target rests on has a Jacobian of full rank at a random point.

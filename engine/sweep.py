@@ -27,10 +27,13 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
+import sympy
+
 from .context import Context
 from .errors import KBError, Location, QueryError
 from .model import Fact, VarKey, split_key
 from .plan import Step
+from .relations import symbol_of
 from .symbolic import ClosedForm, NoClosedForm, NotDetermined, closed_form
 from .values import FactOrigin, Value
 
@@ -184,7 +187,8 @@ def sweep(kb: "KnowledgeBase", variable: VarKey, context: Context, axes: Sequenc
             with np.errstate(all="ignore"):
                 values = np.asarray(form.function(*grid), dtype=float)
             values = np.broadcast_to(values, grid[0].shape).astype(float)
-            return SweepResult(variable, unit, tuple(axes), grid, values, "closed form", form)
+            notes = _mask_broken_givens(kb, context, keys, grid, where, values)
+            return SweepResult(variable, unit, tuple(axes), grid, values, "closed form", form, notes)
     evaluator = PointEvaluator(kb, context, keys, [variable], where)
     values = np.empty(total)
     for i in range(total):
@@ -193,6 +197,39 @@ def sweep(kb: "KnowledgeBase", variable: VarKey, context: Context, axes: Sequenc
     reason = "no closed form: " if method == "auto" else ""
     notes = (f"{reason}evaluated point by point ({total} points)",)
     return SweepResult(variable, unit, tuple(axes), grid, values, "point by point", None, notes)
+
+
+def _mask_broken_givens(kb, context: Context, keys: Sequence[VarKey], grid, where: Sequence[str], values) -> tuple:
+    """Set to NaN the points where a --where equality does not hold, with a note for each equality.
+
+    ``b_cols = tile_n`` over a swept tile_n, with b_cols stated, holds at one point only:
+    the other points answer a question the user ruled out.
+    """
+    import numpy as np
+    from .symbolic import canonical_forms
+    notes = []
+    for i, text in enumerate(where):
+        relation = kb.parse_where(text, i)
+        if relation.op != "=":
+            continue
+        compiled = kb.where_relations([text])[0]
+        others = [k for k in compiled.keys if k not in keys]
+        try:
+            forms, _ = canonical_forms(kb, others, context, keys, where)
+        except (NotDetermined, NoClosedForm):
+            continue
+        sides = sympy.lambdify([symbol_of(k) for k in keys], [compiled.lhs.xreplace(
+            {symbol_of(k): f for k, f in forms.items()}), compiled.rhs.xreplace(
+            {symbol_of(k): f for k, f in forms.items()})], modules="numpy")
+        canonical = [g * kb.units.to_canonical(1.0, kb.model.variables[split_key(k)[0]].unit)
+                     for k, g in zip(keys, grid)]
+        with np.errstate(all="ignore"):
+            lhs, rhs = (np.broadcast_to(np.asarray(side, dtype=float), grid[0].shape) for side in sides(*canonical))
+            broken = ~(np.abs(lhs - rhs) <= 1e-9 * np.maximum(np.abs(lhs), np.abs(rhs)))
+        if broken.any():
+            values[broken] = math.nan
+            notes.append(f"{text!r} does not hold at {int(broken.sum())} of {broken.size} points: those are left empty")
+    return tuple(notes)
 
 
 class PointEvaluator:

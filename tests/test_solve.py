@@ -185,3 +185,10 @@ def test_solver_values_hold_facts_and_derived(tiny_kb):
 def test_derive_of_the_kb(tiny_kb):
     assert [(v.key, round(v.magnitude, 6)) for v in tiny_kb.derive(gpu="chip")] == [
         ("clock", 1.0), ("fma_rate[bf16]", 1024.0), ("peak[bf16]", 204.8)]
+
+
+def test_a_given_equality_the_facts_contradict_makes_the_answer_inconsistent(real_kb):
+    s = real_kb.solve("smem_share", gpu="hopper", with_=["wgmma-m64n64k16"], set=["tile_n=128"],
+                      where=["b_cols = tile_n"])
+    assert s.status == "inconsistent" and s.magnitude == 0.5
+    assert s.notes[-1] == "'b_cols = tile_n' does not hold here (b_cols = 64, tile_n = 128)"

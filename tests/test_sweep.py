@@ -1,6 +1,8 @@
 """engine.sweep: grids through the vectorised closed form agree with single solves."""
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -101,3 +103,10 @@ def test_point_evaluator_reruns_only_what_changes(kb):
     assert [s.outputs for s in evaluate.steps] == [("flop_per_score",), ("exp_demand_per_sm_cycle[bf16]",),
                                                     ("exp_utilization[bf16]",)]
     assert evaluate({"d_qk": 384})["exp_utilization[bf16]"].magnitude == 0.25
+
+
+def test_points_that_break_a_given_equality_are_left_empty(kb):
+    result = sweep(kb, "smem_share", kb.context("hopper", with_=["wgmma-m64n64k16"]),
+                   [parse_axis(kb, "tile_n=64,128,256")], where=["b_cols = tile_n"])  # b_cols is stated: 64
+    assert result.values[0] == 1.0 and all(math.isnan(v) for v in result.values[1:])
+    assert result.notes == ("'b_cols = tile_n' does not hold at 2 of 3 points: those are left empty",)
