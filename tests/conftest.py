@@ -85,3 +85,14 @@ def no_env_payload(monkeypatch):
     monkeypatch.delenv("HWKB_PWNED", raising=False)
     yield "HWKB_PWNED"
     assert "HWKB_PWNED" not in os.environ
+
+
+def kb_from_text(root: Path, rules: str, gpus: str) -> KnowledgeBase:
+    """A KB of the project's units and one rules file and one entities file given as text."""
+    from engine.paths import default_kb_dirs
+    (root / "rules").mkdir()
+    (root / "gpus").mkdir()
+    shutil.copy(default_kb_dirs()[0] / "units.txt", root / "units.txt")
+    (root / "rules" / "tiny.yaml").write_text(rules)
+    (root / "gpus" / "tiny.yaml").write_text(gpus)
+    return KnowledgeBase.load([root], default=False)

@@ -2,15 +2,13 @@
 from __future__ import annotations
 
 import math
-import shutil
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from engine import KnowledgeBase
 from engine.constraints import Interval, admissible_set, least_integer, parse_constraints, solve_constrained, threshold
+from conftest import kb_from_text
 from engine.errors import DimensionError
-from engine.paths import default_kb_dirs
 from engine.sweep import PointEvaluator
 
 TINY_RULES = """
@@ -39,13 +37,7 @@ chip:
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    root = tmp_path_factory.mktemp("tiny_constraints")
-    (root / "rules").mkdir()
-    (root / "gpus").mkdir()
-    shutil.copy(default_kb_dirs()[0] / "units.txt", root / "units.txt")
-    (root / "rules" / "tiny.yaml").write_text(TINY_RULES)
-    (root / "gpus" / "tiny.yaml").write_text(TINY_GPUS)
-    return KnowledgeBase.load([root], default=False)
+    return kb_from_text(tmp_path_factory.mktemp("tiny_constraints"), TINY_RULES, TINY_GPUS)
 
 
 @pytest.fixture(scope="module")

@@ -1,15 +1,12 @@
 """engine.symbolic: closed forms equal the compiled numeric forms, on a tiny KB and on the real one."""
 from __future__ import annotations
 
-import shutil
-
 import pytest
 import sympy
 from hypothesis import given, settings, strategies as st
 
-from engine import KnowledgeBase
+from conftest import kb_from_text
 from engine.errors import UnknownNameError
-from engine.paths import default_kb_dirs
 from engine.relations import symbol_of
 from engine.symbolic import (NoClosedForm, NotDetermined, closed_form, default_free, exact_number, latex_of,
                              parse_free, solve_symbolic)
@@ -53,13 +50,7 @@ fast:
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    root = tmp_path_factory.mktemp("tiny_kb")
-    (root / "rules").mkdir()
-    (root / "gpus").mkdir()
-    shutil.copy(default_kb_dirs()[0] / "units.txt", root / "units.txt")
-    (root / "rules" / "tiny.yaml").write_text(TINY_RULES)
-    (root / "gpus" / "tiny.yaml").write_text(TINY_GPUS)
-    return KnowledgeBase.load([root], default=False)
+    return kb_from_text(tmp_path_factory.mktemp("tiny_kb"), TINY_RULES, TINY_GPUS)
 
 
 @pytest.fixture(scope="module")
