@@ -6,8 +6,8 @@ import math
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from engine.constraints import Interval, admissible_set, least_integer, parse_constraints, solve_constrained, threshold
 from conftest import kb_from_text
+from engine.constraints import Interval, admissible_set, least_integer, parse_constraints, solve_constrained, threshold
 from engine.errors import DimensionError
 from engine.sweep import PointEvaluator
 
