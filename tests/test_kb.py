@@ -139,3 +139,9 @@ def test_where_dimension_error_names_the_where(tiny_kb):
         tiny_kb.solve("clock", gpu="chip", where=["clock = 100"])
     assert str(info.value) == ("--where 'clock = 100': the left side is [cycle]/[time], the right side dimensionless; "
                                "check each variable's unit and the factors of the equation")
+
+
+@pytest.mark.parametrize("gpu, rate", [("v100", 1.758), ("a100", 2.430), ("h100-sxm", 5.234), ("b200", 7.812)])
+def test_the_per_pin_data_rate_follows_from_bus_and_bandwidth(real_kb, gpu, rate):
+    solution = real_kb.solve("memory_data_rate", gpu=gpu)  # HBM2 ~1.75, HBM2 ~2.4, HBM3 ~5.2, HBM3e ~7.8 Gbit/s
+    assert solution.status == "derived" and solution.magnitude == pytest.approx(rate, abs=1e-3)
