@@ -19,7 +19,7 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["SolutionCache", "default_cache"]
+__all__ = ["SolutionCache", "default_cache", "cache_directory"]
 
 log = logging.getLogger("hwkb.cache")
 UNSOLVABLE = "-"
@@ -67,12 +67,16 @@ class SolutionCache:
             log.info("cannot write cache %s: %s", self.path, exc)
 
 
-def default_cache() -> SolutionCache:
+def cache_directory() -> Path | None:
+    """Where hwkb keeps its caches, or None when ``HWKB_CACHE_DIR=off``."""
     setting = os.environ.get("HWKB_CACHE_DIR")
     if setting == "off":
-        return SolutionCache(None)
+        return None
     if setting:
-        base = Path(setting)
-    else:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hwkb"
-    return SolutionCache(base / "solutions.json")
+        return Path(setting)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hwkb"
+
+
+def default_cache() -> SolutionCache:
+    directory = cache_directory()
+    return SolutionCache(None if directory is None else directory / "solutions.json")

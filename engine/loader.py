@@ -20,6 +20,7 @@ from .errors import (ExpressionError, KBError, KBErrors, LoadError, Location, Un
 from .expressions import Ref, parse_relation
 from .model import (ENTITY_KINDS, RULE_KINDS, Entity, Fact, IndexSet, Model, Rule, Simulation,
                     Variable, split_key, var_key)
+from .nodecache import cached_tree, store_tree
 from .units import Units
 
 __all__ = ["load_model", "load_entities", "read_yaml", "NOT_APPLICABLE"]
@@ -36,8 +37,11 @@ def read_yaml(path: Path, errors: list[KBError]) -> Node | None:
     except (OSError, UnicodeDecodeError) as exc:
         errors.append(LoadError(f"cannot read file: {exc}", where=Location(str(path))))
         return None
+    root = cached_tree(text, str(path))
+    if root is not None:
+        return root
     try:
-        return YAML(typ="safe", pure=True).compose(text)
+        root = YAML(typ="safe", pure=True).compose(text)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = Location(str(path), mark.line + 1, mark.column + 1) if mark else Location(str(path))
@@ -46,6 +50,10 @@ def read_yaml(path: Path, errors: list[KBError]) -> Node | None:
                                 hint="check the indentation and the brackets around this place"))
     except YAMLError as exc:
         errors.append(LoadError(f"malformed YAML: {exc}", where=Location(str(path))))
+    else:
+        if root is not None:
+            store_tree(text, root)
+        return root
     return None
 
 
