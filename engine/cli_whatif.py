@@ -129,12 +129,12 @@ def run_sweep(args, kb) -> int:
     if args.symbolic:
         raise QueryError("--symbolic and --sweep are separate questions", hint="give one of them")
     if args.plot:
-        from .plotting_sweep import check_plot_file
-        check_plot_file(args.plot)
+        from .plotting import check_plot_path
+        check_plot_path(args.plot)
     axes = [parse_axis(kb, text) for text in args.sweep]
     result = sweep(kb, args.variable, kb.context(**context_args(args)), axes, args.where)
     if args.plot:
-        from .plotting_sweep import plot_sweep
+        from .plotting import plot_sweep
         plot_sweep(result, args.plot)
     fmt = "json" if args.json else args.format
     if fmt == "json":

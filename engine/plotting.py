@@ -1,4 +1,4 @@
-"""Plots of simulation runs; matplotlib is an optional extra (``pip install 'hwkb[plot]'``).
+"""Plots of simulation runs and of sweeps; matplotlib is an optional extra (``pip install 'hwkb[plot]'``).
 
 matplotlib is imported only inside the functions here, so the rest of the
 engine, and ``import engine.plotting`` itself, work without it. The figures are
@@ -8,13 +8,18 @@ so drawing leaves no global state behind and needs no display.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
+from engine.errors import QueryError
 from engine.scheduler import SimulationInputError, SimulationResult
 
-__all__ = ["PLOT_FORMATS", "MissingExtraError", "check_plot_path", "plot_utilization"]
+if TYPE_CHECKING:
+    from engine.sweep import SweepResult
+
+__all__ = ["PLOT_FORMATS", "MAX_LINES", "MissingExtraError", "check_plot_path", "plot_utilization", "plot_sweep"]
 
 PLOT_FORMATS = ("png", "svg")
+MAX_LINES = 12  # a two-axis sweep draws one line per value of its second axis up to this many, else a colour map
 
 
 class MissingExtraError(SimulationInputError):
@@ -74,6 +79,47 @@ def plot_utilization(runs: Sequence[SimulationResult], path: str | Path) -> Path
     axes.set_title("scheduler utilization")
     axes.grid(True, alpha=0.3)
     axes.legend(fontsize="small")
+    path = Path(path)
+    figure.savefig(path, format=fmt, metadata={"Date": None} if fmt == "svg" else None)
+    return path
+
+
+def _label(key: str, unit: str) -> str:
+    return f"{key} [{unit}]" if unit else key
+
+
+def plot_sweep(result: "SweepResult", path: str | Path) -> Path:
+    """Draw the sweep into ``path``; returns the path written."""
+    import numpy as np
+    fmt = check_plot_path(path)
+    if len(result.axes) > 2:
+        raise QueryError(f"cannot draw a sweep over {len(result.axes)} variables",
+                         hint="plot at most two --sweep axes; use --format csv for more")
+    figure = _figure_class()(figsize=(7, 4.5), layout="constrained")
+    axes = figure.subplots()
+    first = result.axes[0]
+    ylabel = _label(result.variable, result.unit)
+    if len(result.axes) == 1:
+        axes.plot(result.grid[0], result.values, marker="o" if len(first.values) <= 40 else None)
+        axes.set_xlabel(_label(first.key, first.unit))
+        axes.set_ylabel(ylabel)
+    else:
+        second = result.axes[1]
+        table = result.values.reshape(len(first.values), len(second.values))
+        if len(second.values) <= MAX_LINES:
+            for j, v in enumerate(second.values):
+                axes.plot(first.values, table[:, j], marker="o" if len(first.values) <= 40 else None,
+                          label=f"{second.key} = {v:g}")
+            axes.legend(fontsize="small")
+            axes.set_xlabel(_label(first.key, first.unit))
+            axes.set_ylabel(ylabel)
+        else:
+            mesh = axes.pcolormesh(np.asarray(second.values), np.asarray(first.values), table, shading="auto")
+            figure.colorbar(mesh, ax=axes, label=ylabel)
+            axes.set_xlabel(_label(second.key, second.unit))
+            axes.set_ylabel(_label(first.key, first.unit))
+    axes.set_title(result.variable)
+    axes.grid(True, alpha=0.3)
     path = Path(path)
     figure.savefig(path, format=fmt, metadata={"Date": None} if fmt == "svg" else None)
     return path
