@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .errors import KBError, KBErrors
+from .report import format_number
 
 __all__ = ["main", "build_parser", "load_kb", "context_args", "emit_json", "add_common", "add_context",
            "format_number"]
@@ -71,21 +72,6 @@ def _json_default(obj):
     if isinstance(obj, (set, frozenset, tuple)):
         return list(obj)
     return str(obj)
-
-
-def format_number(x: float | None, digits: int = 4) -> str:
-    """Four significant digits, no exponent for everyday magnitudes.
-
-    >>> format_number(1.8299449), format_number(989.4), format_number(3.86484e12), format_number(128.0)
-    ('1.83', '989.4', '3.865e+12', '128')
-    """
-    if x is None:
-        return "-"
-    if x == int(x) and abs(x) < 1e9:
-        return str(int(x))
-    if 1e-3 <= abs(x) < 1e7:
-        return f"{x:.{digits}g}" if abs(x) >= 1 else f"{x:.{digits}g}"
-    return f"{x:.{digits}g}"
 
 
 # ---------------------------------------------------------------- solve / explain / derive

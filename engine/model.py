@@ -160,6 +160,10 @@ class Model:
         except KeyError:
             raise UnknownNameError("entity", entity_id, self.entities, where=where) from None
 
+    def unit_of(self, key: VarKey) -> str:
+        """The display unit of a key (its variable's unit)."""
+        return self.variables[split_key(key)[0]].unit
+
     def all_keys(self) -> list[VarKey]:
         return [k for v in self.variables.values() for k in v.keys(self.indices)]
 

@@ -208,6 +208,6 @@ def _format(value, column: Column) -> str:
     if column.format:
         text = format(value, column.format)
     else:
-        from .cli import format_number
+        from .report import format_number
         text = format_number(value)
     return text + column.suffix

