@@ -82,11 +82,15 @@ def _shown(report: AuditReport, failed_only: bool) -> list[tuple[EntityAudit, li
     return out
 
 
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
 def _summary_lines(report: AuditReport) -> list[str]:
     s = report.summary
     counts = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in s["counts"].items())
-    lines = [f"{s['entities']} entities, {s['checks']} checks: {counts}",
-             f"{s['entities_inconsistent']} entities inconsistent ({s['entities_expectations_only']} through "
+    lines = [f"{_count(s['entities'], 'entity', 'entities')}, {_count(s['checks'], 'check')}: {counts}",
+             f"{_count(s['entities_inconsistent'], 'entity', 'entities')} inconsistent ({s['entities_expectations_only']} through "
              f"expectations only), {s['entities_unchecked']} with no applicable check"]
     if "systematic" in s:
         lines.append(f"systematic failures (a rule failing for most of a group): {len(s['systematic'])}")

@@ -102,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
             from .writeback import write_atomic
             write_atomic(Path(args.output), text, overwrite=args.force)
             counts = report.summary["counts"]
-            print(f"wrote {args.output}: {report.summary['entities']} entities, "
+            n = report.summary["entities"]
+            print(f"wrote {args.output}: {n} {'entity' if n == 1 else 'entities'}, "
                   + ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in counts.items()))
         else:
             sys.stdout.write(text)
