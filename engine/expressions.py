@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import math
+import operator
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -282,17 +283,16 @@ def _constant(e: Expr) -> Fraction | None:
     a, b = _constant(e.left), _constant(e.right)
     if a is None or b is None:
         return None
-    if e.op == "+":
-        return a + b
-    if e.op == "-":
-        return a - b
-    if e.op == "*":
-        return a * b
-    if e.op == "/":
-        return None if b == 0 else a / b
-    if b.denominator != 1 or (a == 0 and b < 0):
+    if e.op == "/" and b == 0:
         return None
-    return a ** int(b)
+    if e.op == "**":
+        if b.denominator != 1 or (a == 0 and b < 0):
+            return None
+        b = int(b)
+    return ARITHMETIC[e.op](a, b)
+
+
+ARITHMETIC = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "**": operator.pow}
 
 
 def _show(x: Fraction) -> str:
@@ -315,15 +315,6 @@ def to_sympy(e: Expr, symbol: Callable[[Ref], object]):
             return -build(node.operand)
         if isinstance(node, Call):
             return funcs[node.func](*(build(a) for a in node.args))
-        left, right = build(node.left), build(node.right)
-        if node.op == "+":
-            return left + right
-        if node.op == "-":
-            return left - right
-        if node.op == "*":
-            return left * right
-        if node.op == "/":
-            return left / right
-        return left ** right
+        return ARITHMETIC[node.op](build(node.left), build(node.right))
 
     return build(e)

@@ -96,3 +96,19 @@ def kb_from_text(root: Path, rules: str, gpus: str) -> KnowledgeBase:
     (root / "rules" / "tiny.yaml").write_text(rules)
     (root / "gpus" / "tiny.yaml").write_text(gpus)
     return KnowledgeBase.load([root], default=False)
+
+
+def run_cli(capsys, *argv) -> tuple[int, str, str]:
+    """``hwkb ARGV`` in this process: the exit code, stdout and stderr."""
+    from engine.cli import main
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def share_kb_with_cli(monkeypatch, kb: KnowledgeBase) -> None:
+    """Commands load the KB per call; hand them ``kb`` instead (a second saved per command)."""
+    import engine.cli
+    import engine.cli_whatif
+    for module in (engine.cli, engine.cli_whatif):
+        monkeypatch.setattr(module, "load_kb", lambda args: kb)

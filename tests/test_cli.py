@@ -7,14 +7,10 @@ import os
 import pytest
 
 import engine
-from conftest import BAD, TINY, build_kb
-from engine.cli import main
+from conftest import BAD, TINY, build_kb, run_cli
 
 
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+run = run_cli
 
 
 def run_json(capsys, *argv):

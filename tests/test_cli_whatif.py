@@ -7,23 +7,16 @@ import json
 import pytest
 import sympy
 
-from engine.cli import main
+from conftest import run_cli, share_kb_with_cli
 
 
 @pytest.fixture(autouse=True)
 def _one_kb(real_kb, monkeypatch, request):
-    """The CLI loads the KB per command; the session's copy saves a second per test (one test loads for real)."""
-    if request.node.name != "test_whatif_json_contract":
-        import engine.cli
-        import engine.cli_whatif
-        monkeypatch.setattr(engine.cli, "load_kb", lambda args: real_kb)
-        monkeypatch.setattr(engine.cli_whatif, "load_kb", lambda args: real_kb)
+    if request.node.name != "test_whatif_json_contract":  # that one loads the KB for real
+        share_kb_with_cli(monkeypatch, real_kb)
 
 
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+run = run_cli
 
 
 def test_whatif_json_contract(capsys):
