@@ -264,13 +264,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_common(p)
     p.set_defaults(handler=_run)
 
-    for module in ("cli_simulate", "cli_audit", "cli_whatif"):
-        try:
-            mod = __import__(f"engine.{module}", fromlist=["register"])
-        except ModuleNotFoundError as exc:
-            if exc.name != f"engine.{module}":
-                raise
-            continue
+    from . import cli_audit, cli_simulate, cli_whatif  # they import this module's helpers
+    for mod in (cli_simulate, cli_audit, cli_whatif):
         before = set(sub.choices)
         mod.register(sub)
         for name in set(sub.choices) - before:

@@ -169,7 +169,7 @@ def compile_interval(expr: sympy.Expr, symbols: Sequence[sympy.Symbol]) -> Compi
     floor, ceiling, Min, Max``: what the KB's expression whitelist can produce.
     """
     position = {s: i for i, s in enumerate(symbols)}
-    return _compile(sympy.sympify(expr), position)
+    return _compile(expr if isinstance(expr, sympy.Basic) else sympy.Number(expr), position)
 
 
 def _compile(e: sympy.Expr, position: dict) -> Compiled:

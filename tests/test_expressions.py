@@ -243,3 +243,23 @@ def test_injection_never_runs(payload, tmp_path, no_env_payload):
 def test_a_huge_power_is_refused_before_sympy_sees_it():
     with pytest.raises(ExpressionError):  # 9 ** 387420489 would take SymPy minutes and gigabytes
         parse_relation("y = x * 9 ** 9 ** 9")
+
+
+def test_no_engine_module_calls_a_code_evaluator():
+    """The whitelist parser is the only way text becomes an expression: no sympify, parse_expr, eval or exec."""
+    import ast as python_ast
+    from pathlib import Path
+
+    import engine
+    builtins = {"eval", "exec", "compile", "__import__"}
+    sympy_parsers = {"sympify", "parse_expr", "S"}
+    calls = []
+    for path in sorted(Path(engine.__file__).parent.glob("*.py")):
+        for node in python_ast.walk(python_ast.parse(path.read_text())):
+            if not isinstance(node, python_ast.Call):
+                continue
+            func = node.func
+            if (isinstance(func, python_ast.Name) and func.id in builtins | sympy_parsers) or \
+                    (isinstance(func, python_ast.Attribute) and func.attr in sympy_parsers):
+                calls.append(f"{path.name}:{node.lineno} {python_ast.unparse(func)}")
+    assert calls == []

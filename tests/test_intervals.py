@@ -1,0 +1,62 @@
+"""engine.intervals: every enclosure holds every value its boxes allow, and two disjoint ones never meet."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import sympy
+from hypothesis import given, settings, strategies as st
+
+from engine.intervals import Interval, compile_interval
+
+x, y, z = sympy.symbols("x y z", positive=True)
+EXPRESSIONS = [
+    x * y / 2,
+    x / (y + z),
+    (x + y) ** 2 / z,
+    sympy.sqrt(x * y) - z,
+    sympy.exp(x / 100) * sympy.log(1 + y),
+    sympy.Min(x, y) * z,
+    sympy.Max(x, y / z),
+    sympy.floor(x) + sympy.ceiling(y),
+    2 * (x + y) / (x * y),          # the chapter's operand bytes per multiply-add, 2(M+N)/(MN)
+    x ** sympy.Rational(1, 3) * y ** -2,
+]
+POSITIVE = st.floats(0.01, 1000.0, allow_nan=False, allow_infinity=False)
+RELATIVE = st.floats(0.0, 0.1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(which=st.integers(0, len(EXPRESSIONS) - 1), mids=st.tuples(POSITIVE, POSITIVE, POSITIVE),
+       radii=st.tuples(RELATIVE, RELATIVE, RELATIVE), where=st.tuples(*[st.floats(-1, 1)] * 3))
+def test_the_enclosure_holds_every_point_of_the_boxes(which, mids, radii, where):
+    expr = EXPRESSIONS[which]
+    boxes = [Interval.around(m, m * r) for m, r in zip(mids, radii)]
+    enclosure = compile_interval(expr, (x, y, z))(boxes)
+    point = {s: m * (1 + r * w) for s, m, r, w in zip((x, y, z), mids, radii, where)}
+    value = float(expr.subs(point))
+    assert enclosure.lo[0] <= value <= enclosure.hi[0], (expr, point, enclosure)
+
+
+def test_whole_columns_at_once():
+    f = compile_interval(x * y, (x, y))
+    out = f([Interval.around(np.array([1.0, 2.0, 3.0]), 0.0), Interval.around(np.array([4.0, 5.0, 6.0]), 0.5)])
+    assert out.lo.shape == (3,)
+    assert np.all(out.lo <= np.array([4.0, 10.0, 18.0])) and np.all(np.array([4.0, 10.0, 18.0]) <= out.hi)
+    assert out.lo[0] == pytest.approx(3.5) and out.hi[2] == pytest.approx(19.5)
+
+
+def test_bounds_are_rounded_outward():
+    third = compile_interval(x / 3, (x,))([Interval.around(1.0, 0.0)])
+    lo, hi = third.lo[0], third.hi[0]
+    assert lo < 1 / 3 < hi  # the correctly rounded quotient is widened by an ulp each way
+    assert hi - lo <= 8 * math.ulp(1 / 3)  # x / 3 is x times an enclosure of 1/3: a few ulps, no more
+
+
+@given(a=POSITIVE, b=POSITIVE, gap=st.floats(0.01, 0.5))
+def test_disjoint_enclosures_do_not_meet(a, b, gap):
+    lower = Interval.around(a, a * 0.001)
+    upper = Interval.around(a * (1 + gap) + a * 0.01, a * 0.001)
+    assert not lower.meets(upper).any()
+    assert lower.meets(Interval.around(a, b)).all()
