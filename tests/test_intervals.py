@@ -50,7 +50,7 @@ def test_whole_columns_at_once():
 def test_bounds_are_rounded_outward():
     third = compile_interval(x / 3, (x,))([Interval.around(1.0, 0.0)])
     lo, hi = third.lo[0], third.hi[0]
-    assert lo < 1 / 3 < hi  # the correctly rounded quotient is widened by an ulp each way
+    assert lo < 1 / 3 < hi  # rounded outward: the float nearest 1/3 lies strictly inside
     assert hi - lo <= 8 * math.ulp(1 / 3)  # x / 3 is x times an enclosure of 1/3: a few ulps, no more
 
 
