@@ -29,6 +29,8 @@ from typing import Callable, Sequence
 import numpy as np
 import sympy
 
+from .numeric import lambdify_numpy
+
 __all__ = ["Interval", "compile_interval", "compile_point", "outward"]
 
 _NEG, _POS = -np.inf, np.inf
@@ -225,5 +227,5 @@ def compile_point(expr: sympy.Expr, symbols: Sequence[sympy.Symbol]) -> Callable
     >>> float(compile_point(2 * x, (x,))(np.array([1.5]))[0])
     3.0
     """
-    fn = sympy.lambdify(list(symbols), expr, modules="numpy")
+    fn = lambdify_numpy(symbols, expr)
     return lambda *arrays: np.broadcast_to(np.asarray(fn(*arrays), dtype=float), np.shape(arrays[0]) if arrays else ())

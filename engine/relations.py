@@ -23,6 +23,7 @@ from .errors import DimensionError, KBError, KBErrors
 from .cache import UNSOLVABLE, SolutionCache, default_cache
 from .expressions import BinOp, Call, Expr, Neg, Num, Ref, Relation as RelationAST, parse_expression, to_sympy
 from .model import Model, Rule, VarKey, var_key
+from .numeric import lambdify_math
 from .units import Dimensions, Units, format_dimensions
 
 __all__ = ["Relation", "compile_relations", "symbol_of", "key_of_symbol", "check_dimensions"]
@@ -103,7 +104,7 @@ class _Template:
         if position not in self.solved:
             expr = self.solution(position)
             others = [p for i, p in enumerate(self.placeholders) if i != position]
-            self.solved[position] = None if expr is None else sympy.lambdify(others, expr, modules="math")
+            self.solved[position] = None if expr is None else lambdify_math(others, expr)
         return self.solved[position]
 
 

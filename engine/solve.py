@@ -171,9 +171,16 @@ class Solver:
         unknowns = [symbol_of(k) for k in step.outputs]
         try:
             roots = sympy.solve(equations, unknowns, dict=True)
-        except (NotImplementedError, ValueError):
-            roots = []
-        roots = [s for s in roots if all(s.get(u) is not None and s[u].is_real and s[u] > 0 for u in unknowns)]
+            explicit = all(s.get(u) is not None and s[u].is_number for s in roots for u in unknowns)
+        except (NotImplementedError, ValueError, TypeError):
+            roots, explicit = [], False
+        if explicit:
+            roots = [s for s in roots if all(s[u].is_real and s[u] > 0 for u in unknowns)]
+        else:  # no closed form: look for the positive root numerically
+            root = _newton_positive(equations, unknowns)
+            roots = [] if root is None else [root]
+            if root is not None:
+                self.notes.append(f"{', '.join(step.outputs)} solved numerically (SymPy found no closed form)")
         names = ", ".join(self.relations[r].name for r in step.relations)
         if len(roots) != 1:
             self.notes.append(f"the system {names} has {len(roots)} positive solutions for {', '.join(step.outputs)}")
@@ -274,3 +281,32 @@ class Solver:
     def derived(self) -> list[Value]:
         """Every value the plan gives that the context does not state, in plan order."""
         return [self.values[k] for s in self.plan.steps for k in s.outputs if k in self.values]
+
+
+def _newton_positive(equations, unknowns, starts=(1.0, 1e-3, 1e3, 1e9, 1e-9), tolerance=1e-12):
+    """A positive root of the equations by Newton's method in log space (every KB quantity is positive).
+
+    Returns ``{symbol: value}`` or None; tried from a few starting magnitudes, since the canonical
+    values of one block can lie many orders apart.
+    """
+    import numpy as np
+    import sympy
+    logs = sympy.symbols(f"u0:{len(unknowns)}", real=True)
+    substituted = [e.xreplace({x: sympy.exp(u) for x, u in zip(unknowns, logs)}) for e in equations]
+    residual = sympy.lambdify(logs, substituted, modules="numpy")
+    jacobian = sympy.lambdify(logs, sympy.Matrix(substituted).jacobian(logs), modules="numpy")
+    for start in starts:
+        u = np.full(len(unknowns), math.log(start))
+        with np.errstate(all="ignore"):
+            for _ in range(100):
+                r = np.asarray(residual(*u), dtype=float)
+                if not np.all(np.isfinite(r)):
+                    break
+                try:
+                    step = np.linalg.solve(np.asarray(jacobian(*u), dtype=float), -r)
+                except np.linalg.LinAlgError:
+                    break
+                u = u + np.clip(step, -5.0, 5.0)  # damped: at most a factor e^5 per iteration
+                if np.max(np.abs(step)) < tolerance:
+                    return {x: sympy.Float(math.exp(v)) for x, v in zip(unknowns, u)}
+    return None

@@ -27,11 +27,11 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
-import sympy
 
 from .context import Context
 from .errors import KBError, Location, QueryError
 from .model import Fact, VarKey, split_key
+from .numeric import lambdify_numpy
 from .plan import Step
 from .relations import symbol_of
 from .symbolic import ClosedForm, NoClosedForm, NotDetermined, closed_form
@@ -218,11 +218,9 @@ def _mask_broken_givens(kb, context: Context, keys: Sequence[VarKey], grid, wher
             forms, _ = canonical_forms(kb, others, context, keys, where)
         except (NotDetermined, NoClosedForm):
             continue
-        sides = sympy.lambdify([symbol_of(k) for k in keys], [compiled.lhs.xreplace(
-            {symbol_of(k): f for k, f in forms.items()}), compiled.rhs.xreplace(
-            {symbol_of(k): f for k, f in forms.items()})], modules="numpy")
-        canonical = [g * kb.units.to_canonical(1.0, kb.model.variables[split_key(k)[0]].unit)
-                     for k, g in zip(keys, grid)]
+        known = {symbol_of(k): f for k, f in forms.items()}
+        sides = lambdify_numpy([symbol_of(k) for k in keys], [compiled.lhs.xreplace(known), compiled.rhs.xreplace(known)])
+        canonical = [g * kb.units.to_canonical(1.0, kb.model.unit_of(k)) for k, g in zip(keys, grid)]
         with np.errstate(all="ignore"):
             lhs, rhs = (np.broadcast_to(np.asarray(side, dtype=float), grid[0].shape) for side in sides(*canonical))
             broken = ~(np.abs(lhs - rhs) <= 1e-9 * np.maximum(np.abs(lhs), np.abs(rhs)))

@@ -37,6 +37,7 @@ import sympy
 from .context import Context
 from .errors import Location, QueryError
 from .model import Fact, VarKey, split_key
+from .numeric import lambdify_math, lambdify_numpy
 from .plan import Step, find_needs, make_plan
 from .relations import key_of_symbol, symbol_of
 
@@ -98,7 +99,7 @@ class ClosedForm:
     def function(self) -> Callable:
         """The vectorised form: NumPy arrays (or scalars) of the free keys, positionally, in display units."""
         import numpy as np
-        fn = sympy.lambdify(self.symbols, self.expression, modules="numpy")
+        fn = lambdify_numpy(self.symbols, self.expression)
         if self.expression.free_symbols:
             return fn
         constant = float(self.expression)
@@ -107,7 +108,7 @@ class ClosedForm:
     @cached_property
     def scalar_function(self) -> Callable:
         """The same form over plain floats (``math``), one point per call."""
-        return sympy.lambdify(self.symbols, self.expression, modules="math")
+        return lambdify_math(self.symbols, self.expression)
 
     def evaluate(self, point: Mapping[VarKey, float]) -> float:
         """The value at one point of the free keys (display units)."""

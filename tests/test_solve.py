@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import pytest
 
-from conftest import TINY
+from conftest import TINY, kb_from_text
 from engine import KnowledgeBase, solve as solve_module
 from engine.solve import STATUSES, Solution, Solver
 from engine.values import FactOrigin, RuleOrigin
@@ -192,3 +193,23 @@ def test_a_given_equality_the_facts_contradict_makes_the_answer_inconsistent(rea
                       where=["b_cols = tile_n"])
     assert s.status == "inconsistent" and s.magnitude == 0.5
     assert s.notes[-1] == "'b_cols = tile_n' does not hold here (b_cols = 64, tile_n = 128)"
+
+
+NO_CLOSED_FORM_RULES = """
+variables:
+  p: {unit: "", doc: first unknown}
+  q: {unit: "", doc: second unknown}
+  s: {unit: "", doc: a stated value}
+  t: {unit: "", doc: another stated value}
+rules:
+  first:  {doc: transcendental in p and q, eq: s = p + exp(p) * q, source: test}
+  second: {doc: and again, eq: t = p * q + log(q), source: test}
+"""
+
+
+def test_a_block_without_a_closed_form_is_solved_numerically(tmp_path):
+    kb = kb_from_text(tmp_path, NO_CLOSED_FORM_RULES, "pair: {kind: product, source: test, facts: {s: 5, t: 1}}\n")
+    solution = kb.solve("p", gpu="pair")
+    assert solution.status == "derived" and "solved numerically" in solution.notes[0]
+    p, q = solution.magnitude, kb.solve("q", gpu="pair").magnitude
+    assert p + math.exp(p) * q == pytest.approx(5, rel=1e-10) and p * q + math.log(q) == pytest.approx(1, abs=1e-10)
