@@ -27,7 +27,6 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
-
 from .context import Context
 from .errors import KBError, Location, QueryError
 from .model import Fact, VarKey, split_key
