@@ -14,6 +14,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# The same examples on every run and no per-example deadline on a loaded CI machine.
+settings.register_profile("hwkb", deadline=None, derandomize=True)
+settings.load_profile("hwkb")
 
 ROOT = Path(__file__).resolve().parent.parent
 try:  # an installed hwkb is tested as installed; a bare checkout from its own tree
