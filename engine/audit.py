@@ -366,6 +366,7 @@ class _Row:
     radius: dict[VarKey, float]
     not_applicable: frozenset[VarKey]
     groups: Mapping[str, str]
+    undefined: list[str] = field(default_factory=list)  # rules a zero or infinite figure left unevaluated
 
     @property
     def pattern(self) -> tuple:
@@ -409,9 +410,12 @@ class Auditor:
         model, units = self.kb.model, self.kb.units
         extra = {e.id: e for e in entities if isinstance(e, Entity)}
         table = _Entities(model.entities, extra)
-        rows = []
+        rows, seen = [], set()
         for item in entities:
             eid = item.id if isinstance(item, Entity) else item
+            if eid in seen:
+                continue  # named twice, audited once
+            seen.add(eid)
             if eid not in table:
                 raise UnknownNameError("entity", eid, model.entities, where=Location("--gpu"))
             facts = dict(self._defaults)
@@ -551,6 +555,7 @@ def _evaluate(plan: _Plan, rows: Sequence[_Row], kb: "KnowledgeBase") -> list[_O
     out = []
     for i, row in enumerate(rows):
         if not finite[i]:
+            row.undefined.append(plan.relation.name)
             continue
         sides = [(key, via, inputs, float(values[i])) for key, via, inputs, values in side_values]
         implied_facts = {k: float(v[position[i]]) for k, v in fact_implied.items()} if i in position else {}
@@ -625,7 +630,10 @@ def _entity_audit(row: _Row, outcomes: Sequence[_Outcome], kb: "KnowledgeBase") 
     checks.sort(key=lambda c: (c.severity, -abs(c.deviation or 0.0), c.rule))
     sets = list(dict.fromkeys(frozenset(o.plan.variables) for o in basis))
     conflicts = tuple(sorted(tuple(sorted(s)) for s in sets if not any(t < s for t in sets)))
-    notes = () if outcomes else ("no rule has all its variables known for this entity",)
+    notes = () if outcomes or row.undefined else ("no rule has all its variables known for this entity",)
+    if row.undefined:
+        notes += (f"{', '.join(dict.fromkeys(row.undefined))} cannot be evaluated here: a zero figure makes "
+                  f"them infinite or undefined; check the figures they use",)
     return EntityAudit(row.entity, row.name, tuple(checks), tuple(ranked), conflicts, row.groups, notes)
 
 

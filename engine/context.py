@@ -54,6 +54,9 @@ def parse_assignment(text: str, model: Model, units: Units, origin: str = "--set
                         hint=f"write a number, optionally with a unit of {variable.unit or 'a count'}") from None
     if not math.isfinite(float(number)) or not math.isfinite(float(quantity.magnitude)):
         raise UnitError(f"{value!r} is not a finite number", where=where)
+    if float(number) < 0:
+        raise UnitError(f"{value!r} is negative, and no KB quantity is", where=where,
+                        hint=f"give the size of {key}")
     if units.dimensions(str(quantity.units)) != units.dimensions(variable.unit):
         raise UnitError(f"{value!r} does not fit {key}, which is in {variable.unit or 'plain numbers'}", where=where,
                         hint=f"give it in {variable.unit or 'plain numbers'}")

@@ -417,6 +417,16 @@ def _read_fact(reader, node: Node, variable: Variable, key: str, entity, default
     if not (magnitude == magnitude and abs(magnitude) != float("inf")):
         reader.error(value_node, f"{text!r} is not a finite number")
         return None
+    if magnitude < 0:
+        reader.error(value_node, f"{text!r} is negative, and no KB quantity is",
+                     f"give the size of {key}; every variable is a count, rate, size or time")
+        return None
+    if variable.integer and tolerance_node is None:
+        whole = float(quantity.to(variable.unit or "dimensionless").magnitude)
+        if abs(whole - round(whole)) > 1e-9 * max(1.0, abs(whole)):
+            reader.error(value_node, f"{key} counts whole things, but {text!r} is not whole",
+                         "give a whole number, or a tolerance if the figure is an estimate")
+            return None
     return Fact(key, magnitude, unit, number_text, source, entity, where, doc, tolerance)
 
 

