@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
-from .errors import KBError, KBErrors, LoadError, Location, QueryError
+from .errors import KBError, KBErrors, LoadError, Location, QueryError, UnitError
 from .loader import _Reader, read_yaml
 from .paths import queries_dir
 
@@ -76,7 +76,7 @@ class QueryResult:
         return {"title": self.title, "columns": self.columns, "rows": self.rows}
 
     def render(self) -> str:
-        widths = [max(len(c), *(len(r[i]) for r in self.text)) for i, c in enumerate(self.columns)]
+        widths = [max([len(c), *(len(r[i]) for r in self.text)]) for i, c in enumerate(self.columns)]
         lines = [self.title, ""]
         lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(self.columns, widths))))
         for row in self.text:
@@ -182,6 +182,8 @@ def run_query(query: Query, kb) -> QueryResult:
                 raise QueryError(f"{query.name}: row {row.label!r}, column {column.header!r}: {exc}",
                                  where=row.where) from exc
             value = solution.magnitude if solution.determined else None
+            if column.unit and column.unit != solution.unit:
+                _check_column_unit(kb, column, variable, solution.unit)
             if value is not None and column.unit and column.unit != solution.unit:
                 value = kb.units.from_canonical(kb.units.to_canonical(value, solution.unit), column.unit)
             if solution.status == "inconsistent":
@@ -191,6 +193,17 @@ def run_query(query: Query, kb) -> QueryResult:
         rows.append(cells)
         text.append(shown)
     return QueryResult(query.title, [c.header for c in query.columns], rows, text, notes)
+
+
+def _check_column_unit(kb, column: Column, variable: str, unit: str) -> None:
+    """A column shown in a unit of another dimension than its variable's is a mistake of the query file."""
+    try:
+        fits = kb.units.dimensions(column.unit) == kb.units.dimensions(unit)
+    except UnitError as exc:
+        raise QueryError(f"column {column.header!r}: {exc.message}", where=column.where, hint=exc.hint) from None
+    if not fits:
+        raise QueryError(f"column {column.header!r} shows {variable} in {column.unit!r}, but {variable} is in {unit}",
+                         where=column.where, hint=f"give a unit of the same dimension as {unit}")
 
 
 def _fill(template: str, params: dict, column: Column) -> str:

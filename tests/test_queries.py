@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from engine import KnowledgeBase
-from engine.errors import KBErrors, UnknownNameError
+from engine.errors import KBErrors, QueryError, UnknownNameError
 from engine.queries import load_query, run_query, saved_queries
 
 
@@ -115,3 +115,19 @@ def test_operand_bandwidth_table_matches_the_chapter(kb):
         "Blackwell two-SM m256n256k16": ["0.0156", "64", "50%", "128 KB"],
     }
     assert result.notes == []
+
+
+def test_a_column_in_a_unit_of_another_dimension_is_an_error(kb, tmp_path):
+    path = tmp_path / "q.yaml"
+    path.write_text("title: t\ncolumns:\n  - {header: GPU}\n  - {header: clock, variable: clock_tc, unit: TFLOPS}\n"
+                    "rows:\n  - {label: H100, gpu: h100-sxm}\n")
+    with pytest.raises(QueryError) as info:
+        run_query(load_query(str(path), kb), kb)
+    assert str(info.value) == (f"{path}:4:5: column 'clock' shows clock_tc in 'TFLOPS', but clock_tc is in GHz; "
+                               "give a unit of the same dimension as GHz")
+
+
+def test_a_query_without_rows_renders_its_header(kb, tmp_path):
+    path = tmp_path / "q.yaml"
+    path.write_text("title: t\ncolumns:\n  - {header: GPU}\n  - {header: SMs, variable: sm_count}\nrows: []\n")
+    assert run_query(load_query(str(path), kb), kb).render() == "t\n\nGPU  SMs"
