@@ -660,8 +660,9 @@ def _rank(row: _Row, basis: Sequence[_Outcome], passing: Sequence[_Outcome], kb)
                        len(holding) == len(basis) and n_pass == 0)
         suspects.append(_with_implied(base, row, None if best is None else best.fact_implied[key], kb,
                                       1.0 if best is None else best.spread))
+    # a figure of the sheet itself before one it inherits (an architecture's rate is checked by every product)
     suspects.sort(key=lambda s: (not s.in_every_failed, -s.failed, s.passing, s.hint is None, not s.plausible,
-                                 math.inf if s.move is None else s.move, s.fact))
+                                 s.entity != row.entity, math.inf if s.move is None else s.move, s.fact))
     return suspects
 
 
@@ -687,10 +688,17 @@ def _with_implied(s: Suspect, row: _Row, canonical: float | None, kb, spread: fl
 
 
 def _check_hint(kb, o: _Outcome, value: Figure, implied: Figure, suspects: Sequence[Suspect]) -> str | None:
-    """A suspect's specific hint (sparse, bits, binary prefix) first, else what the target's factor says."""
+    """A suspect's specific hint (sparse, bits, binary or decimal prefix) first, then any factor of a suspect,
+    then the stated target's own factor."""
     for s in suspects:
         if s.hint:
             return s.hint
+    for s in suspects:  # any factor a stated figure is off by, naming that figure
+        found = None if s.implied is None else hint_for(kb, s.fact, s.value, s.implied, o.spread)
+        if found is not None:
+            return found[1]
+    if value.via is not None:
+        return None  # the target is derived: its factor names no figure of the sheet
     found = hint_for(kb, o.plan.target, value.value, implied.value, o.spread, o.plan.relation.name,
                      information=any(has_information(kb, k) for k in o.plan.relation.keys))
     return None if found is None else found[1]

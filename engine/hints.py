@@ -21,7 +21,7 @@ __all__ = ["hint_for", "has_information", "SPECIFIC"]
 
 
 _BINARY = ((1.024, "Ki vs k"), (1.048576, "Mi vs M"), (1.073741824, "Gi vs G"))
-SPECIFIC = ("sparse", "bits", "binary")  # hints that point at one figure, not just at a factor
+SPECIFIC = ("sparse", "bits", "binary", "decimal")  # hints that point at one figure, not just at a factor
 
 
 def has_information(kb: "KnowledgeBase", key: VarKey) -> bool:
