@@ -326,10 +326,19 @@ def least_integer(intervals: Sequence[Interval]) -> int | None:
     """
     for interval in intervals:
         lower = interval.lower or 0.0
-        candidate = max(1, math.ceil(lower) if interval.lower_closed else math.floor(lower) + 1)
-        if interval.contains(candidate):
+        nearest = round(lower)
+        if abs(lower - nearest) <= _SNAP * max(1.0, abs(lower)):  # 64.00000000001 from float noise is 64
+            candidate = nearest if interval.lower_closed else nearest + 1
+        else:
+            candidate = math.ceil(lower) if interval.lower_closed else math.floor(lower) + 1
+        candidate = max(1, candidate)
+        upper = interval.upper
+        if upper is None or candidate < upper or (candidate <= upper * (1 + _SNAP) and interval.upper_closed):
             return candidate
     return None
+
+
+_SNAP = 1e-9  # relative: a bound this close to an integer is that integer
 
 
 def threshold(intervals: Sequence[Interval]) -> float | None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from .context import Context
+from .downstream import intervene
 from .errors import KBError, Location, QueryError
 from .model import Fact, VarKey, split_key
 from .numeric import lambdify_numpy
@@ -173,8 +174,9 @@ def sweep(kb: "KnowledgeBase", variable: VarKey, context: Context, axes: Sequenc
     total = math.prod(len(a.values) for a in axes)
     if total > MAX_POINTS:
         raise QueryError(f"the grid has {total} points, more than {MAX_POINTS}", hint="take fewer or coarser axes")
-    grid = tuple(g.ravel() for g in np.meshgrid(*(np.asarray(a.values, dtype=float) for a in axes), indexing="ij"))
     where = list(where)
+    context, _ = intervene(kb, context, context, keys, where)  # a swept clock moves the peaks it gives
+    grid = tuple(g.ravel() for g in np.meshgrid(*(np.asarray(a.values, dtype=float) for a in axes), indexing="ij"))
     unit = kb.model.variables[split_key(variable)[0]].unit
     if method in ("auto", "closed form"):
         try:

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 import sympy
 
 from .context import Context
+from .downstream import intervene
 from .errors import Location, QueryError
 from .model import Fact, VarKey, split_key
 from .numeric import lambdify_math, lambdify_numpy
@@ -146,6 +147,7 @@ def closed_form(kb: "KnowledgeBase", variable: VarKey, context: Context, free: I
     """
     kb.check_key(variable)
     free = tuple(dict.fromkeys(free))
+    context, _ = intervene(kb, context, context, free, where)  # a free clock frees the peaks it gives
     context = context if variable in free else without(context, [variable])
     canonical, used = canonical_forms(kb, [variable], context, free, where)
     # display units: x_canonical = factor * x_display, target_display = target_canonical / factor

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from .context import Context
+from .downstream import intervene
 from .errors import Location, QueryError
 from .model import EntityId, Fact, VarKey, split_key
 from .values import Value
@@ -111,6 +112,8 @@ def scenario_contexts(kb: "KnowledgeBase", gpu: str | None = None, with_: Iterab
                 else:
                     overrides.pop(key, None)
     scenario = kb.context(gpu, list(with_), [*overrides.values(), *set], via="scenario", base=baseline)
+    changed = [k for k, via in scenario.overrides.items() if via == "scenario"]
+    scenario, _ = intervene(kb, baseline, scenario, changed)
     return baseline, scenario
 
 
