@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 import sympy
 
 from .context import Context
-from .errors import QueryError
+from .errors import KBError, QueryError
 from .model import VarKey, split_key
 from .relations import symbol_of
 from .solve import Solution
@@ -55,7 +55,7 @@ __all__ = ["Constraint", "Interval", "Admissible", "parse_constraints", "admissi
 METHODS = ("auto", "exact", "numeric")
 _RELATIONALS = {"<=": sympy.Le, ">=": sympy.Ge, "<": sympy.Lt, ">": sympy.Gt}
 _HARD = (sympy.Min, sympy.Max, sympy.floor, sympy.ceiling, sympy.Piecewise)
-REAL_PROBES = tuple(2.0 ** k for k in range(-40, 61))
+REAL_PROBES = tuple(2.0 ** (k / 8) for k in range(-40 * 8, 60 * 8 + 1))  # 2^(1/8) apart: windows of 9 %
 MAX_INTEGER = 2 ** 40
 SEARCH_BUDGET_S = 20.0
 
@@ -159,6 +159,9 @@ def solve_constrained(kb: "KnowledgeBase", variable: VarKey, context: Context, w
     if not admissible.intervals:
         notes.append("no positive value satisfies " + " and ".join(repr(c.text) for c in constraints))
         return Solution(variable, "inconsistent", unit, intervals=intervals, notes=tuple(notes))
+    if magnitude is None and variable_def.integer:
+        notes.append("no positive integer satisfies " + " and ".join(repr(c.text) for c in constraints))
+        return Solution(variable, "inconsistent", unit, intervals=intervals, notes=tuple(notes))
     if magnitude is None:
         notes.append(f"the constraints leave {variable} without a threshold")
         return Solution(variable, "underdetermined", unit, intervals=intervals, notes=tuple(notes))
@@ -242,38 +245,55 @@ def _numeric(kb, variable, context, constraints, where) -> Admissible:
 
     def feasible(x: float) -> bool:
         if x not in cache:
-            values = {k: (None if v is None else v.canonical) for k, v in evaluator({variable: x}).items()}
+            try:
+                point = evaluator({variable: x})
+            except KBError as exc:  # e.g. a simulation too large to run at this point
+                raise _Unevaluable(f"{variable} = {x:g}: {exc.message}") from None
+            values = {k: (None if v is None else v.canonical) for k, v in point.items()}
             values[variable] = kb.units.to_canonical(x, unit)
             cache[x] = all(c.holds(values) for c in constraints)
         return cache[x]
 
     if kb.model.variables[split_key(variable)[0]].integer:
         return _integer_search(variable, feasible)
-    return _real_scan(variable, feasible, closed=not any(c.strict for c in constraints))
+    return _real_scan(variable, feasible)
 
 
 def _integer_search(variable: VarKey, feasible: Callable[[float], bool]) -> Admissible:
     deadline = time.monotonic() + SEARCH_BUDGET_S
     below, probe = 0, 1
-    while probe <= MAX_INTEGER and not feasible(probe):
-        if time.monotonic() > deadline:
-            return Admissible(variable, (), "numeric", (f"no admissible integer up to {probe} "
-                                                        f"(search stopped after {SEARCH_BUDGET_S:g} s)",))
-        below, probe = probe, probe * 2
+    try:
+        while probe <= MAX_INTEGER and not feasible(probe):
+            if time.monotonic() > deadline:
+                return Admissible(variable, (), "numeric", (f"no admissible integer up to {probe} "
+                                                            f"(search stopped after {SEARCH_BUDGET_S:g} s)",))
+            below, probe = probe, probe * 2
+    except _Unevaluable as exc:
+        raise NotDetermined(f"the search stopped before any admissible value: {exc}") from None
     if probe > MAX_INTEGER:
         return Admissible(variable, (), "numeric", (f"no admissible integer up to {MAX_INTEGER}",))
     least = _bisect_int(feasible, below, probe)
-    upper = None
-    last = probe
-    for further in (probe * 2, probe * 4):
-        if not feasible(further):
-            upper = _bisect_int(lambda n: not feasible(n), last, further) - 1
-            break
-        last = further
-    note = ("searched over the integers (doubling, then bisection), assuming the constraint once met stays met"
-            + ("" if upper is not None else f"; checked up to {last}"))
+    upper, last, stopped = None, probe, ""
+    try:
+        while last < MAX_INTEGER and time.monotonic() <= deadline:  # where the admissible run of integers ends
+            further = min(last * 2, MAX_INTEGER)
+            if not feasible(further):
+                upper = _bisect_int(lambda n: not feasible(n), last, further) - 1
+                break
+            last = further
+    except _Unevaluable as exc:
+        stopped = f" ({exc})"
+    if upper is None and last < MAX_INTEGER:
+        note = f"searched over the integers (doubling, then bisection); the end was not found up to {last}{stopped}"
+    else:
+        note = ("searched over the integers (doubling, then bisection), assuming the admissible integers are "
+                "one run" + (f" up to {MAX_INTEGER}" if upper is None else ""))
     return Admissible(variable, (Interval(float(least), None if upper is None else float(upper), True,
                                           upper is not None),), "numeric", (note,), least)
+
+
+class _Unevaluable(Exception):
+    """The constraints cannot be evaluated at a point (the message says why)."""
 
 
 def _bisect_int(holds: Callable[[float], bool], lo: int, hi: int) -> int:
@@ -287,7 +307,16 @@ def _bisect_int(holds: Callable[[float], bool], lo: int, hi: int) -> int:
     return hi
 
 
-def _real_scan(variable: VarKey, feasible: Callable[[float], bool], closed: bool) -> Admissible:
+def _real_scan(variable: VarKey, evaluate: Callable[[float], bool]) -> Admissible:
+    unevaluable: list[str] = []
+
+    def feasible(x: float) -> bool:
+        try:
+            return evaluate(x)
+        except _Unevaluable as exc:
+            unevaluable.append(str(exc))
+            return False
+
     states = [feasible(x) for x in REAL_PROBES]
     intervals, start = [], None
     for i, state in enumerate(states):
@@ -298,10 +327,11 @@ def _real_scan(variable: VarKey, feasible: Callable[[float], bool], closed: bool
             start = None
     if start is not None:
         intervals.append((start, None))
-    out = tuple(Interval(lo, hi, closed and lo != 0.0, closed and hi is not None) for lo, hi in intervals)
-    note = (f"scanned {REAL_PROBES[0]:g} .. {REAL_PROBES[-1]:g} by factors of 2 and bisected the boundaries "
-            "(a window narrower than a factor of 2 can be missed)")
-    return Admissible(variable, out, "numeric", (note,))
+    out = tuple(Interval(lo, hi, lo != 0.0 and feasible(lo), hi is not None and feasible(hi)) for lo, hi in intervals)
+    note = (f"scanned {REAL_PROBES[0]:g} .. {REAL_PROBES[-1]:g} by factors of 2^(1/8) and bisected the boundaries "
+            "(a window narrower than 9 % can be missed)")
+    notes = (note,) + ((f"{len(unevaluable)} points could not be evaluated, e.g. {unevaluable[0]}",) if unevaluable else ())
+    return Admissible(variable, out, "numeric", notes)
 
 
 def _boundary(feasible: Callable[[float], bool], a: float, b: float) -> float:

@@ -153,3 +153,28 @@ def test_interval_helpers():
     assert least_integer([Interval(0.0, None, False, False)]) == 1
     assert threshold([Interval(0.0, 0.75, False, True)]) == 0.75
     assert threshold([Interval(128.0, None, True, False)]) == 128.0
+
+
+@pytest.mark.parametrize("variable, with_, where, intervals, value", [
+    ("tile_n", ["tcgen05-m128n256k16"], ["accumulators_in_tmem >= 2"], [(1.0, 256.0, True, True)], 1),
+    ("tmem_cell_bits", ["tcgen05-m128n256k16"], ["accumulators_in_tmem >= 3", "accumulators_in_tmem < 4"],
+     [(48.0, 64.0, True, False)], 48.0),
+    ("tmem_cell_bits", ["tcgen05-m128n256k16"], ["accumulators_in_tmem >= 2", "accumulators_in_tmem < 4"],
+     [(32.0, 64.0, True, False)], 32.0),
+])
+def test_numeric_windows_find_both_ends_and_their_closedness(kb, variable, with_, where, intervals, value):
+    s = kb.solve(variable, gpu="b200", with_=with_, where=where)
+    assert [(i["lower"], i["upper"], i["lower_closed"], i["upper_closed"]) for i in s.intervals] == \
+        [pytest.approx(i) for i in intervals]
+    assert s.magnitude == pytest.approx(value)
+
+
+def test_an_integer_variable_without_an_integer_in_range_is_inconsistent(kb):
+    s = kb.solve("d_qk", where=["d_qk > 100", "d_qk < 101"])
+    assert s.status == "inconsistent" and s.notes[-1] == "no positive integer satisfies 'd_qk > 100' and 'd_qk < 101'"
+
+
+def test_the_search_stops_where_the_simulation_refuses(kb):
+    s = kb.solve("warps_per_scheduler", set=["loads_per_round=4", "compute_per_round=64", "latency_cycles=500"],
+                 where=["scheduler_utilization >= 0.9"])
+    assert s.magnitude == 8 and "configuration too large for simulate" in s.notes[-1]
