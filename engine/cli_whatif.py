@@ -17,6 +17,7 @@ import sys
 
 from .cli import add_common, add_context, context_args, emit_json, format_number, load_kb
 from .errors import QueryError
+from .symbolic import NotDetermined
 
 __all__ = ["register", "run", "run_symbolic", "run_sweep", "render_whatif", "render_symbolic"]
 
@@ -45,8 +46,9 @@ def run(args) -> int:
         emit_json(result.as_dict())
     else:
         print(render_whatif(result, args))
-    missing = [r.variable for r in result.rows if r.baseline is None and r.scenario is None]
-    return 1 if missing else 0
+    unsettled = [r.variable for r in result.rows if (r.baseline is None and r.scenario is None)
+                 or "inconsistent" in (r.baseline_status, r.scenario_status)]
+    return 1 if unsettled else 0
 
 
 def render_whatif(result, args=None) -> str:
@@ -54,7 +56,8 @@ def render_whatif(result, args=None) -> str:
         facts = [f"{k} = {format_number(context.facts[k].value)} {context.facts[k].unit}".rstrip()
                  for k, v in context.overrides.items() if v == via]
         return ", ".join(facts)
-    entities = " + ".join(result.baseline.entities[-1:] or ["(no entity)"])
+    named = ([args.gpu] if args is not None and args.gpu else []) + (list(args.with_) if args is not None else [])
+    entities = " + ".join(named or result.baseline.entities[-1:] or ["(no entity)"])
     given = describe(result.baseline, "given")
     lines = [f"baseline: {entities}" + (f", given {given}" if given else ""),
              f"scenario: {describe(result.scenario, 'scenario') or 'no change'}"
@@ -67,10 +70,14 @@ def render_whatif(result, args=None) -> str:
     for row in result.rows:
         change = "-" if row.change is None else f"{row.change:+.0%}" if abs(row.change) >= 0.01 or row.change == 0 \
             else f"{row.change:+.2%}"
+        marks = ["scenario"] if row.overridden else []
+        marks += [f"{side} {status}" for side, status in (("baseline", row.baseline_status),
+                                                          ("scenario", row.scenario_status))
+                  if status in ("inconsistent", "underdetermined", "not_applicable")]
         table.append([row.variable, format_number(row.baseline.magnitude if row.baseline else None),
                       format_number(row.scenario.magnitude if row.scenario else None), row.unit, change,
-                      "scenario" if row.overridden else ""])
-    widths = [max(len(h), *(len(r[i]) for r in table)) for i, h in enumerate(header)]
+                      ", ".join(marks)])
+    widths = [max([len(h), *(len(r[i]) for r in table)]) for i, h in enumerate(header)]
     align = [str.ljust, str.rjust, str.rjust, str.ljust, str.rjust]
     lines.append("  ".join(a(h, w) for a, h, w in zip(align, header, widths)))
     for r in table:
@@ -88,12 +95,28 @@ def run_symbolic(args, kb) -> int:
         raise QueryError("--symbolic and --sweep are separate questions", hint="give one of them")
     context = kb.context(**context_args(args))
     free = parse_free(kb, args.free) if args.free.strip() else None
-    solution = solve_symbolic(kb, args.variable, context, free, args.where, args.sensitivity)
+    try:
+        solution = solve_symbolic(kb, args.variable, context, free, args.where, args.sensitivity)
+    except NotDetermined as exc:
+        return _not_determined(args, kb, exc)
     if args.json:
         emit_json(solution.as_dict())
     else:
         print(render_symbolic(solution))
-    return 0
+    return 0 if solution.determined or "expression" in solution.extra else 1
+
+
+def _not_determined(args, kb, exc) -> int:
+    """The contract's answer to a question the context cannot settle: underdetermined, its needs, exit 1."""
+    from .cli import render_solution
+    from .solve import Solution
+    solution = Solution(args.variable, "underdetermined", kb.model.unit_of(args.variable), needs=tuple(exc.needs),
+                        notes=(exc.message,))
+    if args.json:
+        emit_json(solution.as_dict())
+    else:
+        print(render_solution(solution, explain=False))
+    return 1
 
 
 def render_symbolic(solution) -> str:
@@ -132,7 +155,10 @@ def run_sweep(args, kb) -> int:
         from .plotting import check_plot_path
         check_plot_path(args.plot)
     axes = [parse_axis(kb, text) for text in args.sweep]
-    result = sweep(kb, args.variable, kb.context(**context_args(args)), axes, args.where)
+    try:
+        result = sweep(kb, args.variable, kb.context(**context_args(args)), axes, args.where)
+    except NotDetermined as exc:
+        return _not_determined(args, kb, exc)
     if args.plot:
         from .plotting import plot_sweep
         plot_sweep(result, args.plot)

@@ -116,3 +116,19 @@ def test_threshold_through_the_cli(capsys):
     document = json.loads(out)
     assert code == 0 and document["value"] == 128
     assert document["intervals"] == [{"lower": 128.0, "upper": None, "lower_closed": True, "upper_closed": False}]
+
+
+def test_a_closed_form_or_sweep_the_context_cannot_settle_is_underdetermined_exit_1(capsys):
+    code, out, _ = run(capsys, "solve", "exp_utilization[bf16]", "--gpu", "h100-sxm", "--symbolic", "--free", "d_qk",
+                       "--json")
+    document = json.loads(out)
+    assert code == 1 and document["status"] == "underdetermined" and ["d_v"] in document["needs"]
+    code, out, _ = run(capsys, "solve", "exp_utilization[bf16]", "--gpu", "h100-sxm", "--sweep", "d_qk=64:192:64")
+    assert code == 1 and out.startswith("exp_utilization[bf16]: underdetermined")
+
+
+def test_whatif_marks_what_is_not_settled_and_exits_1(capsys):
+    code, out, _ = run(capsys, "whatif", "exp_utilization[bf16]", "--gpu", "b200", "--with", "sfu-doubled",
+                       "--set", "clock_tc=2GHz")
+    assert code == 1 and out.splitlines()[0] == "baseline: b200 + sfu-doubled"
+    assert out.rstrip().endswith("[baseline underdetermined, scenario underdetermined]")
