@@ -15,7 +15,7 @@ def kb(real_kb):
 
 
 @pytest.mark.parametrize("variable, gpu, with_, expected", [
-    ("tmem_per_sm", "b200", ["tcgen05-m128n256k16"], 256.0),               # 128 rows x 512 columns x 32 bit
+    ("tmem_per_sm", "b200", [], 256.0),                                    # 128 rows x 512 columns x 32 bit
     ("accumulators_in_tmem", "b200", ["tcgen05-m128n256k16"], 2.0),       # exactly two 128 x 256 accumulators
     ("accumulator_registers_per_thread", "hopper", ["wgmma-m64n256k16"], 128.0),
     ("smem_share", "hopper", ["wgmma-m64n128k16"], 0.75),
@@ -49,3 +49,7 @@ def test_smem_share_scales_as_the_chapter_says(kb):
     result = sweep(kb, "smem_share", kb.context("hopper", set=["tile_m=64", "a_rows=64", "operand_bytes=2"]),
                    [parse_axis(kb, "tile_n=64,128,256")], where=["b_cols = tile_n"])
     assert [f"{v:.0%}" for v in result.values] == ["100%", "75%", "62%"]
+
+
+def test_tensor_memory_is_blackwells_alone(kb):
+    assert kb.solve("accumulators_in_tmem", gpu="hopper", with_=["tcgen05-m128n256k16"]).status == "not_applicable"
