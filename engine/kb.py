@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from .context import Context, build_context
-from .errors import KBErrors, Location, QueryError
-from .expressions import Ref, parse_relation
+from .errors import DimensionError, KBErrors, Location, QueryError
+from .expressions import Num, Ref, parse_relation
 from .loader import load_model
 from .model import Model, VarKey
 from .paths import default_kb_dirs
@@ -65,7 +65,17 @@ class KnowledgeBase:
         relation = parse_relation(text, origin)
         for ref in relation.references():
             self.model.check_key(str(ref), where=origin)
-        check_dimensions(relation, self.model, self.units, where=origin)
+        try:
+            check_dimensions(relation, self.model, self.units, where=origin)
+        except DimensionError as exc:
+            sides = (relation.lhs, relation.rhs)
+            if any(isinstance(a, Num) for a in sides) and any(isinstance(b, Ref) for b in sides):
+                ref = next(b for b in sides if isinstance(b, Ref))
+                unit = self.model.unit_of(str(ref))
+                raise DimensionError(exc.message, where=origin, hint=(
+                    f"a bare number has no unit, and {ref} is in {unit}: compare {ref} with another variable "
+                    f"of that unit, or a ratio of such variables with a number")) from None
+            raise
         return relation
 
     def _compile_where(self, relation, name: str, text: str) -> Relation:

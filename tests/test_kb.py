@@ -138,7 +138,8 @@ def test_where_dimension_error_names_the_where(tiny_kb):
     with pytest.raises(DimensionError) as info:
         tiny_kb.solve("clock", gpu="chip", where=["clock = 100"])
     assert str(info.value) == ("--where 'clock = 100': the left side is [cycle]/[time], the right side dimensionless; "
-                               "check each variable's unit and the factors of the equation")
+                               "a bare number has no unit, and clock is in GHz: compare clock with another variable "
+                               "of that unit, or a ratio of such variables with a number")
 
 
 @pytest.mark.parametrize("gpu, rate", [("v100", 1.758), ("a100", 2.430), ("h100-sxm", 5.234), ("b200", 7.812)])
