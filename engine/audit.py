@@ -68,6 +68,7 @@ __all__ = ["audit", "Auditor", "AuditReport", "EntityAudit", "Check", "Figure", 
 STATUSES = ("inconsistent", "within_rounding", "consistent")  # most severe first
 CHECK_KINDS = ("law", "stated_vs_derived", "expectation")
 CONSISTENT_RELATIVE = 1e-9
+EXPECTATION_CAVEAT = "A datasheet can break an expectation without any of its figures being wrong"
 _NEWTON_STEP = 1e-7
 
 
@@ -163,8 +164,7 @@ class Check:
         if routes:
             text += f" [{routes}]"
         if self.kind == "expectation":
-            text = (f"expectation: {self.doc} — {text}. A sheet can break an expectation (e.g. by quoting peaks "
-                    f"at different clocks); this is not an error of a figure")
+            text = f"expectation: {self.doc} — {text}. {EXPECTATION_CAVEAT}"
         else:
             text = f"{'law' if self.kind == 'law' else 'stated vs derived'}: {self.doc} — {text}"
         if self.suspects and self.status == "inconsistent":

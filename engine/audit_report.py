@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import html
 
-from .audit import AuditReport, Check, EntityAudit
+from .audit import EXPECTATION_CAVEAT, AuditReport, Check, EntityAudit
 
 __all__ = ["render", "render_table", "render_markdown", "render_html", "FORMATS"]
 
@@ -55,8 +55,7 @@ def _notes(c: Check) -> list[str]:
             inputs = ", ".join(f"{i} {_quantity(known[i].value, known[i].unit)}" for i in s.inputs if i in known)
             out.append(f"{s.key} = {_quantity(s.value, s.unit)} from {s.via}" + (f" ({inputs})" if inputs else ""))
     if c.kind == "expectation":
-        out.append(f"expectation: {c.doc}; a sheet can break it (peaks quoted at different clocks), "
-                   "which is not an error of a figure")
+        out.append(f"expectation: {c.doc}. {EXPECTATION_CAVEAT}")
     if c.suspects:
         lead = "if a figure is wrong instead" if c.kind == "expectation" else "likely"
         out.append(f"{lead}: " + "; ".join(s.sentence for s in c.suspects[:3]))
