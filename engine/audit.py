@@ -726,5 +726,6 @@ def _summary(audits: Sequence[EntityAudit], groups: Mapping[str, Mapping[str, st
                               for a in audits for c in a.checks).as_dict()
         out["systematic"] = population.get("systematic", [])
         out["isolated"] = population.get("isolated", [])
-        out["population"] = {k: v for k, v in population.items() if k not in ("systematic", "isolated")}
+        out["mixed"] = population.get("mixed", [])
+        out["population"] = {k: v for k, v in population.items() if k not in ("systematic", "isolated", "mixed")}
     return out

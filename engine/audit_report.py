@@ -100,6 +100,12 @@ def _summary_lines(report: AuditReport) -> list[str]:
         for i in list(s["isolated"])[:_MAX_LISTED]:
             dev = "" if i.get("deviation") is None else f" ({i['deviation']:+.3g}%)"
             lines.append(f"  {i['entity']}: {i['rule']}{dev}, among {i['group_by']} = {i['group']}")
+        mixed = list(s.get("mixed", []))
+        if mixed:
+            lines.append(f"mixed failures (a group where the rule holds for some rows and not others): {len(mixed)}")
+            for i in mixed[:_MAX_LISTED]:
+                lines.append(f"  {i['entity']}: {i['rule']}, {i['failed']} of {i['checked']} failing among "
+                             f"{i['group_by']} = {i['group']}")
     return lines
 
 

