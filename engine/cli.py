@@ -78,6 +78,7 @@ def _json_default(obj):
 
 def _solve(args) -> int:
     kb = load_kb(args)
+    _check_modes(args)
     if args.sweep:
         from .cli_whatif import run_sweep
         return run_sweep(args, kb)
@@ -90,6 +91,18 @@ def _solve(args) -> int:
     else:
         print(render_solution(solution, explain=False))
     return 0 if solution.status in ("stated", "derived") else 1
+
+
+def _check_modes(args) -> None:
+    """A flag that belongs to another mode of solve is an error, not silently ignored."""
+    misplaced = [flag for flag, given, mode in (("--free", args.free.strip(), args.symbolic),
+                                                ("--sensitivity", args.sensitivity, args.symbolic),
+                                                ("--format", args.format != "table", args.sweep),
+                                                ("--plot", args.plot, args.sweep)) if given and not mode]
+    if misplaced:
+        needs = {"--free": "--symbolic", "--sensitivity": "--symbolic", "--format": "--sweep", "--plot": "--sweep"}
+        raise UsageError(f"{misplaced[0]} goes with {needs[misplaced[0]]}",
+                         hint=f"add {needs[misplaced[0]]}, or drop {misplaced[0]}")
 
 
 def _explain(args) -> int:

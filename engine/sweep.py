@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Axis", "SweepResult", "PointEvaluator", "parse_axis", "sweep", "MAX_POINTS"]
 
-MAX_POINTS = 20_000_000
+MAX_POINTS = 10_000_000       # a grid of 10^7 doubles is 80 MB per column; the table of it, far more
 MAX_AXIS_POINTS = 10_000_000
 TRIAL_SOURCE = "trial value"
 
@@ -78,7 +78,10 @@ def parse_axis(kb: "KnowledgeBase", text: str) -> Axis:
             raise QueryError(f"--sweep {text!r}: the step must be positive", hint="e.g. d_qk=64:256:64")
         if stop < start:
             raise QueryError(f"--sweep {text!r}: STOP is below START", hint="write START:STOP:STEP with START <= STOP")
-        count = math.floor((stop - start) / step * (1 + 1e-12) + 1e-9) + 1
+        span = (stop - start) / step
+        if not span < MAX_AXIS_POINTS:  # before floor(): 1e-300 steps give a count of 300 digits
+            raise QueryError(f"--sweep {text!r} has more than {MAX_AXIS_POINTS} points", hint="take a larger step")
+        count = math.floor(span * (1 + 1e-12) + 1e-9) + 1
         if count > MAX_AXIS_POINTS:
             raise QueryError(f"--sweep {text!r} has {count} points, more than {MAX_AXIS_POINTS}",
                              hint="take a larger step")
@@ -86,6 +89,10 @@ def parse_axis(kb: "KnowledgeBase", text: str) -> Axis:
         values = tuple(float(v) for v in start + step * np.arange(count))
     else:
         values = tuple(read(p) for p in spec.split(","))
+    if any(v < 0 for v in values):
+        raise QueryError(f"--sweep {text!r}: {key} takes no negative values", hint="sweep sizes, counts and rates")
+    if variable.integer and any(v != int(v) for v in values):
+        raise QueryError(f"--sweep {text!r}: {key} counts whole things", hint="sweep whole numbers, e.g. 64:256:64")
     return Axis(key, variable.unit, values)
 
 
@@ -192,11 +199,19 @@ def sweep(kb: "KnowledgeBase", variable: VarKey, context: Context, axes: Sequenc
             return SweepResult(variable, unit, tuple(axes), grid, values, "closed form", form, notes)
     evaluator = PointEvaluator(kb, context, keys, [variable], where)
     values = np.empty(total)
+    refused = []
     for i in range(total):
-        value = evaluator({k: float(g[i]) for k, g in zip(keys, grid)}).get(variable)
+        point = {k: float(g[i]) for k, g in zip(keys, grid)}
+        try:
+            value = evaluator(point).get(variable)
+        except KBError as exc:  # e.g. a simulation too large to run at this point
+            refused.append(f"{', '.join(f'{k}={v:g}' for k, v in point.items())}: {exc.message}")
+            value = None
         values[i] = math.nan if value is None else value.magnitude
     reason = "no closed form: " if method == "auto" else ""
     notes = (f"{reason}evaluated point by point ({total} points)",)
+    if refused:
+        notes += (f"{len(refused)} points could not be evaluated and are left empty, e.g. {refused[0]}",)
     return SweepResult(variable, unit, tuple(axes), grid, values, "point by point", None, notes)
 
 

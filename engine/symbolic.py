@@ -269,6 +269,8 @@ def default_free(kb: "KnowledgeBase", variable: VarKey, context: Context,
     rule's left side) down to the variables nothing in the context defines:
     the H100's ``exp_utilization[bf16]`` becomes a function of ``d_qk, d_v``.
     """
+    if variable in context.facts:  # a stated target is written in what it would follow from
+        context = without(context, [variable])
     solution = kb.solver(context, list(where)).solution(variable)
     if solution.value is not None:
         facts = solution.value.facts()

@@ -161,3 +161,14 @@ def test_run_by_name_and_by_path(capsys):
 def test_a_user_kb_on_its_own(capsys):
     code, doc, _ = run_json(capsys, "solve", "clock", "--kb", str(TINY), "--no-default-kb", "--gpu", "chip")
     assert code == 0 and doc["value"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--free", "d_qk"], "error: --free goes with --symbolic"),
+    (["--sensitivity"], "error: --sensitivity goes with --symbolic"),
+    (["--format", "csv"], "error: --format goes with --sweep"),
+    (["--plot", "x.png"], "error: --plot goes with --sweep"),
+])
+def test_a_flag_of_another_mode_is_refused(capsys, flags, message):
+    code, _, err = run(capsys, "solve", "clock_tc", "--gpu", "h100-sxm", *flags)
+    assert code == 2 and err.startswith(message)

@@ -110,3 +110,21 @@ def test_points_that_break_a_given_equality_are_left_empty(kb):
                    [parse_axis(kb, "tile_n=64,128,256")], where=["b_cols = tile_n"])  # b_cols is stated: 64
     assert result.values[0] == 1.0 and all(math.isnan(v) for v in result.values[1:])
     assert result.notes == ("'b_cols = tile_n' does not hold at 2 of 3 points: those are left empty",)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("d_qk=-64,0", "--sweep 'd_qk=-64,0': d_qk takes no negative values"),
+    ("d_qk=64.5", "--sweep 'd_qk=64.5': d_qk counts whole things"),
+    ("d_qk=1e-300:1:1e-300", "--sweep 'd_qk=1e-300:1:1e-300' has more than 10000000 points"),
+])
+def test_values_a_variable_cannot_take_are_refused(kb, text, message):
+    with pytest.raises(QueryError) as info:
+        parse_axis(kb, text)
+    assert info.value.message == message
+
+
+def test_a_point_the_simulation_refuses_is_left_empty_with_a_note(kb):
+    context = kb.context(set=["loads_per_round=1", "compute_per_round=16", "latency_cycles=500"])
+    result = sweep(kb, "scheduler_utilization", context, [parse_axis(kb, "warps_per_scheduler=16,512")])
+    assert result.values[0] == pytest.approx(0.52, abs=0.01) and math.isnan(result.values[1])
+    assert "1 points could not be evaluated" in result.notes[-1]
