@@ -91,7 +91,8 @@ def build_context(model: Model, units: Units, gpu: EntityId | None = None, with_
         facts.update({k: base.facts[k] for k in base.overrides})
         overrides.update(base.overrides)
     for item in sets:
-        fact = item if isinstance(item, Fact) else parse_assignment(item, model, units, via=via)
+        fact = item if isinstance(item, Fact) else parse_assignment(
+            item, model, units, origin="--given" if via == "given" else "--set", via=via)
         facts[fact.key] = fact
         overrides[fact.key] = via
     return Context(tuple(stack), facts, overrides)

@@ -119,8 +119,13 @@ class ClosedForm:
         return float(self.scalar_function(*(float(point[k]) for k in self.free)))
 
     def elasticity(self, key: VarKey) -> sympy.Expr:
-        """∂ln f / ∂ln x: the relative change of the target per relative change of ``key``."""
+        """∂ln f / ∂ln x: the relative change of the target per relative change of ``key``.
+
+        NaN through floor, ceil, min or max, whose derivative is a step, not a sensitivity.
+        """
         x = symbol_of(key)
+        if any(step.has(x) for step in self.expression.atoms(sympy.floor, sympy.ceiling, sympy.Min, sympy.Max)):
+            return sympy.nan
         return _simplify(sympy.diff(self.expression, x) * x / self.expression)
 
     def elasticities(self, point: Mapping[VarKey, float] | None = None) -> dict[VarKey, sympy.Expr]:
@@ -399,8 +404,9 @@ def solve_symbolic(kb: "KnowledgeBase", variable: VarKey, context: Context, free
     if sensitivity:
         known = point if len(point) == len(form.free) else {}
         extra["sensitivity"] = [
-            {"variable": k, "expression": str(form.elasticity(k)),
-             "elasticity": float(e) if e.is_number else None}
+            {"variable": k, "expression": ("not differentiable (through floor, ceil, min or max)"
+                                           if form.elasticity(k) is sympy.nan else str(form.elasticity(k))),
+             "elasticity": float(e) if e.is_number and e is not sympy.nan else None}
             for k, e in form.elasticities(known).items()]
     needs = base.needs if value is None else ()
     return Solution(variable, status, form.unit, value, needs=needs, notes=(*notes, *base.notes), extra=extra)
