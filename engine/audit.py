@@ -56,7 +56,7 @@ import sympy
 from .errors import Location, QueryError, UnknownNameError
 from .hints import SPECIFIC, has_information, hint_for
 from .intervals import Interval, compile_interval
-from .model import Entity, EntityId, Fact, VarKey, split_key
+from .model import Entity, EntityId, Fact, VarKey, ancestry, split_key
 from .relations import Relation, key_of_symbol, symbol_of
 
 if TYPE_CHECKING:
@@ -505,15 +505,13 @@ class _Entities:
     def __getitem__(self, eid) -> Entity:
         return self.extra[eid] if eid in self.extra else self.base[eid]
 
+    def __iter__(self):
+        return iter({**self.base, **self.extra})
+
     def ancestry(self, eid: EntityId) -> list[EntityId]:
         """Most general first, later wins: the order of :func:`engine.context.build_context`."""
         if eid not in self._ancestry:
-            order: list[EntityId] = []
-            for parent in self[eid].extends:
-                if parent not in self:
-                    raise UnknownNameError("entity", parent, self.base, where=self[eid].where)
-                order += [p for p in self.ancestry(parent) if p not in order]
-            self._ancestry[eid] = order + [eid] if eid not in order else order
+            self._ancestry[eid] = ancestry(self, eid)
         return self._ancestry[eid]
 
 

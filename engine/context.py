@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping
 
 from .errors import ContextError, KBError, Location, UnitError
-from .model import EntityId, Fact, Model, VarKey
+from .model import EntityId, Fact, Model, VarKey, ancestry
 from .units import Units
 
 __all__ = ["Context", "build_context", "parse_assignment"]
@@ -75,7 +75,7 @@ def build_context(model: Model, units: Units, gpu: EntityId | None = None, with_
         if eid not in entities_table:
             from .errors import UnknownNameError
             raise UnknownNameError("entity", eid, entities_table, where=Location("--gpu" if eid == gpu else "--with"))
-        for ancestor in _ancestry(entities_table, eid):
+        for ancestor in ancestry(entities_table, eid):
             if ancestor in stack:
                 stack.remove(ancestor)
             stack.append(ancestor)
@@ -96,16 +96,3 @@ def build_context(model: Model, units: Units, gpu: EntityId | None = None, with_
         facts[fact.key] = fact
         overrides[fact.key] = via
     return Context(tuple(stack), facts, overrides)
-
-
-def _ancestry(entities, eid) -> list[EntityId]:
-    order: list[EntityId] = []
-
-    def visit(e):
-        for parent in entities[e].extends:
-            visit(parent)
-        if e not in order:
-            order.append(e)
-
-    visit(eid)
-    return order

@@ -15,7 +15,7 @@ from .expressions import Relation
 
 __all__ = [
     "VarName", "VarKey", "EntityId", "IndexSet", "Variable", "Fact", "Rule", "Simulation",
-    "Entity", "Model", "var_key", "split_key", "RULE_KINDS", "ENTITY_KINDS",
+    "Entity", "Model", "ancestry", "var_key", "split_key", "RULE_KINDS", "ENTITY_KINDS",
 ]
 
 VarName = str   # a declared variable: "tc_peak"
@@ -186,13 +186,24 @@ class Model:
 
     def ancestry(self, entity_id: EntityId) -> list[EntityId]:
         """The entity and all it extends, most general first (later wins)."""
-        order: list[EntityId] = []
+        return ancestry(self.entities, entity_id)
 
-        def visit(eid: EntityId):
-            for parent in self.entities[eid].extends:
-                visit(parent)
-            if eid not in order:
-                order.append(eid)
 
-        visit(entity_id)
-        return order
+def ancestry(entities: Mapping[EntityId, Entity], entity_id: EntityId) -> list[EntityId]:
+    """``entity_id`` and all it extends in ``entities``, most general first (later wins).
+
+    The one order every context follows; a parent missing from the table is an
+    UnknownNameError at the child's place (the loader has ruled out cycles).
+    """
+    order: list[EntityId] = []
+
+    def visit(eid: EntityId):
+        for parent in entities[eid].extends:
+            if parent not in entities:
+                raise UnknownNameError("entity", parent, entities, where=entities[eid].where)
+            visit(parent)
+        if eid not in order:
+            order.append(eid)
+
+    visit(entity_id)
+    return order

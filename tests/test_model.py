@@ -15,7 +15,7 @@ HERE = Location("f.yaml", 1, 1)
 def test_all_names_exist():
     assert sorted(model_module.__all__) == sorted([
         "VarName", "VarKey", "EntityId", "IndexSet", "Variable", "Fact", "Rule", "Simulation",
-        "Entity", "Model", "var_key", "split_key", "RULE_KINDS", "ENTITY_KINDS"])
+        "Entity", "Model", "ancestry", "var_key", "split_key", "RULE_KINDS", "ENTITY_KINDS"])
     for name in model_module.__all__:
         assert hasattr(model_module, name)
 
