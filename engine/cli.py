@@ -61,9 +61,15 @@ def context_args(args) -> dict:
     return {"gpu": args.gpu, "with_": args.with_, "set": args.set}
 
 
+def json_text(document, compact: bool = False) -> str:
+    """The one JSON form of every command; ``compact`` for documents too large to indent quickly."""
+    if compact:
+        return json.dumps(document, separators=(",", ":"), default=_json_default) + "\n"
+    return json.dumps(document, indent=2, default=_json_default) + "\n"
+
+
 def emit_json(document) -> None:
-    json.dump(document, sys.stdout, indent=2, default=_json_default)
-    sys.stdout.write("\n")
+    sys.stdout.write(json_text(document))
 
 
 def _json_default(obj):

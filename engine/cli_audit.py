@@ -82,12 +82,9 @@ COMPACT_FROM = 200  # entities: a database's document is written without indenta
 
 
 def _json_text(document: dict, entities: int) -> str:
-    """The document as ``emit_json`` writes it, but compact for a database: 40 MB indented takes seconds."""
-    import json
-    from .cli import _json_default
-    if entities < COMPACT_FROM:
-        return json.dumps(document, indent=2, default=_json_default) + "\n"
-    return json.dumps(document, separators=(",", ":"), default=_json_default) + "\n"
+    """Compact for a database: a 40 MB document takes seconds to indent."""
+    from .cli import json_text
+    return json_text(document, compact=entities >= COMPACT_FROM)
 
 
 def _has_figures(kb, entity) -> bool:
