@@ -177,6 +177,6 @@ def find_needs(relations: Sequence[frozenset[str]], known: Iterable[str], target
             plan = make_plan(relations, base.determined | set(combo), can_solve, usable)
             if target in plan.determined and accept(plan):
                 found.append(combo)
-        if found:
-            return sorted(tuple(sorted(c)) for c in found)
+        if found:  # the sets closest to the target first (its own rule's inputs before far-off ones)
+            return sorted((tuple(sorted(c)) for c in found), key=lambda c: (sum(near[("k", k)] for k in c), c))
     return []

@@ -153,7 +153,7 @@ def test_needs_of_a_key_no_relation_mentions():
 
 
 def test_needs_through_a_block():
-    assert find_needs(BLOCK, {"a"}, "z", ANY) == [("b",), ("x",), ("y",)]
+    assert find_needs(BLOCK, {"a"}, "z", ANY) == [("x",), ("y",), ("b",)]  # z's own inputs before the far b
 
 
 # ---------------------------------------------------------------- routes
