@@ -77,6 +77,7 @@ class Solver:
         not_applicable = context.not_applicable
         self._usable = [not (ks & not_applicable) for ks in self.keysets]
         self.notes: list[str] = []
+        self._regular: dict[tuple, bool] = {}
         self.values: dict[VarKey, Value] = {}
         for key, fact in context.facts.items():
             if fact.applicable:
@@ -259,12 +260,30 @@ class Solver:
         return all(self._block_regular(step) for step in blocks)
 
     def _block_regular(self, step: Step) -> bool:
+        """At random values of its inputs, the block has a positive root with a Jacobian of full rank.
+
+        Random inputs matter: two equations that fix only a product (or that force a relation among
+        the inputs, such as shading_units = sm_count * fp32_lanes_per_sm) have no root there at all.
+        """
+        key = (step.relations, step.outputs)
+        if key not in self._regular:
+            self._regular[key] = self._solvable_at_random(step)
+        return self._regular[key]
+
+    def _solvable_at_random(self, step: Step) -> bool:
         import numpy as np
         relations = [self.relations[r] for r in step.relations]
         if any(r.template is None for r in relations):
             return True  # a simulated rule: no equation to differentiate
         rng = random.Random(2026)  # a fixed point: the same answer every run
-        point = {k: math.exp(rng.uniform(-1.0, 1.0)) for r in relations for k in r.keys}
+        point = {k: math.exp(rng.uniform(-1.0, 1.0)) for r in relations for k in r.keys if k not in step.outputs}
+        unknowns = [symbol_of(k) for k in step.outputs]
+        equations = [r.residual.xreplace({symbol_of(k): v for k, v in point.items() if k in r.keys})
+                     for r in relations]
+        root = _newton_positive(equations, unknowns)
+        if root is None:
+            return False
+        point.update({key_of_symbol(x): float(v) for x, v in root.items()})
         jacobian = []
         for relation in relations:
             lhs, rhs = relation.residual_value(point)

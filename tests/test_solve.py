@@ -213,3 +213,11 @@ def test_a_block_without_a_closed_form_is_solved_numerically(tmp_path):
     assert solution.status == "derived" and "solved numerically" in solution.notes[0]
     p, q = solution.magnitude, kb.solve("q", gpu="pair").magnitude
     assert p + math.exp(p) * q == pytest.approx(5, rel=1e-10) and p * q + math.log(q) == pytest.approx(1, abs=1e-10)
+
+
+def test_needs_leave_out_sets_that_only_force_a_relation_among_themselves(real_kb):
+    """shading_units with fp32_lanes_per_sm gives two equations in fp32_peak and clock_fp32 that the clock
+    cancels out of: they force shading_units = sm_count x lanes instead of settling the clock."""
+    needs = real_kb.solve("clock_fp32", gpu="b200").needs
+    assert needs == (("fp32_lanes_per_sm", "fp32_peak"), ("fp32_peak", "shading_units"),
+                     ("fp32_lanes_per_partition", "fp32_peak"))
