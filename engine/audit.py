@@ -546,7 +546,7 @@ def _evaluate(plan: _Plan, rows: Sequence[_Row], kb: "KnowledgeBase") -> list[_O
         if side_symbols:
             with np.errstate(all="ignore"):
                 side_values.append((key, via, inputs, fn(_arrays(rows, side_symbols, radius=False)).mid))
-    unit = _unit(kb, plan.target)
+    unit = kb.model.unit_of(plan.target)
     to_display = kb.units.from_canonical(1.0, unit)
     names = ("consistent", "within_rounding", "inconsistent")
     position = {int(i): n for n, i in enumerate(failed)}
@@ -595,9 +595,6 @@ def _solve_for_fact(plan: _Plan, rows: Sequence[_Row], which: np.ndarray, key: V
     return np.where(good, x, np.nan)
 
 
-def _unit(kb: "KnowledgeBase", key: VarKey) -> str:
-    return kb.model.unit_of(key)
-
 
 # ---------------------------------------------------------------- suspects, hints, checks
 
@@ -636,13 +633,13 @@ def _entity_audit(row: _Row, outcomes: Sequence[_Outcome], kb: "KnowledgeBase") 
 
 
 def _point_figure(kb, key: VarKey, canonical: float, via: str | None, inputs: tuple[VarKey, ...]) -> Figure:
-    unit = _unit(kb, key)
+    unit = kb.model.unit_of(key)
     value = kb.units.from_canonical(canonical, unit)
     return Figure(key, value, unit, value, value, via, inputs)
 
 
 def _figure(kb, key: VarKey, triple: tuple[float, float, float], via: str | None) -> Figure:
-    return Figure(key, triple[0], _unit(kb, key), triple[1], triple[2], via)
+    return Figure(key, triple[0], kb.model.unit_of(key), triple[1], triple[2], via)
 
 
 def _rank(row: _Row, basis: Sequence[_Outcome], passing: Sequence[_Outcome], kb) -> list[Suspect]:

@@ -91,8 +91,6 @@ def render_whatif(result, args=None) -> str:
 def run_symbolic(args, kb) -> int:
     from .symbolic import parse_free, solve_symbolic
     _equalities_only(kb, args.where, "--symbolic")
-    if args.sweep:
-        raise QueryError("--symbolic and --sweep are separate questions", hint="give one of them")
     context = kb.context(**context_args(args))
     free = parse_free(kb, args.free) if args.free.strip() else None
     try:

@@ -193,7 +193,7 @@ def _exact(kb, variable, context, constraints, where) -> Admissible:
     keys = [k for c in constraints for k in c.keys if k != variable]
     forms, _ = canonical_forms(kb, list(dict.fromkeys(keys)), context, [variable], where)
     x = symbol_of(variable)
-    factor = exact_number(kb.units.to_canonical(1.0, kb.model.variables[split_key(variable)[0]].unit))
+    factor = exact_number(kb.units.to_canonical(1.0, kb.model.unit_of(variable)))
     subs = {symbol_of(k): e for k, e in forms.items()}
     domain = sympy.Interval.open(0, sympy.oo)
     admissible = domain
@@ -240,7 +240,7 @@ def _numeric(kb, variable, context, constraints, where) -> Admissible:
     from .sweep import PointEvaluator
     keys = list(dict.fromkeys(k for c in constraints for k in c.keys if k != variable))
     evaluator = PointEvaluator(kb, context, [variable], keys, where)
-    unit = kb.model.variables[split_key(variable)[0]].unit
+    unit = kb.model.unit_of(variable)
     cache: dict[float, bool] = {}
 
     def feasible(x: float) -> bool:

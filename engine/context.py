@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping
 
-from .errors import ContextError, KBError, Location, UnitError
+from .errors import ContextError, Location, UnitError
 from .model import EntityId, Fact, Model, VarKey, ancestry
 from .units import Units
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from .context import Context, build_context
-from .errors import DimensionError, KBErrors, Location, QueryError
+from .errors import DimensionError, Location, QueryError
 from .expressions import Num, Ref, parse_relation
 from .loader import load_model
 from .model import Model, VarKey

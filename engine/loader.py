@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Iterable
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
@@ -19,7 +19,7 @@ from .errors import (ExpressionError, KBError, KBErrors, LoadError, Location, Un
                      UnknownNameError, suggest)
 from .expressions import Ref, parse_relation
 from .model import (ENTITY_KINDS, RULE_KINDS, Entity, Fact, IndexSet, Model, Rule, Simulation,
-                    Variable, split_key, var_key)
+                    Variable, split_key)
 from .nodecache import cached_tree, store_tree
 from .units import Units
 

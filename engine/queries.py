@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+from ruamel.yaml.nodes import ScalarNode, SequenceNode
 
 from .errors import KBError, KBErrors, LoadError, Location, QueryError, UnitError
 from .loader import _Reader, read_yaml

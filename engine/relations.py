@@ -11,7 +11,6 @@ or an equation with several roots) is marked forward-only and never used.
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from fractions import Fraction
@@ -21,7 +20,7 @@ import sympy
 
 from .errors import DimensionError, KBError, KBErrors
 from .cache import UNSOLVABLE, SolutionCache, default_cache
-from .expressions import BinOp, Call, Expr, Neg, Num, Ref, Relation as RelationAST, parse_expression, to_sympy
+from .expressions import Call, Expr, Neg, Num, Ref, Relation as RelationAST, parse_expression, to_sympy
 from .model import Model, Rule, VarKey, var_key
 from .numeric import lambdify_math
 from .units import Dimensions, Units, format_dimensions

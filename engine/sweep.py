@@ -24,13 +24,13 @@ from __future__ import annotations
 import csv
 import io
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from .context import Context
 from .downstream import intervene
 from .errors import KBError, Location, QueryError
-from .model import Fact, VarKey, split_key
+from .model import Fact, VarKey
 from .numeric import lambdify_numpy
 from .plan import Step
 from .relations import symbol_of
@@ -184,7 +184,7 @@ def sweep(kb: "KnowledgeBase", variable: VarKey, context: Context, axes: Sequenc
     where = list(where)
     context, _ = intervene(kb, context, context, keys, where)  # a swept clock moves the peaks it gives
     grid = tuple(g.ravel() for g in np.meshgrid(*(np.asarray(a.values, dtype=float) for a in axes), indexing="ij"))
-    unit = kb.model.variables[split_key(variable)[0]].unit
+    unit = kb.model.unit_of(variable)
     if method in ("auto", "closed form"):
         try:
             form = closed_form(kb, variable, context, keys, where)
@@ -258,7 +258,7 @@ class PointEvaluator:
                  where: Iterable[str] = ()):
         self.kb, self.inputs, self.outputs = kb, tuple(inputs), tuple(outputs)
         self.where = list(where)
-        self.units = {k: kb.model.variables[split_key(k)[0]].unit for k in (*self.inputs, *self.outputs)}
+        self.units = {k: kb.model.unit_of(k) for k in (*self.inputs, *self.outputs)}
         self.context = _with_trials(kb, context, {k: 1.0 for k in self.inputs}, self.units)
         self.solver = kb.solver(self.context, self.where)
         plan = self.solver.plan

@@ -158,7 +158,7 @@ def closed_form(kb: "KnowledgeBase", variable: VarKey, context: Context, free: I
     # display units: x_canonical = factor * x_display, target_display = target_canonical / factor
     to_display = {symbol_of(k): symbol_of(k) * _unit_factor(kb, k) for k in free}
     expression = _simplify(canonical[variable].xreplace(to_display) / _unit_factor(kb, variable))
-    return ClosedForm(variable, _unit(kb, variable), free, expression, used)
+    return ClosedForm(variable, kb.model.unit_of(variable), free, expression, used)
 
 
 def canonical_forms(kb: "KnowledgeBase", targets: Sequence[VarKey], context: Context, free: Iterable[VarKey],
@@ -344,12 +344,9 @@ def _fact_number(fact: Fact, units) -> sympy.Expr:
     return printed * exact_number(units.to_canonical(1.0, fact.unit))
 
 
-def _unit(kb: "KnowledgeBase", key: VarKey) -> str:
-    return kb.model.variables[split_key(key)[0]].unit
-
 
 def _unit_factor(kb: "KnowledgeBase", key: VarKey) -> sympy.Expr:
-    return exact_number(kb.units.to_canonical(1.0, _unit(kb, key)))
+    return exact_number(kb.units.to_canonical(1.0, kb.model.unit_of(key)))
 
 
 def _simplify(expr: sympy.Expr) -> sympy.Expr:
@@ -393,7 +390,7 @@ def solve_symbolic(kb: "KnowledgeBase", variable: VarKey, context: Context, free
     solver = kb.solver(context, where)
     base = solver.solution(variable)
     point = {k: solver.values[k].magnitude for k in form.free if k in solver.values}
-    extra = {**form.as_dict(), "free_units": {k: _unit(kb, k) for k in form.free}, "point": point}
+    extra = {**form.as_dict(), "free_units": {k: kb.model.unit_of(k) for k in form.free}, "point": point}
     value, status = (base.value, base.status) if base.determined else (None, base.status)
     if value is None and len(point) == len(form.free):
         magnitude = form.evaluate(point)

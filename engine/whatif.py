@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from .context import Context
 from .downstream import intervene
 from .errors import Location, QueryError
-from .model import EntityId, Fact, VarKey, split_key
+from .model import EntityId, Fact, VarKey
 from .values import Value
 
 if TYPE_CHECKING:
@@ -142,7 +142,7 @@ def what_if(kb: "KnowledgeBase", variables: Sequence[VarKey] = (), gpu: str | No
         if b is not None and s is not None and abs(s.canonical - b.canonical) <= _SAME * max(abs(b.canonical),
                                                                                               abs(s.canonical)):
             continue
-        rows.append(Comparison(key, _unit(kb, key), b, s, _status(b), _status(s)))
+        rows.append(Comparison(key, kb.model.unit_of(key), b, s, _status(b), _status(s)))
     return WhatIf(tuple(rows), baseline, scenario, changes)
 
 
@@ -165,5 +165,3 @@ def _status(value: Value | None) -> str:
     return "stated" if value.stated else "derived"
 
 
-def _unit(kb, key: VarKey) -> str:
-    return kb.model.variables[split_key(key)[0]].unit

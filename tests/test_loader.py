@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import BAD, TINY, build_kb, load_errors
-from engine import KnowledgeBase, loader
+from engine import loader
 from engine.errors import KBErrors, Location
 from engine.loader import load_entities, load_model, read_yaml
 
