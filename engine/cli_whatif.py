@@ -83,6 +83,7 @@ def render_whatif(result, args=None) -> str:
     for r in table:
         text = "  ".join(a(c, w) for a, c, w in zip(align, r, widths))
         lines.append(text + (f"  [{r[5]}]" if r[5] else ""))
+    lines += [f"note: {n}" for n in result.notes]
     return "\n".join(lines)
 
 

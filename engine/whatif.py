@@ -74,12 +74,16 @@ class WhatIf:
     baseline: Context
     scenario: Context
     changes: tuple[VarKey, ...]  # the keys the scenario overrides
+    notes: tuple[str, ...] = ()  # stated facts the change recomputes, values it holds (engine.downstream)
 
     def as_dict(self) -> dict:
-        return {"rows": [r.as_dict() for r in self.rows],
-                "baseline": {"entities": list(self.baseline.entities),
-                             "given": sorted(k for k, v in self.baseline.overrides.items() if v == "given")},
-                "scenario": {"entities": list(self.scenario.entities), "overrides": list(self.changes)}}
+        out = {"rows": [r.as_dict() for r in self.rows],
+               "baseline": {"entities": list(self.baseline.entities),
+                            "given": sorted(k for k, v in self.baseline.overrides.items() if v == "given")},
+               "scenario": {"entities": list(self.scenario.entities), "overrides": list(self.changes)}}
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
 
 
 def relative_change(baseline: float, scenario: float) -> float | None:
@@ -95,8 +99,8 @@ def relative_change(baseline: float, scenario: float) -> float | None:
 
 def scenario_contexts(kb: "KnowledgeBase", gpu: str | None = None, with_: Iterable[EntityId] = (),
                       given: Iterable[str] = (), set: Iterable[str] = (),
-                      scenarios: Iterable[EntityId] = ()) -> tuple[Context, Context]:
-    """The baseline and the scenario context (see the module doc)."""
+                      scenarios: Iterable[EntityId] = ()) -> tuple[Context, Context, tuple[str, ...]]:
+    """The baseline and the scenario context (see the module doc), and what the change recomputes or holds."""
     set, scenarios = list(set), list(scenarios)
     if not set and not scenarios:
         raise QueryError("a what-if needs a change", hint="give --set VAR=VALUE or --scenario ID (e.g. sfu-doubled)")
@@ -113,8 +117,8 @@ def scenario_contexts(kb: "KnowledgeBase", gpu: str | None = None, with_: Iterab
                     overrides.pop(key, None)
     scenario = kb.context(gpu, list(with_), [*overrides.values(), *set], via="scenario", base=baseline)
     changed = [k for k, via in scenario.overrides.items() if via == "scenario"]
-    scenario, _ = intervene(kb, baseline, scenario, changed)
-    return baseline, scenario
+    scenario, notes = intervene(kb, baseline, scenario, changed)
+    return baseline, scenario, notes
 
 
 def what_if(kb: "KnowledgeBase", variables: Sequence[VarKey] = (), gpu: str | None = None,
@@ -124,11 +128,11 @@ def what_if(kb: "KnowledgeBase", variables: Sequence[VarKey] = (), gpu: str | No
     for key in variables:
         kb.check_key(key)
     where = list(where)
-    baseline, scenario = scenario_contexts(kb, gpu, with_, given, set, scenarios)
+    baseline, scenario, notes = scenario_contexts(kb, gpu, with_, given, set, scenarios)
     changes = tuple(k for k, via in scenario.overrides.items() if via == "scenario")
     if variables:
         rows = tuple(_compare(kb, key, baseline, scenario, where) for key in variables)
-        return WhatIf(rows, baseline, scenario, changes)
+        return WhatIf(rows, baseline, scenario, changes, notes)
     if any(kb.parse_where(w, i).op != "=" for i, w in enumerate(where)):
         raise QueryError("a what-if over every value takes only equalities in --where",
                          hint="name the variables to compare, or drop the inequalities")
@@ -143,7 +147,7 @@ def what_if(kb: "KnowledgeBase", variables: Sequence[VarKey] = (), gpu: str | No
                                                                                               abs(s.canonical)):
             continue
         rows.append(Comparison(key, kb.model.unit_of(key), b, s, _status(b), _status(s)))
-    return WhatIf(tuple(rows), baseline, scenario, changes)
+    return WhatIf(tuple(rows), baseline, scenario, changes, notes)
 
 
 def _compare(kb, key: VarKey, baseline: Context, scenario: Context, where: list[str]) -> Comparison:

@@ -131,4 +131,5 @@ def test_whatif_marks_what_is_not_settled_and_exits_1(capsys):
     code, out, _ = run(capsys, "whatif", "exp_utilization[bf16]", "--gpu", "b200", "--with", "sfu-doubled",
                        "--set", "clock_tc=2GHz")
     assert code == 1 and out.splitlines()[0] == "baseline: b200 + sfu-doubled"
-    assert out.rstrip().endswith("[baseline underdetermined, scenario underdetermined]")
+    assert out.splitlines()[3].endswith("[baseline underdetermined, scenario underdetermined]")
+    assert out.splitlines()[4] == "note: tc_peak[bf16] (stated 2250 TFLOPS) is recomputed from the change"

@@ -43,7 +43,7 @@ def test_the_scenario_fact_carries_scenario_provenance(kb):
 
 
 def test_a_scenario_entity_contributes_only_what_differs(kb):
-    baseline, scenario = scenario_contexts(kb, gpu="b200", given=GIVEN, scenarios=["b300-like"])
+    baseline, scenario, _ = scenario_contexts(kb, gpu="b200", given=GIVEN, scenarios=["b300-like"])
     assert [k for k, v in scenario.overrides.items() if v == "scenario"] == ["sfu_exp_per_unit_cycle"]
     assert baseline.overrides == {"d_qk": "given", "d_v": "given"}
 
