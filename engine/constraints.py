@@ -11,9 +11,10 @@ the inequalities are the constraints. Two ways to the admissible set:
   ``floor``) or SymPy gives up: the constraint is evaluated by the solver at
   trial values of the target (:class:`engine.sweep.PointEvaluator`), so
   forward-only relations work too. Integers: doubling, then bisection for the
-  least admissible one, assuming the constraint once met stays met (the
-  search checks two further doublings). Reals: a geometric scan over 2^-40 ..
-  2^60 in the variable's unit, boundaries bisected.
+  least admissible one, then doubling on to where the admissible run ends
+  (one run of integers is assumed). Reals: a geometric scan over 2^-40 .. 2^60
+  in the variable's unit, 2^(1/8) apart, boundaries bisected and each end
+  tested for whether it belongs.
 
 The :class:`~engine.solve.Solution` carries ``intervals`` (display units;
 ``None`` is unbounded) and a ``value``: for an integer variable the least
@@ -69,10 +70,6 @@ class Constraint:
     rhs: sympy.Expr
     keys: tuple[VarKey, ...]
 
-    @property
-    def strict(self) -> bool:
-        return self.op in ("<", ">")
-
     def relational(self, lhs: sympy.Expr, rhs: sympy.Expr):
         return _RELATIONALS[self.op](lhs, rhs)
 
@@ -96,11 +93,6 @@ class Interval:
     def as_dict(self) -> dict:
         return {"lower": self.lower, "upper": self.upper, "lower_closed": self.lower_closed,
                 "upper_closed": self.upper_closed}
-
-    def contains(self, x: float) -> bool:
-        above = self.lower is None or x > self.lower or (self.lower_closed and x == self.lower)
-        below = self.upper is None or x < self.upper or (self.upper_closed and x == self.upper)
-        return above and below
 
 
 @dataclass(frozen=True)
@@ -142,9 +134,10 @@ def solve_constrained(kb: "KnowledgeBase", variable: VarKey, context: Context, w
     if fact is not None and fact.applicable and variable not in context.overrides:
         context = without(context, [variable])
         notes.append(f"set aside {variable} = {fact.value:g} {fact.unit} ({fact.entity or 'default'}) to solve for it")
-    base = kb.solver(context, where).solution(variable)
+    solver = kb.solver(context, where)
+    base = solver.solution(variable)
     if base.determined or base.status == "not_applicable":
-        return _checked(kb, base, context, constraints, where)
+        return _checked(base, solver, constraints)
     try:
         admissible = admissible_set(kb, variable, context, constraints, where, method=method)
     except NotDetermined as exc:
@@ -395,11 +388,10 @@ def _threshold_value(kb, variable, unit, magnitude, context, constraints, where)
     return Value(variable, magnitude, unit, kb.units.to_canonical(magnitude, unit), origin)
 
 
-def _checked(kb, base: Solution, context, constraints, where) -> Solution:
-    """A determined variable: the constraints are checks on the context's values."""
+def _checked(base: Solution, solver, constraints) -> Solution:
+    """A determined variable: the constraints are checks on the values ``solver`` gave it from the context."""
     if base.value is None:
         return base
-    solver = kb.solver(context, where)
     values = {k: v.canonical for k, v in solver.values.items()}
     notes, broken = list(base.notes), []
     for c in constraints:
