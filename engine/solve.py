@@ -21,7 +21,7 @@ from .values import FactOrigin, RuleOrigin, Value
 if TYPE_CHECKING:
     from .kb import KnowledgeBase
 
-__all__ = ["Solution", "Solver", "STATUSES"]
+__all__ = ["Solution", "Solver", "Structure", "STATUSES"]
 
 STATUSES = ("stated", "derived", "underdetermined", "inconsistent", "not_applicable")
 _STEP = 1e-6
@@ -64,8 +64,11 @@ class Solution:
         return out
 
 
-class Solver:
-    """Everything that follows from one context, evaluated once."""
+class Structure:
+    """The relations a context may use and the planning callbacks over them, before any number is evaluated.
+
+    Closed forms plan over a Structure alone; a :class:`Solver` is one that also evaluates.
+    """
 
     def __init__(self, kb: "KnowledgeBase", context: Context, extra: Sequence[Relation] = (),
                  use_expectations: bool = False):
@@ -76,6 +79,20 @@ class Solver:
         self.keysets = [frozenset(r.keys) for r in self.relations]
         not_applicable = context.not_applicable
         self._usable = [not (ks & not_applicable) for ks in self.keysets]
+
+    def usable(self, r: int) -> bool:
+        return self._usable[r]
+
+    def can_solve(self, r: int, key: VarKey) -> bool:
+        return self.relations[r].can_solve_for(key)
+
+
+class Solver(Structure):
+    """Everything that follows from one context, evaluated once."""
+
+    def __init__(self, kb: "KnowledgeBase", context: Context, extra: Sequence[Relation] = (),
+                 use_expectations: bool = False):
+        super().__init__(kb, context, extra, use_expectations)
         self.notes: list[str] = []
         self._regular: dict[tuple, bool] = {}
         self.values: dict[VarKey, Value] = {}
@@ -86,13 +103,6 @@ class Solver:
         self.producer: dict[VarKey, int] = {}
         for step in self.plan.steps:
             self._evaluate(step)
-
-    # -- structure callbacks
-    def usable(self, r: int) -> bool:
-        return self._usable[r]
-
-    def can_solve(self, r: int, key: VarKey) -> bool:
-        return self.relations[r].can_solve_for(key)
 
     # -- values
     def _fact_value(self, fact: Fact) -> Value:

@@ -41,11 +41,12 @@ from .model import Fact, VarKey, split_key
 from .numeric import lambdify_math, lambdify_numpy
 from .plan import Step, find_needs, make_plan
 from .relations import key_of_symbol, symbol_of
+from .solve import Structure
 
 if TYPE_CHECKING:
     from .kb import KnowledgeBase
 
-__all__ = ["ClosedForm", "NoClosedForm", "NotDetermined", "Structure", "closed_form", "canonical_forms",
+__all__ = ["ClosedForm", "NoClosedForm", "NotDetermined", "closed_form", "canonical_forms",
            "solve_symbolic", "default_free", "parse_free", "exact_number", "latex_of", "without"]
 
 _SIMPLIFY_MAX_OPS = 400
@@ -171,7 +172,7 @@ def canonical_forms(kb: "KnowledgeBase", targets: Sequence[VarKey], context: Con
     free = tuple(dict.fromkeys(free))
     for key in free:
         kb.model.check_key(key, where=Location("--free"))
-    structure = Structure(kb, without(context, free), where)
+    structure = Structure(kb, without(context, free), kb.where_relations(where))
     units = kb.units
     facts = {k: f for k, f in structure.context.facts.items() if f.applicable}
     known = set(facts) | set(free)
@@ -201,7 +202,7 @@ def canonical_forms(kb: "KnowledgeBase", targets: Sequence[VarKey], context: Con
     return {t: expr(t) for t in targets}, tuple(dict.fromkeys(used))
 
 
-def _step_expression(structure: "Structure", step: Step, key: VarKey, expr, memo, used) -> sympy.Expr:
+def _step_expression(structure: Structure, step: Step, key: VarKey, expr, memo, used) -> sympy.Expr:
     relations = [structure.relations[r] for r in step.relations]
     for relation in relations:
         if relation.template is None:
@@ -236,27 +237,6 @@ def _step_expression(structure: "Structure", step: Step, key: VarKey, expr, memo
     return roots[0][symbol_of(key)]
 
 
-class Structure:
-    """The relations a Solver would use in a context, with its planning callbacks, but no evaluation.
-
-    Closed forms and point-by-point evaluation plan over these without
-    evaluating the context's own numbers first.
-    """
-
-    def __init__(self, kb: "KnowledgeBase", context: Context, where: Iterable[str] = ()):
-        self.kb, self.context = kb, context
-        self.relations = [r for r in kb.relations if r.kind in ("law", "simulated")] + kb.where_relations(where)
-        self.keysets = [frozenset(r.keys) for r in self.relations]
-        absent = context.not_applicable
-        self._usable = [not (keys & absent) for keys in self.keysets]
-
-    def usable(self, r: int) -> bool:
-        return self._usable[r]
-
-    def can_solve(self, r: int, key: VarKey) -> bool:
-        return self.relations[r].can_solve_for(key)
-
-
 def without(context: Context, keys: Iterable[VarKey]) -> Context:
     """The context with the facts of ``keys`` set aside (they become free)."""
     keys = set(keys)
@@ -285,7 +265,7 @@ def default_free(kb: "KnowledgeBase", variable: VarKey, context: Context,
         return tuple(f.key for f in facts), "every fact it rests on"
     if solution.status == "not_applicable":
         raise NotDetermined(f"{variable} is not applicable in this context", hint=" ".join(solution.notes) or None)
-    structure = Structure(kb, context, where)
+    structure = Structure(kb, context, kb.where_relations(where))
     known = {k for k, f in context.facts.items() if f.applicable}
     leaves = _expand_definitions(structure, variable, known)
     if leaves and variable in make_plan(structure.keysets, known | set(leaves), structure.can_solve,

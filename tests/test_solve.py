@@ -13,7 +13,7 @@ from engine.values import FactOrigin, RuleOrigin
 
 
 def test_all_names_exist():
-    assert sorted(solve_module.__all__) == ["STATUSES", "Solution", "Solver"]
+    assert sorted(solve_module.__all__) == ["STATUSES", "Solution", "Solver", "Structure"]
     assert STATUSES == ("stated", "derived", "underdetermined", "inconsistent", "not_applicable")
 
 
