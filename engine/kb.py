@@ -60,6 +60,10 @@ class KnowledgeBase:
                 out.append(self._compile_where(relation, f"where[{i + 1}]", text))
         return out
 
+    def has_inequalities(self, where: Iterable[str]) -> bool:
+        """Whether any ``--where`` is a constraint (<=, >=, <, >) rather than an equality."""
+        return any(self.parse_where(w, i).op != "=" for i, w in enumerate(where))
+
     def parse_where(self, text: str, i: int = 0):
         origin = Location(f"--where {text!r}")
         relation = parse_relation(text, origin)
@@ -95,7 +99,7 @@ class KnowledgeBase:
         self.check_key(variable)
         where = list(where)
         context = self.context(gpu, with_, set)
-        if any(self.parse_where(w, i).op != "=" for i, w in enumerate(where)):
+        if self.has_inequalities(where):
             from .constraints import solve_constrained
             return solve_constrained(self, variable, context, where)
         return self.solver(context, where).solution(variable)

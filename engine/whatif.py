@@ -27,6 +27,7 @@ from .context import Context
 from .downstream import intervene
 from .errors import Location, QueryError
 from .model import EntityId, Fact, VarKey
+from .solve import Solution
 from .values import Value
 
 if TYPE_CHECKING:
@@ -130,13 +131,19 @@ def what_if(kb: "KnowledgeBase", variables: Sequence[VarKey] = (), gpu: str | No
     where = list(where)
     baseline, scenario, notes = scenario_contexts(kb, gpu, with_, given, set, scenarios)
     changes = tuple(k for k, via in scenario.overrides.items() if via == "scenario")
-    if variables:
-        rows = tuple(_compare(kb, key, baseline, scenario, where) for key in variables)
+    constrained = kb.has_inequalities(where)
+    if variables and constrained:
+        from .constraints import solve_constrained
+        rows = tuple(_compare(key, *(solve_constrained(kb, key, c, where) for c in (baseline, scenario)))
+                     for key in variables)
         return WhatIf(rows, baseline, scenario, changes, notes)
-    if any(kb.parse_where(w, i).op != "=" for i, w in enumerate(where)):
+    if constrained:
         raise QueryError("a what-if over every value takes only equalities in --where",
                          hint="name the variables to compare, or drop the inequalities")
     before, after = kb.solver(baseline, where), kb.solver(scenario, where)
+    if variables:
+        rows = tuple(_compare(key, before.solution(key), after.solution(key)) for key in variables)
+        return WhatIf(rows, baseline, scenario, changes, notes)
     order = list(changes) + [k for s in after.plan.steps for k in s.outputs] + list(after.values) + list(before.values)
     rows = []
     for key in dict.fromkeys(order):
@@ -150,15 +157,7 @@ def what_if(kb: "KnowledgeBase", variables: Sequence[VarKey] = (), gpu: str | No
     return WhatIf(tuple(rows), baseline, scenario, changes, notes)
 
 
-def _compare(kb, key: VarKey, baseline: Context, scenario: Context, where: list[str]) -> Comparison:
-    solutions = []
-    for context in (baseline, scenario):
-        if any(kb.parse_where(w, i).op != "=" for i, w in enumerate(where)):
-            from .constraints import solve_constrained
-            solutions.append(solve_constrained(kb, key, context, where))
-        else:
-            solutions.append(kb.solver(context, where).solution(key))
-    b, s = solutions
+def _compare(key: VarKey, b: Solution, s: Solution) -> Comparison:
     return Comparison(key, b.unit, b.value if b.determined else None, s.value if s.determined else None,
                       b.status, s.status)
 
