@@ -264,10 +264,7 @@ class PointEvaluator:
         plan = self.solver.plan
         missing = [k for k in self.outputs if k not in plan.determined]
         if missing:
-            from .plan import find_needs
-            s = self.solver
-            needs = find_needs(s.keysets, set(s.values) | set(self.inputs), missing[0], s.can_solve, s.usable,
-                               excluded=self.context.not_applicable)
+            needs = self.solver.solution(missing[0]).needs
             raise NotDetermined(f"{', '.join(missing)} does not follow from this context and "
                                 f"{', '.join(self.inputs) or 'the given facts'}", needs)
         self.steps = _steps_between(plan.steps, self.solver.relations, set(self.inputs), set(self.outputs))
@@ -283,10 +280,7 @@ class PointEvaluator:
             solver.values[key] = self._trial(key, float(x))
         for step in self.steps:
             (r,), (key,) = step.relations, step.outputs
-            if any(k not in solver.values for k in solver.relations[r].keys if k != key):
-                solver.values.pop(key, None)
-                continue
-            value = solver.route_value(r, key)
+            value = solver.route_value(r, key)  # None when an input is missing at this point
             if value is None:
                 solver.values.pop(key, None)
             else:
