@@ -29,9 +29,7 @@ from typing import Callable, Sequence
 import numpy as np
 import sympy
 
-from .numeric import lambdify_numpy
-
-__all__ = ["Interval", "compile_interval", "compile_point", "outward"]
+__all__ = ["Interval", "compile_interval", "outward"]
 
 _NEG, _POS = -np.inf, np.inf
 
@@ -218,14 +216,3 @@ def _compile(e: sympy.Expr, position: dict) -> Compiled:
             return out
         return extreme
     raise NotImplementedError(f"no interval form for {type(e).__name__}")
-
-
-def compile_point(expr: sympy.Expr, symbols: Sequence[sympy.Symbol]) -> Callable[..., np.ndarray]:
-    """``expr`` as a numpy function of arrays, one per symbol (the midpoints' arithmetic).
-
-    >>> x = sympy.Symbol("x", positive=True)
-    >>> float(compile_point(2 * x, (x,))(np.array([1.5]))[0])
-    3.0
-    """
-    fn = lambdify_numpy(symbols, expr)
-    return lambda *arrays: np.broadcast_to(np.asarray(fn(*arrays), dtype=float), np.shape(arrays[0]) if arrays else ())
