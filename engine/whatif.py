@@ -6,8 +6,9 @@
   baseline are taken) + ``set`` facts, later wins.
 
 Both are solved by the ordinary solver, so everything that follows from a
-changed fact changes with it. The scenario's overridden facts carry ``via:
-"scenario"`` in their provenance. Without variables, the rows are every value
+changed fact changes with it; stated facts the change drives are recomputed,
+not worked backwards (:mod:`engine.downstream`), and ``notes`` says which. The
+scenario's overridden facts carry ``via: "scenario"`` in their provenance. Without variables, the rows are every value
 that differs between the two.
 
 >>> from engine import KnowledgeBase
