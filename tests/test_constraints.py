@@ -1,4 +1,4 @@
-"""engine.constraints: thresholds exact where SymPy can, numeric otherwise, and the two agree."""
+"""hwkb.questions.thresholds: thresholds exact where SymPy can, numeric otherwise, and the two agree."""
 from __future__ import annotations
 
 import math
@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from conftest import kb_from_text
-from engine.constraints import Interval, admissible_set, least_integer, parse_constraints, solve_constrained, threshold
-from engine.errors import DimensionError
-from engine.sweep import PointEvaluator
+from hwkb.questions.thresholds import Interval, admissible_set, least_integer, parse_constraints, solve_constrained, threshold
+from hwkb.errors import DimensionError
+from hwkb.questions.sweeps import PointEvaluator
 
 TINY_RULES = """
 variables:

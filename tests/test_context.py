@@ -1,12 +1,13 @@
-"""engine.context: entity stacks (later wins), defaults underneath, --set parsing."""
+"""hwkb.solving.context: entity stacks (later wins), defaults underneath, --set parsing."""
 from __future__ import annotations
 
 import pytest
 
 from conftest import build_kb
-from engine import KnowledgeBase, context as context_module
-from engine.context import Context, build_context, parse_assignment
-from engine.errors import ContextError, KBError, Location, UnitError, UnknownNameError
+from hwkb import KnowledgeBase
+from hwkb.solving import context as context_module
+from hwkb.solving.context import Context, build_context, parse_assignment
+from hwkb.errors import ContextError, KBError, Location, UnitError, UnknownNameError
 
 
 @pytest.fixture(scope="module")

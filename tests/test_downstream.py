@@ -1,12 +1,12 @@
-"""engine.downstream: a change recomputes what it drives and holds what it does not."""
+"""hwkb.questions.interventions: a change recomputes what it drives and holds what it does not."""
 from __future__ import annotations
 
 import pytest
 
-from engine.downstream import BASELINE_SOURCE, intervene
-from engine.sweep import parse_axis, sweep
-from engine.symbolic import closed_form
-from engine.whatif import what_if
+from hwkb.questions.interventions import BASELINE_SOURCE, intervene
+from hwkb.questions.sweeps import parse_axis, sweep
+from hwkb.questions.closed_forms import closed_form
+from hwkb.questions.whatif import what_if
 
 
 @pytest.fixture(scope="module")

@@ -1,10 +1,10 @@
-"""engine.errors: one-line messages that carry their data."""
+"""hwkb.errors: one-line messages that carry their data."""
 from __future__ import annotations
 
 import pytest
 
-from engine import errors
-from engine.errors import (ContextError, DimensionError, ExpressionError, KBError, KBErrors, LoadError, Location,
+from hwkb import errors
+from hwkb.errors import (ContextError, DimensionError, ExpressionError, KBError, KBErrors, LoadError, Location,
                            QueryError, UnitError, UnknownNameError, suggest)
 
 

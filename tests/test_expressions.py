@@ -1,4 +1,4 @@
-"""engine.expressions: the whitelist language, every rejection with its exact message and column."""
+"""hwkb.definitions.expressions: the whitelist language, every rejection with its exact message and column."""
 from __future__ import annotations
 
 import os
@@ -7,9 +7,9 @@ from fractions import Fraction
 import pytest
 import sympy
 
-from engine import expressions
-from engine.errors import ExpressionError, Location
-from engine.expressions import (BinOp, Call, Neg, Num, Ref, Relation, parse_expression, parse_relation,
+from hwkb.definitions import expressions
+from hwkb.errors import ExpressionError, Location
+from hwkb.definitions.expressions import (BinOp, Call, Neg, Num, Ref, Relation, parse_expression, parse_relation,
                                 to_sympy)
 
 W = Location("f.yaml", 3, 9)  # the expression text starts at line 3, column 9
@@ -250,11 +250,11 @@ def test_no_engine_module_calls_a_code_evaluator():
     import ast as python_ast
     from pathlib import Path
 
-    import engine
+    import hwkb
     builtins = {"eval", "exec", "compile", "__import__"}
     sympy_parsers = {"sympify", "parse_expr", "S"}
     calls = []
-    for path in sorted(Path(engine.__file__).parent.glob("*.py")):
+    for path in sorted(Path(hwkb.__file__).parent.rglob("*.py")):
         for node in python_ast.walk(python_ast.parse(path.read_text())):
             if not isinstance(node, python_ast.Call):
                 continue

@@ -1,4 +1,4 @@
-"""engine.intervals: every enclosure holds every value its boxes allow, and two disjoint ones never meet."""
+"""hwkb.audit.enclosures: every enclosure holds every value its boxes allow, and two disjoint ones never meet."""
 from __future__ import annotations
 
 import math
@@ -8,7 +8,7 @@ import pytest
 import sympy
 from hypothesis import given, settings, strategies as st
 
-from engine.intervals import Interval, compile_interval
+from hwkb.audit.enclosures import Interval, compile_interval
 
 x, y, z = sympy.symbols("x y z", positive=True)
 EXPRESSIONS = [

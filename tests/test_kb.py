@@ -1,12 +1,13 @@
-"""engine.kb: the one door -- loading (independent, layered), contexts, --where equalities."""
+"""hwkb.kb: the one door -- loading (independent, layered), contexts, --where equalities."""
 from __future__ import annotations
 
 import pytest
 
 from conftest import TINY, build_kb
-from engine import KnowledgeBase, kb as kb_module
-from engine.errors import DimensionError, ExpressionError, KBErrors, QueryError, UnknownNameError
-from engine.paths import default_kb_dirs
+from hwkb import KnowledgeBase
+from hwkb import kb as kb_module
+from hwkb.errors import DimensionError, ExpressionError, KBErrors, QueryError, UnknownNameError
+from hwkb.formats.resources import default_kb_dirs
 
 
 def test_all_names_exist():

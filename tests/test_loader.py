@@ -1,4 +1,4 @@
-"""engine.loader: KB files to a Model, every problem at file:line:col, all of them in one load."""
+"""hwkb.formats.load: KB files to a Model, every problem at file:line:col, all of them in one load."""
 from __future__ import annotations
 
 import os
@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from conftest import BAD, TINY, build_kb, load_errors
-from engine import loader
-from engine.errors import KBErrors, Location
-from engine.loader import load_entities, load_model, read_yaml
+from hwkb.formats import load as loader
+from hwkb.errors import KBErrors, Location
+from hwkb.formats.load import load_entities, load_model, read_yaml
 
 # ---------------------------------------------------------------- the adversarial KBs of tests/fixtures/bad
 
@@ -367,10 +367,10 @@ def test_module_surface():
 
 
 def test_the_loader_is_the_only_importer_of_ruamel():
-    engine_dir = Path(loader.__file__).parent
-    users = sorted(p.name for p in engine_dir.glob("*.py") if "ruamel" in p.read_text())
-    assert "loader.py" in users
-    assert set(users) <= {"loader.py", "queries.py", "nodecache.py"}  # the reader, its users and its cache
+    package = Path(loader.__file__).parent.parent
+    users = sorted(p.name for p in package.rglob("*.py") if "ruamel" in p.read_text())
+    assert "load.py" in users
+    assert set(users) <= {"load.py", "query_files.py", "node_cache.py"}  # the reader, its users and its cache
 
 
 def test_the_real_kb_loads(real_kb):

@@ -1,13 +1,13 @@
-"""engine.model: frozen data, key arithmetic, name checks and the extends chain."""
+"""hwkb.definitions.model: frozen data, key arithmetic, name checks and the extends chain."""
 from __future__ import annotations
 
 import dataclasses
 
 import pytest
 
-from engine import model as model_module
-from engine.errors import KBError, Location, UnknownNameError
-from engine.model import (Entity, Fact, IndexSet, Model, Variable, split_key, var_key)
+from hwkb.definitions import model as model_module
+from hwkb.errors import KBError, Location, UnknownNameError
+from hwkb.definitions.model import (Entity, Fact, IndexSet, Model, Variable, split_key, var_key)
 
 HERE = Location("f.yaml", 1, 1)
 

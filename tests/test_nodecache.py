@@ -1,4 +1,4 @@
-"""engine.nodecache: a warm load sees exactly what a cold one sees, and a bad entry is only a miss."""
+"""hwkb.formats.node_cache: a warm load sees exactly what a cold one sees, and a bad entry is only a miss."""
 from __future__ import annotations
 
 import json
@@ -7,9 +7,9 @@ import pytest
 from ruamel.yaml import YAML
 
 from conftest import BAD, build_kb, load_errors
-from engine.loader import load_model
-from engine.nodecache import _entry, _flat, cached_tree, store_tree
-from engine.paths import default_kb_dirs
+from hwkb.formats.load import load_model
+from hwkb.formats.node_cache import _entry, _flat, cached_tree, store_tree
+from hwkb.formats.resources import default_kb_dirs
 
 TEXT = "a: {b: 1.5, c: 'x y'}\nlist: [1, two]\nblock:\n  - {value: 2 GHz}\n"
 

@@ -1,4 +1,4 @@
-"""engine.plan: propagation, matching and blocks, needs, routes -- on key sets alone, no SymPy."""
+"""hwkb.solving.plan: propagation, matching and blocks, needs, routes -- on key sets alone, no SymPy."""
 from __future__ import annotations
 
 import ast
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from engine import plan as plan_module
-from engine.plan import Plan, Step, find_needs, make_plan, routes_to
+from hwkb.solving import plan as plan_module
+from hwkb.solving.plan import Plan, Step, find_needs, make_plan, routes_to
 
 ANY = lambda r, k: True  # noqa: E731  every direction solvable
 

@@ -1,4 +1,4 @@
-"""engine.population: systematic vs isolated failures, on hand-made outcomes."""
+"""hwkb.audit.population: systematic vs isolated failures, on hand-made outcomes."""
 from __future__ import annotations
 
 import random
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.population import Outcome, PopulationSummary, classify
+from hwkb.audit.population import Outcome, PopulationSummary, classify
 
 
 def rows(prefix: str, n: int, status: str, rule: str = "fp32", deviation: float | None = 0.0, **groups):

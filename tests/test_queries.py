@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine import KnowledgeBase
-from engine.errors import KBErrors, QueryError, UnknownNameError
-from engine.queries import load_query, run_query, saved_queries
+from hwkb import KnowledgeBase
+from hwkb.errors import KBErrors, QueryError, UnknownNameError
+from hwkb.formats.query_files import load_query, run_query, saved_queries
 
 
 @pytest.fixture(scope="module")

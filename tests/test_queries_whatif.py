@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.symbolic import closed_form
-from engine.sweep import parse_axis, sweep
-from engine.whatif import what_if
+from hwkb.questions.closed_forms import closed_form
+from hwkb.questions.sweeps import parse_axis, sweep
+from hwkb.questions.whatif import what_if
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""engine.relations: rule instances, dimension checks, solved directions (and a property of all of them)."""
+"""hwkb.solving.relations: rule instances, dimension checks, solved directions (and a property of all of them)."""
 from __future__ import annotations
 
 import math
@@ -10,10 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import TINY, build_kb, load_errors
-from engine import KnowledgeBase, relations as relations_module
-from engine.errors import DimensionError, KBErrors
-from engine.expressions import parse_relation
-from engine.relations import check_dimensions, compile_relations, key_of_symbol, symbol_of
+from hwkb import KnowledgeBase
+from hwkb.solving import relations as relations_module
+from hwkb.errors import DimensionError, KBErrors
+from hwkb.definitions.expressions import parse_relation
+from hwkb.solving.relations import check_dimensions, compile_relations, key_of_symbol, symbol_of
 
 
 def test_all_names_exist():

@@ -1,4 +1,4 @@
-"""Tests of engine.scheduler: the chapter's table, hand-worked runs, fast == reference, input errors, grids."""
+"""Tests of hwkb.solving.scheduler: the chapter's table, hand-worked runs, fast == reference, input errors, grids."""
 from __future__ import annotations
 
 import dataclasses
@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import scheduler
-from engine.scheduler import (
+from hwkb.solving import scheduler
+from hwkb.solving.scheduler import (
     FAST_MAX_WORK, GRID_MAX_CONFIGS, PARALLEL_THRESHOLD, REFERENCE_MAX_CYCLES, SimulationInputError,
     SimulationResult, run_grid, simulate, simulate_reference,
 )

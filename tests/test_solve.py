@@ -1,4 +1,4 @@
-"""engine.solve: every status on the tiny KBs, values with provenance, routes compared."""
+"""hwkb.solving.solver: every status on the tiny KBs, values with provenance, routes compared."""
 from __future__ import annotations
 
 import dataclasses
@@ -7,9 +7,10 @@ import math
 import pytest
 
 from conftest import TINY, kb_from_text
-from engine import KnowledgeBase, solve as solve_module
-from engine.solve import STATUSES, Solution, Solver
-from engine.values import FactOrigin, RuleOrigin
+from hwkb import KnowledgeBase
+from hwkb.solving import solver as solve_module
+from hwkb.solving.solver import STATUSES, Solution, Solver
+from hwkb.solving.values import FactOrigin, RuleOrigin
 
 
 def test_all_names_exist():

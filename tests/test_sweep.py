@@ -1,4 +1,4 @@
-"""engine.sweep: grids through the vectorised closed form agree with single solves."""
+"""hwkb.questions.sweeps: grids through the vectorised closed form agree with single solves."""
 from __future__ import annotations
 
 import math
@@ -6,8 +6,8 @@ import math
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from engine.errors import QueryError, UnknownNameError
-from engine.sweep import PointEvaluator, parse_axis, sweep
+from hwkb.errors import QueryError, UnknownNameError
+from hwkb.questions.sweeps import PointEvaluator, parse_axis, sweep
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""engine.symbolic: closed forms equal the compiled numeric forms, on a tiny KB and on the real one."""
+"""hwkb.questions.closed_forms: closed forms equal the compiled numeric forms, on a tiny KB and on the real one."""
 from __future__ import annotations
 
 import pytest
@@ -6,9 +6,9 @@ import sympy
 from hypothesis import given, settings, strategies as st
 
 from conftest import kb_from_text
-from engine.errors import UnknownNameError
-from engine.relations import symbol_of
-from engine.symbolic import (NoClosedForm, NotDetermined, closed_form, default_free, exact_number, latex_of,
+from hwkb.errors import UnknownNameError
+from hwkb.solving.relations import symbol_of
+from hwkb.questions.closed_forms import (NoClosedForm, NotDetermined, closed_form, default_free, exact_number, latex_of,
                              parse_free, solve_symbolic)
 
 TINY_RULES = """

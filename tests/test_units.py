@@ -1,4 +1,4 @@
-"""engine.units: the project's own registry and canonical arithmetic."""
+"""hwkb.definitions.units: the project's own registry and canonical arithmetic."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -7,10 +7,10 @@ import pint
 import pytest
 
 from conftest import TINY
-from engine import units as units_module
-from engine.errors import Location, UnitError
-from engine.paths import default_kb_dirs
-from engine.units import Units, format_dimensions
+from hwkb.definitions import units as units_module
+from hwkb.errors import Location, UnitError
+from hwkb.formats.resources import default_kb_dirs
+from hwkb.definitions.units import Units, format_dimensions
 
 
 @pytest.fixture(scope="module")

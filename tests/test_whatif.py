@@ -1,10 +1,10 @@
-"""engine.whatif: baseline beside scenario, every downstream value recomputed, overrides marked."""
+"""hwkb.questions.whatif: baseline beside scenario, every downstream value recomputed, overrides marked."""
 from __future__ import annotations
 
 import pytest
 
-from engine.errors import QueryError, UnknownNameError
-from engine.whatif import relative_change, scenario_contexts, what_if
+from hwkb.errors import QueryError, UnknownNameError
+from hwkb.questions.whatif import relative_change, scenario_contexts, what_if
 
 
 @pytest.fixture(scope="module")

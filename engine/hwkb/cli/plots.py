@@ -1,0 +1,125 @@
+"""Plots of simulation runs and of sweeps; matplotlib is an optional extra (``pip install 'hwkb[plot]'``).
+
+matplotlib is imported only inside the functions here, so the rest of the
+engine, and ``import hwkb.cli.plots`` itself, work without it. The figures are
+built with :class:`matplotlib.figure.Figure` directly, never through pyplot,
+so drawing leaves no global state behind and needs no display.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+from hwkb.errors import QueryError
+from hwkb.solving.scheduler import SimulationInputError, SimulationResult
+
+if TYPE_CHECKING:
+    from hwkb.questions.sweeps import SweepResult
+
+__all__ = ["PLOT_FORMATS", "MAX_LINES", "MissingExtraError", "check_plot_path", "plot_utilization", "plot_sweep"]
+
+PLOT_FORMATS = ("png", "svg")
+MAX_LINES = 12  # a two-axis sweep draws one line per value of its second axis up to this many, else a colour map
+
+
+class MissingExtraError(SimulationInputError):
+    """An optional dependency that a requested feature needs is not installed."""
+
+    def __init__(self, module: str, extra: str):
+        self.module, self.extra = module, extra
+        super().__init__(module, None, "installed", message=(
+            f"plotting needs {module}, which is not installed: install it with: pip install 'hwkb[{extra}]'"))
+
+
+def check_plot_path(path: str | Path) -> str:
+    """The format to save ``path`` in, from its suffix; fails before any work if it cannot be drawn.
+
+    Raises :class:`SimulationInputError` for a suffix other than ``.png`` or
+    ``.svg``, and :class:`MissingExtraError` if matplotlib is not installed.
+    """
+    suffix = Path(path).suffix.lower().lstrip(".")
+    if suffix not in PLOT_FORMATS:
+        raise SimulationInputError("plot file", str(path), "a path ending in .png or .svg")
+    _figure_class()
+    return suffix
+
+
+def _figure_class():
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as exc:
+        raise MissingExtraError("matplotlib", "plot") from exc
+    return Figure
+
+
+def plot_utilization(runs: Sequence[SimulationResult], path: str | Path) -> Path:
+    """Draw utilization (0-100 %) against warps, one labelled line per (ilp, compute, latency, policy).
+
+    The file format follows the suffix, ``.png`` or ``.svg``; returns the path written.
+    """
+    fmt = check_plot_path(path)
+    if not runs:
+        raise SimulationInputError("runs", list(runs), "at least one SimulationResult")
+    lines: dict[tuple[int, int, int, str], list[SimulationResult]] = {}
+    for run in runs:
+        lines.setdefault((run.ilp, run.compute, run.latency, run.policy), []).append(run)
+    figure = _figure_class()(figsize=(7, 4.5), layout="constrained")
+    axes = figure.subplots()
+    for (ilp, compute, latency, policy), line in lines.items():
+        line.sort(key=lambda run: run.warps)
+        axes.plot([run.warps for run in line], [100 * run.utilization for run in line], marker="o",
+                  label=f"ilp={ilp}, compute={compute}, latency={latency}, {policy}")
+    warps = sorted({run.warps for run in runs})
+    if warps[-1] >= 16 * warps[0]:  # warps grids are usually powers of two
+        axes.set_xscale("log", base=2)
+    axes.set_xticks(warps, [str(w) for w in warps])
+    axes.set_ylim(0, 100)
+    axes.set_xlabel("warps per scheduler")
+    axes.set_ylabel("utilization (%)")
+    axes.set_title("scheduler utilization")
+    axes.grid(True, alpha=0.3)
+    axes.legend(fontsize="small")
+    path = Path(path)
+    figure.savefig(path, format=fmt, metadata={"Date": None} if fmt == "svg" else None)
+    return path
+
+
+def _label(key: str, unit: str) -> str:
+    return f"{key} [{unit}]" if unit else key
+
+
+def plot_sweep(result: "SweepResult", path: str | Path) -> Path:
+    """Draw the sweep into ``path``; returns the path written."""
+    import numpy as np
+    fmt = check_plot_path(path)
+    if len(result.axes) > 2:
+        raise QueryError(f"cannot draw a sweep over {len(result.axes)} variables",
+                         hint="plot at most two --sweep axes; use --format csv for more")
+    figure = _figure_class()(figsize=(7, 4.5), layout="constrained")
+    axes = figure.subplots()
+    first = result.axes[0]
+    ylabel = _label(result.variable, result.unit)
+    if len(result.axes) == 1:
+        axes.plot(result.grid[0], result.values, marker="o" if len(first.values) <= 40 else None)
+        axes.set_xlabel(_label(first.key, first.unit))
+        axes.set_ylabel(ylabel)
+    else:
+        second = result.axes[1]
+        table = result.values.reshape(len(first.values), len(second.values))
+        if len(second.values) <= MAX_LINES:
+            for j, v in enumerate(second.values):
+                axes.plot(first.values, table[:, j], marker="o" if len(first.values) <= 40 else None,
+                          label=f"{second.key} = {v:g}")
+            axes.legend(fontsize="small")
+            axes.set_xlabel(_label(first.key, first.unit))
+            axes.set_ylabel(ylabel)
+        else:
+            mesh = axes.pcolormesh(np.asarray(second.values), np.asarray(first.values), table, shading="auto")
+            figure.colorbar(mesh, ax=axes, label=ylabel)
+            axes.set_xlabel(_label(second.key, second.unit))
+            axes.set_ylabel(_label(first.key, first.unit))
+    axes.set_title(result.variable)
+    axes.grid(True, alpha=0.3)
+    path = Path(path)
+    figure.savefig(path, format=fmt, metadata={"Date": None} if fmt == "svg" else None)
+    return path

@@ -1,0 +1,126 @@
+"""``hwkb simulate``: the warp-scheduler model over a grid of configurations.
+
+``register(subparsers)`` adds the subcommand and ``run(args)`` runs it and
+returns the exit code: 0 on success, 2 on bad input with one ``error:`` line
+on stderr. The lists are taken as plain strings so that every bad value is
+reported here, in the scheduler's own words, rather than by argparse.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+
+from hwkb.solving.scheduler import GRID_MAX_CONFIGS, SimulationInputError, SimulationResult, run_grid
+
+__all__ = ["register", "run", "parse_int_list", "render_table"]
+
+_INT = re.compile(r"[+-]?\d+")
+_LIST_HELP = "comma-separated integers and inclusive START:STOP[:STEP] ranges, e.g. 1,2,4 or 1:16"
+
+
+def register(subparsers) -> None:
+    """Add the ``simulate`` subcommand to an argparse subparsers object."""
+    p = subparsers.add_parser(
+        "simulate", help="the warp-scheduler model over a grid of configurations",
+        description="Simulate one warp scheduler for every combination of the lists and report the "
+                    "fraction of cycles that issue an instruction.")
+    for name, doc in (("warps", "warps per scheduler"), ("ilp", "loads per round"),
+                      ("compute", "compute instructions per round"), ("latency", "load latency in cycles")):
+        p.add_argument(f"--{name}", required=True, metavar="LIST", help=f"{doc}: {_LIST_HELP}")
+    p.add_argument("--iters", default="100", metavar="N",
+                   help="rounds the first warp to finish completes (default 100)")
+    p.add_argument("--policy", default="gto", metavar="gto|lrr",
+                   help="greedy-then-oldest (default) or loose round-robin")
+    p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    p.add_argument("--plot", metavar="FILE", help="also draw utilization against warps (.png or .svg; "
+                   "needs the plot extra)")
+    p.add_argument("--kb", action="append", default=[], metavar="DIR",
+                   help="accepted like every command's; the simulator reads no KB")
+    p.add_argument("--no-default-kb", action="store_true", help=argparse.SUPPRESS)
+    p.set_defaults(handler=run)
+
+
+def parse_int_list(text: str, option: str) -> list[int]:
+    """The integers of a LIST argument, ranges expanded inclusively.
+
+    >>> parse_int_list("1,2,8:10,16:64:16", "--warps")
+    [1, 2, 8, 9, 10, 16, 32, 48, 64]
+    """
+    values: list[int] = []
+    for item in text.split(","):
+        parts = item.strip().split(":")
+        if len(parts) > 3 or not all(_INT.fullmatch(part.strip()) for part in parts):
+            raise SimulationInputError(option, item, _LIST_HELP,
+                                       message=f"{option}: {item.strip()!r} is not an integer or a "
+                                               f"START:STOP[:STEP] range (LIST is {_LIST_HELP})")
+        numbers = [int(part) for part in parts]
+        if len(numbers) == 1:
+            values.append(numbers[0])
+            continue
+        start, stop, step = numbers if len(numbers) == 3 else (*numbers, 1)
+        if step < 1 or stop < start:
+            raise SimulationInputError(option, item, "START <= STOP and STEP >= 1",
+                                       message=f"{option}: range {item.strip()!r} needs START <= STOP and STEP >= 1")
+        if (stop - start) // step + 1 > GRID_MAX_CONFIGS:
+            raise SimulationInputError(option, item, f"at most {GRID_MAX_CONFIGS} values",
+                                       message=f"{option}: range {item.strip()!r} has more than "
+                                               f"GRID_MAX_CONFIGS = {GRID_MAX_CONFIGS} values")
+        values.extend(range(start, stop + 1, step))
+    return values
+
+
+def _parse_iters(text: str) -> int:
+    if not _INT.fullmatch(text.strip()):
+        raise SimulationInputError("--iters", text, "an integer",
+                                   message=f"--iters: {text!r} is not an integer")
+    return int(text)
+
+
+_COLUMNS = ("warps", "ilp", "compute", "latency", "iters", "policy", "utilization", "issued", "cycles")
+
+
+def render_table(runs: list[SimulationResult]) -> str:
+    """The runs as an aligned text table, utilization in percent with one decimal."""
+    rows = [[str(r.warps), str(r.ilp), str(r.compute), str(r.latency), str(r.iters), r.policy,
+             f"{100 * r.utilization:.1f}%", str(r.issued), str(r.cycles)] for r in runs]
+    widths = [max(len(column), *(len(row[i]) for row in rows)) for i, column in enumerate(_COLUMNS)]
+
+    def line(cells):
+        return "  ".join(cell.ljust(w) if column == "policy" else cell.rjust(w)
+                         for cell, w, column in zip(cells, widths, _COLUMNS)).rstrip()
+
+    return "\n".join([line(_COLUMNS), *(line(row) for row in rows)])
+
+
+def _as_json(run: SimulationResult) -> dict:
+    return {"warps": run.warps, "ilp": run.ilp, "compute": run.compute, "latency": run.latency,
+            "iters": run.iters, "policy": run.policy, "utilization": run.utilization,
+            "cycles": run.cycles, "issued": run.issued}
+
+
+def run(args) -> int:
+    """Run ``hwkb simulate`` for parsed arguments; print the table or JSON; return the exit code."""
+    try:
+        lists = {name: parse_int_list(getattr(args, name), f"--{name}")
+                 for name in ("warps", "ilp", "compute", "latency")}
+        iters = _parse_iters(args.iters)
+        if args.plot:  # a bad suffix or a missing matplotlib fails before the simulations run
+            from hwkb.cli.plots import check_plot_path, plot_utilization
+            check_plot_path(args.plot)
+        runs = run_grid(**lists, iters=iters, policy=args.policy)
+        if args.plot:
+            try:
+                plot_utilization(runs, args.plot)
+            except OSError as exc:
+                raise SimulationInputError("--plot", args.plot, "a writable file", message=(
+                    f"cannot write plot {args.plot}: {exc.strerror or exc}")) from exc
+    except SimulationInputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps({"runs": [_as_json(r) for r in runs]}, indent=2))
+    else:
+        print(render_table(runs))
+    return 0

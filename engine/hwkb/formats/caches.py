@@ -1,0 +1,82 @@
+"""A disk cache of solved relation directions, so a cold ``hwkb solve`` skips ``sympy.solve``.
+
+Entries are stored as text in the KB's own expression language and read back
+through the whitelist parser (:mod:`hwkb.definitions.expressions`): a tampered cache
+file can at worst give a wrong formula, never run code, and every entry is
+checked against the residual it claims to solve before it is trusted. Writes
+are atomic (a temporary file renamed into place).
+
+The cache lives in ``$HWKB_CACHE_DIR``, else ``$XDG_CACHE_HOME/hwkb``, else
+``~/.cache/hwkb``; ``HWKB_CACHE_DIR=off`` disables it. A cache that cannot be
+read or written is ignored.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+from pathlib import Path
+
+__all__ = ["SolutionCache", "default_cache", "cache_directory"]
+
+log = logging.getLogger("hwkb.cache")
+UNSOLVABLE = "-"
+
+
+class SolutionCache:
+    """Key (a hash of the template, the position and the SymPy version) -> solution text."""
+
+    def __init__(self, path: Path | None):
+        self.path = path
+        self._entries: dict[str, str] | None = None
+
+    def _load(self) -> dict[str, str]:
+        if self._entries is None:
+            self._entries = {}
+            if self.path is not None and self.path.is_file():
+                try:
+                    data = json.loads(self.path.read_text(encoding="utf-8"))
+                    if isinstance(data, dict):
+                        self._entries = {str(k): str(v) for k, v in data.items()}
+                except (OSError, ValueError) as exc:
+                    log.info("ignoring unreadable cache %s: %s", self.path, exc)
+        return self._entries
+
+    @staticmethod
+    def key(template: str, position: int) -> str:
+        import sympy
+        return hashlib.sha256(f"{sympy.__version__}|{template}|{position}".encode()).hexdigest()[:32]
+
+    def get(self, key: str) -> str | None:
+        return self._load().get(key)
+
+    def put(self, key: str, text: str) -> None:
+        entries = self._load()
+        if entries.get(key) == text or self.path is None:
+            return
+        entries[key] = text
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".solutions-", suffix=".json")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(entries, handle, sort_keys=True)
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            log.info("cannot write cache %s: %s", self.path, exc)
+
+
+def cache_directory() -> Path | None:
+    """Where hwkb keeps its caches, or None when ``HWKB_CACHE_DIR=off``."""
+    setting = os.environ.get("HWKB_CACHE_DIR")
+    if setting == "off":
+        return None
+    if setting:
+        return Path(setting)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hwkb"
+
+
+def default_cache() -> SolutionCache:
+    directory = cache_directory()
+    return SolutionCache(None if directory is None else directory / "solutions.json")

@@ -1,0 +1,82 @@
+"""A change as an intervention: what a what-if, a sweep or a closed form recomputes and what it holds.
+
+A B200 states ``tc_peak[bf16] = 2250 TFLOPS``; its clock follows from that.
+Ask "what if the clock were 2 GHz?" and the stated peak, kept as it is, would
+be worked backwards into a smaller multiply-add rate instead of forwards into a
+larger peak. Ask "what if it had 160 SMs?" and, with the peak released, the
+clock would be lost. The KB writes every law with its result on the left
+(``tc_peak[p] = sm_count * tc_fma_per_sm_cycle[p] * 2 * clock_tc``), which
+gives the rule used here:
+
+* an **output** is a key on the left of a law; it is **downstream** of a change
+  when a law defining it has a changed or downstream key on its right;
+* stated facts of downstream outputs are set aside and recomputed;
+* a value the baseline worked back from a fact set aside (the B200's clock,
+  from its peak) is held at its baseline value, unless it shares a law with a
+  changed output (change the peak and the clock follows it).
+
+>>> from hwkb import KnowledgeBase
+>>> kb = KnowledgeBase.load()
+>>> base = kb.context("b200")
+>>> changed, notes = intervene(kb, base, kb.context("b200", set=["sm_count=160"]), ["sm_count"])
+>>> round(kb.solver(changed).values["tc_peak[bf16]"].magnitude)  # 2250 x 160 / 148, at the same clock
+2432
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Iterable
+
+from hwkb.solving.context import Context
+from hwkb.errors import Location
+from hwkb.definitions.model import Fact, VarKey
+from hwkb.solving.relations import key_of_symbol
+
+if TYPE_CHECKING:
+    from hwkb.kb import KnowledgeBase
+
+__all__ = ["intervene", "BASELINE_SOURCE"]
+
+BASELINE_SOURCE = "baseline value, held while the change is applied"
+
+
+def intervene(kb: "KnowledgeBase", baseline: Context, changed_context: Context, changed: Iterable[VarKey],
+              where: Iterable[str] = ()) -> tuple[Context, tuple[str, ...]]:
+    """``changed_context`` with stale outputs set aside and the baseline's other derived values held."""
+    changed = set(changed)
+    defines: dict[VarKey, list] = {}
+    for relation in kb.relations:
+        if relation.kind == "law" and relation.template is not None and relation.lhs.is_Symbol:
+            defines.setdefault(key_of_symbol(relation.lhs), []).append(relation)
+    downstream: set[VarKey] = set()
+    grew = True
+    while grew:
+        grew = False
+        for output, relations in defines.items():
+            if output in changed or output in downstream:
+                continue
+            if any(k != output and (k in changed or k in downstream) for r in relations for k in r.keys):
+                downstream.add(output)
+                grew = True
+    follows_change = {k for o in changed & set(defines) for r in defines[o] for k in r.keys}
+    facts = dict(changed_context.facts)
+    notes, released = [], set()
+    for key in sorted(downstream):
+        fact = facts.get(key)
+        if fact is not None and fact.applicable and key not in changed_context.overrides:
+            del facts[key]
+            released.add(key)
+            notes.append(f"{key} (stated {fact.text} {fact.unit}".rstrip() + ") is recomputed from the change")
+    if not released:
+        return changed_context, ()
+    held = []
+    for key, value in kb.solver(baseline, list(where)).values.items():
+        if (value.stated or key in facts or key in changed or key in defines or key in follows_change
+                or not value.depends & released):
+            continue
+        facts[key] = Fact(key, value.magnitude, value.unit, repr(value.magnitude), BASELINE_SOURCE, None,
+                          Location("baseline"), tolerance=0.0)
+        held.append(key)
+    if held:
+        notes.append(f"held at their baseline values: {', '.join(sorted(held))}")
+    return replace(changed_context, facts=facts), tuple(notes)

@@ -1,0 +1,171 @@
+"""What-if: a baseline context beside a scenario, every downstream value recomputed.
+
+* **baseline** = the entities (``--gpu``, ``--with``) + ``given`` facts;
+* **scenario** = the baseline + the facts of scenario entities (``--scenario ID``,
+  e.g. ``sfu-doubled``; any entity will do, only the facts that differ from the
+  baseline are taken) + ``set`` facts, later wins.
+
+Both are solved by the ordinary solver, so everything that follows from a
+changed fact changes with it; stated facts the change drives are recomputed,
+not worked backwards (:mod:`hwkb.questions.interventions`), and ``notes`` says which. The
+scenario's overridden facts carry ``via: "scenario"`` in their provenance. Without variables, the rows are every value
+that differs between the two.
+
+>>> from hwkb import KnowledgeBase
+>>> kb = KnowledgeBase.load()
+>>> result = what_if(kb, ["exp_utilization[bf16]"], gpu="b200", given=["d_qk=128", "d_v=128"],
+...                  scenarios=["sfu-doubled"])
+>>> row = result.rows[0]
+>>> row.baseline.magnitude, row.scenario.magnitude, row.change
+(1.0, 0.5, -0.5)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+from hwkb.solving.context import Context
+from hwkb.questions.interventions import intervene
+from hwkb.errors import Location, QueryError
+from hwkb.definitions.model import EntityId, Fact, VarKey
+from hwkb.solving.solver import Solution
+from hwkb.solving.values import Value
+
+if TYPE_CHECKING:
+    from hwkb.kb import KnowledgeBase
+
+__all__ = ["Comparison", "WhatIf", "what_if", "scenario_contexts", "relative_change"]
+
+_SAME = 1e-12
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One variable in the baseline and in the scenario; either may be None (not determined there)."""
+    variable: VarKey
+    unit: str
+    baseline: Value | None
+    scenario: Value | None
+    baseline_status: str = "derived"
+    scenario_status: str = "derived"
+
+    @property
+    def change(self) -> float | None:
+        """Relative: (scenario - baseline) / baseline; None where either is missing or the baseline is 0."""
+        if self.baseline is None or self.scenario is None:
+            return None
+        return relative_change(self.baseline.magnitude, self.scenario.magnitude)
+
+    @property
+    def overridden(self) -> bool:
+        """True when the scenario states this value itself (a scenario fact, not a consequence)."""
+        return self.scenario is not None and self.scenario.stated and self.scenario.origin.via == "scenario"
+
+    def as_dict(self) -> dict:
+        return {"variable": self.variable,
+                "baseline": None if self.baseline is None else self.baseline.magnitude,
+                "scenario": None if self.scenario is None else self.scenario.magnitude,
+                "unit": self.unit, "change": self.change,
+                "status": {"baseline": self.baseline_status, "scenario": self.scenario_status},
+                "derivation": None if self.scenario is None else self.scenario.derivation_dict()}
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    rows: tuple[Comparison, ...]
+    baseline: Context
+    scenario: Context
+    changes: tuple[VarKey, ...]  # the keys the scenario overrides
+    notes: tuple[str, ...] = ()  # stated facts the change recomputes, values it holds (hwkb.questions.interventions)
+
+    def as_dict(self) -> dict:
+        out = {"rows": [r.as_dict() for r in self.rows],
+               "baseline": {"entities": list(self.baseline.entities),
+                            "given": sorted(k for k, v in self.baseline.overrides.items() if v == "given")},
+               "scenario": {"entities": list(self.scenario.entities), "overrides": list(self.changes)}}
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
+
+
+def relative_change(baseline: float, scenario: float) -> float | None:
+    """The change from baseline to scenario as a fraction of the baseline.
+
+    >>> relative_change(16, 32), relative_change(0.5, 0.5), relative_change(0, 1)
+    (1.0, 0.0, None)
+    """
+    if baseline == 0:
+        return 0.0 if scenario == 0 else None
+    return (scenario - baseline) / abs(baseline)
+
+
+def scenario_contexts(kb: "KnowledgeBase", gpu: str | None = None, with_: Iterable[EntityId] = (),
+                      given: Iterable[str] = (), set: Iterable[str] = (),
+                      scenarios: Iterable[EntityId] = ()) -> tuple[Context, Context, tuple[str, ...]]:
+    """The baseline and the scenario context (see the module doc), and what the change recomputes or holds."""
+    set, scenarios = list(set), list(scenarios)
+    if not set and not scenarios:
+        raise QueryError("a what-if needs a change", hint="give --set VAR=VALUE or --scenario ID (e.g. sfu-doubled)")
+    baseline = kb.context(gpu, list(with_), list(given), via="given")
+    overrides: dict[VarKey, Fact] = {}
+    for eid in scenarios:
+        kb.model.entity(eid, where=Location("--scenario"))
+        for ancestor in kb.model.ancestry(eid):
+            for key, fact in kb.model.entities[ancestor].facts.items():
+                mine = baseline.facts.get(key)
+                if mine is None or mine.value != fact.value or mine.unit != fact.unit:
+                    overrides[key] = fact
+                else:
+                    overrides.pop(key, None)
+    scenario = kb.context(gpu, list(with_), [*overrides.values(), *set], via="scenario", base=baseline)
+    changed = [k for k, via in scenario.overrides.items() if via == "scenario"]
+    scenario, notes = intervene(kb, baseline, scenario, changed)
+    return baseline, scenario, notes
+
+
+def what_if(kb: "KnowledgeBase", variables: Sequence[VarKey] = (), gpu: str | None = None,
+            with_: Iterable[EntityId] = (), given: Iterable[str] = (), set: Iterable[str] = (),
+            scenarios: Iterable[EntityId] = (), where: Iterable[str] = ()) -> WhatIf:
+    """Each variable in the baseline and the scenario; with none, every value that differs."""
+    for key in variables:
+        kb.check_key(key)
+    where = list(where)
+    baseline, scenario, notes = scenario_contexts(kb, gpu, with_, given, set, scenarios)
+    changes = tuple(k for k, via in scenario.overrides.items() if via == "scenario")
+    constrained = kb.has_inequalities(where)
+    if variables and constrained:
+        from hwkb.questions.thresholds import solve_constrained
+        rows = tuple(_compare(key, *(solve_constrained(kb, key, c, where) for c in (baseline, scenario)))
+                     for key in variables)
+        return WhatIf(rows, baseline, scenario, changes, notes)
+    if constrained:
+        raise QueryError("a what-if over every value takes only equalities in --where",
+                         hint="name the variables to compare, or drop the inequalities")
+    before, after = kb.solver(baseline, where), kb.solver(scenario, where)
+    if variables:
+        rows = tuple(_compare(key, before.solution(key), after.solution(key)) for key in variables)
+        return WhatIf(rows, baseline, scenario, changes, notes)
+    order = list(changes) + [k for s in after.plan.steps for k in s.outputs] + list(after.values) + list(before.values)
+    rows = []
+    for key in dict.fromkeys(order):
+        b, s = before.values.get(key), after.values.get(key)
+        if b is None and s is None:
+            continue
+        if b is not None and s is not None and abs(s.canonical - b.canonical) <= _SAME * max(abs(b.canonical),
+                                                                                              abs(s.canonical)):
+            continue
+        rows.append(Comparison(key, kb.model.unit_of(key), b, s, _status(b), _status(s)))
+    return WhatIf(tuple(rows), baseline, scenario, changes, notes)
+
+
+def _compare(key: VarKey, b: Solution, s: Solution) -> Comparison:
+    return Comparison(key, b.unit, b.value if b.determined else None, s.value if s.determined else None,
+                      b.status, s.status)
+
+
+def _status(value: Value | None) -> str:
+    if value is None:
+        return "underdetermined"
+    return "stated" if value.stated else "derived"
+
+

@@ -1,0 +1,182 @@
+"""Planning: how a target follows from the knowns, on structure alone (no SymPy here).
+
+The stages are named as in equation-based modelling tools:
+
+1. **propagation** — take a relation with exactly one unknown and solve it for
+   that unknown (if that direction can be solved), round after round;
+2. **matching** — for what remains, a maximum matching between relations and
+   unknowns (``networkx.bipartite``);
+3. **blocks** — the strongly connected components of the matched dependency
+   graph, in topological order, are systems to solve jointly;
+4. **needs** — when the target stays unknown, the smallest sets of further
+   facts that would settle it.
+
+Relations are given as key sets; whether a direction can be solved is asked of
+a callback, so SymPy work stays in :mod:`hwkb.solving.relations`.
+
+>>> rels = [frozenset({"peak", "sms", "clock"}), frozenset({"clock", "boost"})]
+>>> p = make_plan(rels, {"peak", "sms"}, lambda r, k: True)
+>>> [(s.relations, s.outputs) for s in p.steps]
+[((0,), ('clock',)), ((1,), ('boost',))]
+>>> find_needs(rels, {"sms"}, "clock", lambda r, k: True)
+[('boost',), ('peak',)]
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
+
+import networkx as nx
+from networkx.algorithms import bipartite
+
+__all__ = ["Step", "Plan", "make_plan", "find_needs", "routes_to"]
+
+CanSolve = Callable[[int, str], bool]
+MAX_NEED_SIZE = 3
+MAX_NEED_CANDIDATES = 40
+
+
+@dataclass(frozen=True)
+class Step:
+    """Solve ``relations`` (one, or a block solved jointly) for ``outputs``."""
+    relations: tuple[int, ...]
+    outputs: tuple[str, ...]
+
+    @property
+    def is_block(self) -> bool:
+        return len(self.relations) > 1
+
+
+@dataclass(frozen=True)
+class Plan:
+    steps: tuple[Step, ...]
+    determined: frozenset[str]   # knowns and everything the steps give
+    checks: tuple[int, ...]      # relations all of whose keys end up determined, not used by a step
+
+
+def make_plan(relations: Sequence[frozenset[str]], known: Iterable[str], can_solve: CanSolve,
+              usable: Callable[[int], bool] = lambda r: True) -> Plan:
+    """Everything that follows from ``known`` through the usable relations."""
+    known = set(known)
+    steps: list[Step] = []
+    used: set[int] = set()
+    by_key: dict[str, list[int]] = {}
+    for r, keys in enumerate(relations):
+        if usable(r):
+            for k in keys:
+                by_key.setdefault(k, []).append(r)
+    while True:
+        _propagate(relations, known, can_solve, by_key, steps, used)
+        block = _next_block(relations, known, by_key, used, usable)
+        if block is None:
+            break
+        steps.append(block)
+        used.update(block.relations)
+        known.update(block.outputs)
+    checks = tuple(r for r in range(len(relations))
+                   if usable(r) and r not in used and relations[r] <= known)
+    return Plan(tuple(steps), frozenset(known), checks)
+
+
+def _propagate(relations, known: set, can_solve, by_key, steps, used):
+    frontier = sorted({r for rs in by_key.values() for r in rs if r not in used})
+    while frontier:
+        fresh: list[str] = []
+        for r in frontier:
+            if r in used:
+                continue
+            unknown = relations[r] - known
+            if len(unknown) == 1:
+                (key,) = unknown
+                if key not in fresh and can_solve(r, key):
+                    steps.append(Step((r,), (key,)))
+                    used.add(r)
+                    fresh.append(key)
+        known.update(fresh)
+        frontier = sorted({r for k in fresh for r in by_key.get(k, ()) if r not in used})
+
+
+def _next_block(relations, known: set, by_key, used: set, usable) -> Step | None:
+    """The first square system, in dependency order, that the knowns settle."""
+    pending = [r for r in range(len(relations)) if usable(r) and r not in used and len(relations[r] - known) >= 2]
+    if len(pending) < 2:
+        return None
+    graph = nx.Graph()
+    graph.add_nodes_from((("r", r) for r in pending), bipartite=0)
+    for r in pending:
+        for k in relations[r] - known:
+            graph.add_edge(("r", r), ("k", k))
+    top = [("r", r) for r in pending]
+    matching = bipartite.hopcroft_karp_matching(graph, top_nodes=top)
+    depends = nx.DiGraph()
+    owner: dict[str, int] = {}
+    for r in pending:
+        mate = matching.get(("r", r))
+        if mate is None:
+            continue
+        key = mate[1]
+        owner[key] = r
+        depends.add_node(key)
+        for other in relations[r] - known - {key}:
+            depends.add_edge(other, key)
+    if depends.number_of_nodes() == 0:
+        return None
+    condensed = nx.condensation(depends)
+    settled = set(known)
+    for component in nx.topological_sort(condensed):
+        members = set(condensed.nodes[component]["members"])
+        rels = {owner[k] for k in members if k in owner}
+        unknowns = set().union(*(relations[r] - settled for r in rels)) if rels else {None}
+        if len(members) >= 2 and len(rels) == len(members) and unknowns <= members:
+            return Step(tuple(sorted(rels)), tuple(sorted(members)))
+        if unknowns <= members and len(rels) == len(members):
+            settled |= members
+        # else: this component is not settled; one that does not depend on it may still be
+    return None
+
+
+def routes_to(relations: Sequence[frozenset[str]], plan: Plan, target: str, can_solve: CanSolve,
+              depends_on: Callable[[str], set[str]]) -> list[int]:
+    """Relations that give ``target`` from determined keys that do not themselves depend on it."""
+    routes = []
+    for r, keys in enumerate(relations):
+        if target in keys and keys <= plan.determined and can_solve(r, target):
+            if not any(target in depends_on(k) for k in keys - {target}):
+                routes.append(r)
+    return routes
+
+
+def find_needs(relations: Sequence[frozenset[str]], known: Iterable[str], target: str, can_solve: CanSolve,
+               usable: Callable[[int], bool] = lambda r: True, excluded: Iterable[str] = (),
+               accept: Callable[[Plan], bool] = lambda plan: True) -> list[tuple[str, ...]]:
+    """The smallest sets of additional keys, any one of which makes ``target`` determined.
+
+    Structure cannot see that two equations are one equation twice (two peaks
+    that both fix only ``sm_count * clock``); ``accept`` is asked of each
+    candidate's plan so the caller can reject such sets by their numbers.
+    """
+    known = set(known)
+    base = make_plan(relations, known, can_solve, usable)
+    if target in base.determined:
+        return []
+    excluded = set(excluded) | {target}
+    graph = nx.Graph()
+    for r, keys in enumerate(relations):
+        if usable(r):
+            for k in keys:
+                graph.add_edge(("r", r), ("k", k))
+    if ("k", target) not in graph:
+        return []
+    near = nx.single_source_shortest_path_length(graph, ("k", target))
+    candidates = sorted((k[1] for k, d in near.items() if k[0] == "k" and k[1] not in base.determined
+                         and k[1] not in excluded), key=lambda k: (near[("k", k)], k))[:MAX_NEED_CANDIDATES]
+    for size in range(1, MAX_NEED_SIZE + 1):
+        found = []
+        for combo in itertools.combinations(candidates, size):
+            plan = make_plan(relations, base.determined | set(combo), can_solve, usable)
+            if target in plan.determined and accept(plan):
+                found.append(combo)
+        if found:  # the sets closest to the target first (its own rule's inputs before far-off ones)
+            return sorted((tuple(sorted(c)) for c in found), key=lambda c: (sum(near[("k", k)] for k in c), c))
+    return []

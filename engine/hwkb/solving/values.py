@@ -1,0 +1,86 @@
+"""Values with provenance: a number, its unit and the tree of how it was obtained."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hwkb.definitions.model import VarKey
+
+__all__ = ["Derivation", "FactOrigin", "RuleOrigin", "Value"]
+
+
+@dataclass(frozen=True)
+class FactOrigin:
+    """A stated value: from an entity, a variable's default, the command line or a scenario."""
+    key: VarKey
+    entity: str | None
+    source: str | None
+    where: str | None
+    via: str = "fact"  # fact | default | set | scenario
+
+    def as_dict(self, value: "Value") -> dict:
+        out = {"fact": self.key, "value": value.magnitude, "unit": value.unit,
+               "entity": self.entity, "source": self.source}
+        if self.where:
+            out["where"] = self.where
+        if self.via != "fact":
+            out["via"] = self.via
+        return out
+
+
+@dataclass(frozen=True)
+class RuleOrigin:
+    """A value a rule gave from others; ``kind`` is law, expectation or simulated."""
+    rule: str
+    kind: str
+    source: str | None
+    inputs: tuple["Value", ...]
+    parameters: tuple[tuple[str, object], ...] = ()
+
+    def as_dict(self, value: "Value") -> dict:
+        out = {"rule": self.rule, "kind": self.kind, "variable": value.key, "value": value.magnitude,
+               "unit": value.unit, "source": self.source, "inputs": [i.derivation_dict() for i in self.inputs]}
+        if self.parameters:
+            out["simulation"] = dict(self.parameters)
+        return out
+
+
+Derivation = FactOrigin | RuleOrigin
+
+
+@dataclass(frozen=True)
+class Value:
+    """``magnitude`` is in ``unit`` (the variable's display unit); ``canonical`` is what the engine computes with.
+
+    ``uncertainty`` is relative: half the last printed digit of stated values,
+    carried to first order through the relations.
+    """
+    key: VarKey
+    magnitude: float
+    unit: str
+    canonical: float
+    origin: Derivation
+    uncertainty: float = 0.0
+    depends: frozenset[VarKey] = field(default_factory=frozenset)
+
+    @property
+    def stated(self) -> bool:
+        return isinstance(self.origin, FactOrigin)
+
+    def derivation_dict(self) -> dict:
+        return self.origin.as_dict(self)
+
+    def facts(self) -> list["Value"]:
+        """The stated values this one rests on, each once, in the order met."""
+        if self.stated:
+            return [self]
+        seen: dict[VarKey, Value] = {}
+        for i in self.origin.inputs:
+            for f in i.facts():
+                seen.setdefault(f.key, f)
+        return list(seen.values())
+
+    def agrees_with(self, other: "Value") -> bool:
+        """True when the two differ by no more than their combined rounding."""
+        a, b = self.canonical, other.canonical
+        slack = self.uncertainty * abs(a) + other.uncertainty * abs(b) + 1e-9 * max(abs(a), abs(b))
+        return abs(a - b) <= slack
