@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))
 
 from hwkb.solving.scheduler import simulate, simulate_reference  # noqa: E402
 

@@ -71,8 +71,8 @@ def main() -> None:
 
     hwkb = [sys.executable, "-m", "hwkb.cli.main", "solve", "clock_tc", "--gpu", "h100-sxm"]
     env_cmd = [sys.executable, "-c", "import sympy, pint, networkx"]
-    subprocess.run(hwkb, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)  # fills the solution cache
-    hwkb_cmd = [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(ROOT)!r}); "
+    subprocess.run(hwkb, check=True, stdout=subprocess.DEVNULL, cwd=ROOT / "engine")  # fills the solution cache
+    hwkb_cmd = [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(ROOT / 'engine')!r}); "
                 "from hwkb.cli.main import main; sys.exit(main(['solve', 'clock_tc', '--gpu', 'h100-sxm']))"]
     t_imports = median_run(env_cmd)
     t_cold = median_run(hwkb_cmd)
