@@ -67,7 +67,7 @@ def main(argv=None) -> int:
     report = auditor.report(rows, outcomes, groups)
     t = stage("report", t)
     if args.json_report:
-        json.dumps(report.as_dict())
+        json.dumps(report.to_dict())
         t = stage("JSON", t)
     total = time.perf_counter() - wall
 

@@ -81,8 +81,8 @@ def test_error_carries_its_fields():
 def test_as_dict(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     e = LoadError("duplicate key 'x'", where=Location(str(tmp_path / "f.yaml"), 3, 4), hint="keep one")
-    assert e.as_dict() == {"file": "f.yaml", "line": 3, "message": "duplicate key 'x'; keep one"}
-    assert KBError("bad").as_dict() == {"file": None, "line": None, "message": "bad"}
+    assert e.to_dict() == {"file": "f.yaml", "line": 3, "message": "duplicate key 'x'; keep one"}
+    assert KBError("bad").to_dict() == {"file": None, "line": None, "message": "bad"}
 
 
 def test_unknown_name_suggests_the_nearest():

@@ -23,7 +23,7 @@ def test_two_loads_are_independent():
     assert not {id(r) for r in a.relations} & {id(r) for r in b.relations}
     assert a.solve("clock", gpu="chip").magnitude == b.solve("clock", gpu="chip").magnitude
     # a question of one leaves the other as it was
-    a.solve("clock", gpu="chip", set=["clock=1.5GHz"])
+    a.solve("clock", gpu="chip", facts=["clock=1.5GHz"])
     assert b.solve("clock", gpu="chip").status == "derived"
 
 
@@ -87,7 +87,7 @@ def test_solve_checks_the_variable_first(tiny_kb):
 
 
 def test_context_and_solver(tiny_kb):
-    ctx = tiny_kb.context("chip", set=["clock=1.5GHz"])
+    ctx = tiny_kb.context("chip", facts=["clock=1.5GHz"])
     assert ctx.entities == ("arch", "chip") and ctx.overrides == {"clock": "set"}
     assert tiny_kb.solver(ctx).solution("clock").status == "inconsistent"
 
@@ -100,7 +100,7 @@ def test_derive(tiny_kb):
 # ---------------------------------------------------------------- --where equalities
 
 def test_where_gives_a_relation(tiny_kb):
-    s = tiny_kb.solve("peak[fp16]", set=["fma_rate[fp16]=1024", "clock=1GHz"], where=["sm_count = 100"])
+    s = tiny_kb.solve("peak[fp16]", facts=["fma_rate[fp16]=1024", "clock=1GHz"], where=["sm_count = 100"])
     assert (s.status, s.magnitude) == ("derived", pytest.approx(204.8))
     sms = s.value.origin.inputs[0]
     assert (sms.key, sms.origin.rule, sms.origin.source) == ("sm_count", "where[1]", "given on the command line")

@@ -40,7 +40,7 @@ def test_peaks_table_matches_the_chapter(kb):
 
 
 def test_peaks_json_has_numbers_and_nulls(kb):
-    document = run_query(load_query("peaks"), kb).as_dict()
+    document = run_query(load_query("peaks"), kb).to_dict()
     b200 = next(r for r in document["rows"] if r[0] == "B200")
     assert b200[1] == 148 and b200[3] is None and b200[5] == pytest.approx(1.8558, abs=1e-4)
 

@@ -14,21 +14,21 @@ def kb(real_kb):
     return real_kb
 
 
-@pytest.mark.parametrize("variable, gpu, with_, expected", [
+@pytest.mark.parametrize("variable, gpu, layers, expected", [
     ("tmem_per_sm", "b200", [], 256.0),                                    # 128 rows x 512 columns x 32 bit
     ("accumulators_in_tmem", "b200", ["tcgen05-m128n256k16"], 2.0),       # exactly two 128 x 256 accumulators
     ("accumulator_registers_per_thread", "hopper", ["wgmma-m64n256k16"], 128.0),
     ("smem_share", "hopper", ["wgmma-m64n128k16"], 0.75),
     ("sfu_exp_per_sm_cycle", "b300-like", [], 32.0),
 ])
-def test_operand_and_tensor_memory_figures(kb, variable, gpu, with_, expected):
-    solution = kb.solve(variable, gpu=gpu, with_=with_)
+def test_operand_and_tensor_memory_figures(kb, variable, gpu, layers, expected):
+    solution = kb.solve(variable, gpu=gpu, layers=layers)
     assert solution.status == "derived" and solution.magnitude == pytest.approx(expected)
 
 
 def test_a_128x256_accumulator_would_need_256_registers_per_thread(kb):
-    solution = kb.solve("accumulator_registers_per_thread", gpu="blackwell", with_=["tcgen05-m128n256k16"],
-                        set=["accumulator_threads=128"])
+    solution = kb.solve("accumulator_registers_per_thread", gpu="blackwell", layers=["tcgen05-m128n256k16"],
+                        facts=["accumulator_threads=128"])
     assert solution.magnitude == 256.0  # past the limit of 255 per thread
 
 
@@ -46,10 +46,10 @@ def test_symbolic_exp_utilization_and_fp8_threshold(kb):
 
 
 def test_smem_share_scales_as_the_chapter_says(kb):
-    result = sweep(kb, "smem_share", kb.context("hopper", set=["tile_m=64", "a_rows=64", "operand_bytes=2"]),
+    result = sweep(kb, "smem_share", kb.context("hopper", facts=["tile_m=64", "a_rows=64", "operand_bytes=2"]),
                    [parse_axis(kb, "tile_n=64,128,256")], where=["b_cols = tile_n"])
     assert [f"{v:.0%}" for v in result.values] == ["100%", "75%", "62%"]
 
 
 def test_tensor_memory_is_blackwells_alone(kb):
-    assert kb.solve("accumulators_in_tmem", gpu="hopper", with_=["tcgen05-m128n256k16"]).status == "not_applicable"
+    assert kb.solve("accumulators_in_tmem", gpu="hopper", layers=["tcgen05-m128n256k16"]).status == "not_applicable"

@@ -55,7 +55,7 @@ class KBError(Exception):
         text = self.message if self.where is None else f"{self.where}: {self.message}"
         return f"{text}; {self.hint}" if self.hint else text
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "file": None if self.where is None else _display_path(self.where.file),
             "line": None if self.where is None else self.where.line,

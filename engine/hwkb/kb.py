@@ -44,9 +44,9 @@ class KnowledgeBase:
         return cls(model, units, compile_relations(model, units), dirs)
 
     # -- contexts
-    def context(self, gpu: str | None = None, with_: Iterable[str] = (), set: Iterable = (),
+    def context(self, gpu: str | None = None, layers: Iterable[str] = (), facts: Iterable = (),
                 via: str = "set", base: Context | None = None) -> Context:
-        return build_context(self.model, self.units, gpu, with_, set, via=via, base=base)
+        return build_context(self.model, self.units, gpu, layers, facts, via=via, base=base)
 
     def solver(self, context: Context, where: Iterable[str] = (), use_expectations: bool = False) -> Solver:
         return Solver(self, context, self.where_relations(where), use_expectations)
@@ -93,17 +93,17 @@ class KnowledgeBase:
         self.model.check_key(key)
         return key
 
-    def solve(self, variable: VarKey, gpu: str | None = None, with_: Iterable[str] = (), set: Iterable = (),
+    def solve(self, variable: VarKey, gpu: str | None = None, layers: Iterable[str] = (), facts: Iterable = (),
               where: Iterable[str] = ()) -> Solution:
         """The value of one variable in a context, with its derivation, or what it needs."""
         self.check_key(variable)
         where = list(where)
-        context = self.context(gpu, with_, set)
+        context = self.context(gpu, layers, facts)
         if self.has_inequalities(where):
             from hwkb.questions.thresholds import solve_constrained
             return solve_constrained(self, variable, context, where)
         return self.solver(context, where).solution(variable)
 
-    def derive(self, gpu: str | None = None, with_: Iterable[str] = (), set: Iterable = ()) -> list[Value]:
+    def derive(self, gpu: str | None = None, layers: Iterable[str] = (), facts: Iterable = ()) -> list[Value]:
         """Every value that follows from the context but is not stated in it."""
-        return self.solver(self.context(gpu, with_, set)).derived()
+        return self.solver(self.context(gpu, layers, facts)).derived()

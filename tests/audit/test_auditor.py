@@ -215,7 +215,7 @@ def test_vectorised_and_entity_by_entity_agree(real_kb):
     names = ["v100", "a100", "h100-sxm", "h100-pcie", "b200"]
     a, b = Auditor(real_kb), Auditor(real_kb)
     fast, slow = a.audit(names), b.audit(names, vectorised=False)
-    assert fast.as_dict() == slow.as_dict()
+    assert fast.to_dict() == slow.to_dict()
 
 
 # ---------------------------------------------------------------- hints

@@ -24,12 +24,12 @@ def tesla_and_ada():
 
 
 def test_counts_every_status():
-    s = classify(tesla_and_ada()).as_dict()
+    s = classify(tesla_and_ada()).to_dict()
     assert s["counts"] == {"consistent": 0, "within_rounding": 5, "inconsistent": 5}
 
 
 def test_a_mostly_failing_group_is_systematic_and_a_lone_failure_isolated():
-    s = classify(tesla_and_ada()).as_dict()
+    s = classify(tesla_and_ada()).to_dict()
     # architecture, generation and memory type all hold the same four rows: the first grouping of `by` wins
     assert s["systematic"] == [{"rule": "fp32", "group_by": "architecture", "group": "Tesla", "failed": 4,
                                 "checked": 4, "share": 1.0,
@@ -113,12 +113,12 @@ def test_order_is_most_severe_first_then_names():
 def test_examples_are_capped_and_sorted():
     out = rows("e", 9, "inconsistent", architecture="A")
     (g,) = classify(out, by=["architecture"]).systematic
-    assert g.as_dict()["examples"] == ["e0", "e1", "e2", "e3", "e4"] and len(g.entities) == 9
+    assert g.to_dict()["examples"] == ["e0", "e1", "e2", "e3", "e4"] and len(g.entities) == 9
 
 
 def test_summary_type():
     assert isinstance(classify([]), PopulationSummary)
-    assert classify([]).as_dict() == {"counts": {"consistent": 0, "within_rounding": 0, "inconsistent": 0},
+    assert classify([]).to_dict() == {"counts": {"consistent": 0, "within_rounding": 0, "inconsistent": 0},
                                       "systematic": [], "isolated": [], "mixed": []}
 
 
@@ -139,7 +139,7 @@ OUTCOMES = st.lists(st.tuples(st.sampled_from(["r1", "r2"]),
 def test_order_of_the_outcomes_does_not_matter(outcomes, rnd):
     shuffled = list(outcomes)
     rnd.shuffle(shuffled)
-    assert classify(shuffled).as_dict() == classify(outcomes).as_dict()
+    assert classify(shuffled).to_dict() == classify(outcomes).to_dict()
 
 
 @settings(max_examples=150, deadline=None)
@@ -176,4 +176,4 @@ def test_random_population_is_deterministic():
     out = [Outcome(f"e{i}", rnd.choice(["a", "b"]), rnd.choice(["consistent", "inconsistent"]), rnd.random(),
                    {"architecture": rnd.choice("XYZ"), "generation": rnd.choice("pq"), "memory_type": "M"})
            for i in range(200)]
-    assert classify(out).as_dict() == classify(list(reversed(out))).as_dict()
+    assert classify(out).to_dict() == classify(list(reversed(out))).to_dict()

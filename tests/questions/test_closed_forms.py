@@ -107,7 +107,7 @@ def test_the_targets_own_fact_is_set_aside(kb):
 
 
 def test_simulated_rules_have_no_closed_form(kb):
-    context = kb.context(set=["loads_per_round=4", "compute_per_round=64", "latency_cycles=500"])
+    context = kb.context(facts=["loads_per_round=4", "compute_per_round=64", "latency_cycles=500"])
     with pytest.raises(NoClosedForm) as info:
         closed_form(kb, "scheduler_utilization", context, ["warps_per_scheduler"])
     assert "simulated rule scheduler_model" in str(info.value)
@@ -129,15 +129,15 @@ def test_unknown_free_variable_suggests(kb):
 def test_default_free_expands_the_defining_rules(kb, tiny):
     assert default_free(kb, "exp_utilization[bf16]", kb.context("h100-sxm"))[0] == ("d_qk", "d_v")
     assert default_free(kb, "exp_utilization[bf16]", kb.context("h100-sxm"), ["d_v = d_qk"])[0] == ("d_qk",)
-    given = kb.context("h100-sxm", set=["d_qk=64", "d_v=64"])
+    given = kb.context("h100-sxm", facts=["d_qk=64", "d_v=64"])
     assert default_free(kb, "exp_utilization[bf16]", given) == (("d_qk", "d_v"), "the facts given for this query")
     assert default_free(tiny, "peak", tiny.context("chip"))[0] == ("rate", "clock")
 
 
 def test_solve_symbolic_gives_the_contract_fields(kb):
-    context = kb.context("h100-sxm", set=["d_qk=128", "d_v=128"])
+    context = kb.context("h100-sxm", facts=["d_qk=128", "d_v=128"])
     solution = solve_symbolic(kb, "exp_utilization[bf16]", context, ["d_qk", "d_v"], sensitivity=True)
-    document = solution.as_dict()
+    document = solution.to_dict()
     assert document["expression"] == "128/(d_qk + d_v)" and document["free"] == ["d_qk", "d_v"]
     assert document["value"] == 0.5 and document["status"] == "derived"
     assert document["sensitivity"] == [
@@ -158,7 +158,7 @@ positive = st.floats(min_value=1e-3, max_value=1e4, allow_nan=False, allow_infin
 def test_closed_form_equals_the_compiled_numeric_form(tiny, n, m, rate, cap):
     context = tiny.context("chip")
     form = closed_form(tiny, "load", context, ["n", "m", "rate", "cap"])
-    numeric = tiny.solve("load", gpu="chip", set=[f"n={n!r}", f"m={m!r}", f"rate={rate!r}", f"cap={cap!r}"])
+    numeric = tiny.solve("load", gpu="chip", facts=[f"n={n!r}", f"m={m!r}", f"rate={rate!r}", f"cap={cap!r}"])
     assert form.evaluate({"n": n, "m": m, "rate": rate, "cap": cap}) == pytest.approx(numeric.magnitude, rel=1e-9)
 
 
@@ -170,5 +170,5 @@ def test_real_closed_forms_equal_the_solver(kb, d_qk, d_v, case):
     gpu, precision = case
     key = f"exp_utilization[{precision}]"
     form = closed_form(kb, key, kb.context(gpu), ["d_qk", "d_v"])
-    numeric = kb.solve(key, gpu=gpu, set=[f"d_qk={d_qk}", f"d_v={d_v}"])
+    numeric = kb.solve(key, gpu=gpu, facts=[f"d_qk={d_qk}", f"d_v={d_v}"])
     assert form.evaluate({"d_qk": d_qk, "d_v": d_v}) == pytest.approx(numeric.magnitude, rel=1e-9)

@@ -54,7 +54,7 @@ def test_sweep_agrees_with_single_solves(kb):
     result = sweep(kb, "exp_utilization[fp8]", kb.context("h100-sxm"), axes)
     assert result.method == "closed form" and result.columns == ["d_qk", "d_v", "exp_utilization[fp8]"]
     for d_qk, d_v, value in result.rows():
-        single = kb.solve("exp_utilization[fp8]", gpu="h100-sxm", set=[f"d_qk={d_qk:g}", f"d_v={d_v:g}"])
+        single = kb.solve("exp_utilization[fp8]", gpu="h100-sxm", facts=[f"d_qk={d_qk:g}", f"d_v={d_v:g}"])
         assert value == pytest.approx(single.magnitude, rel=1e-12)
 
 
@@ -62,21 +62,21 @@ def test_sweep_agrees_with_single_solves(kb):
 @given(st.lists(st.integers(1, 4096), min_size=1, max_size=5, unique=True), st.sampled_from(["a100", "b200"]))
 def test_closed_form_and_point_by_point_agree(kb, values, gpu):
     axes = [parse_axis(kb, "d_qk=" + ",".join(map(str, values)))]
-    context = kb.context(gpu, set=["d_v=128"])
+    context = kb.context(gpu, facts=["d_v=128"])
     fast = sweep(kb, "exp_utilization[bf16]", context, axes)
     slow = sweep(kb, "exp_utilization[bf16]", context, axes, method="point by point")
     assert fast.values.tolist() == pytest.approx(slow.values.tolist(), rel=1e-12)
 
 
 def test_a_simulated_target_is_swept_point_by_point(kb):
-    context = kb.context(set=["loads_per_round=4", "compute_per_round=64", "latency_cycles=500"])
+    context = kb.context(facts=["loads_per_round=4", "compute_per_round=64", "latency_cycles=500"])
     result = sweep(kb, "scheduler_utilization", context, [parse_axis(kb, "warps_per_scheduler=1,2,4,8,16")])
     assert result.method == "point by point"
     assert [f"{v:.0%}" for v in result.values] == ["12%", "24%", "48%", "95%", "99%"]
 
 
 def test_swept_facts_override_the_context(kb):
-    context = kb.context("h100-sxm", set=["d_qk=999", "d_v=128"])
+    context = kb.context("h100-sxm", facts=["d_qk=999", "d_v=128"])
     result = sweep(kb, "exp_utilization[bf16]", context, [parse_axis(kb, "d_qk=128")])
     assert result.values.tolist() == [0.5]
 
@@ -86,7 +86,7 @@ def test_outputs_csv_json_and_table(kb):
                    [parse_axis(kb, "tile_n=64,256"), parse_axis(kb, "b_cols=64,256")])
     assert result.to_csv().splitlines() == ["tile_n,b_cols,smem_share", "64.0,64.0,1.0", "64.0,256.0,2.5",
                                             "256.0,64.0,0.25", "256.0,256.0,0.625"]
-    document = result.as_dict()
+    document = result.to_dict()
     assert document["columns"] == ["tile_n", "b_cols", "smem_share"] and document["rows"][3] == [256.0, 256.0, 0.625]
     assert result.render().splitlines()[0].split() == ["tile_n", "b_cols", "smem_share"]
 
@@ -102,21 +102,21 @@ def test_sweep_errors(kb):
 
 
 def test_point_evaluator_reruns_only_what_changes(kb):
-    evaluate = PointEvaluator(kb, kb.context("h100-sxm", set=["d_v=128"]), ["d_qk"], ["exp_utilization[bf16]"])
+    evaluate = PointEvaluator(kb, kb.context("h100-sxm", facts=["d_v=128"]), ["d_qk"], ["exp_utilization[bf16]"])
     assert [s.outputs for s in evaluate.steps] == [("flop_per_score",), ("exp_demand_per_sm_cycle[bf16]",),
                                                     ("exp_utilization[bf16]",)]
     assert evaluate({"d_qk": 384})["exp_utilization[bf16]"].magnitude == 0.25
 
 
 def test_points_that_break_a_given_equality_are_left_empty(kb):
-    result = sweep(kb, "smem_share", kb.context("hopper", with_=["wgmma-m64n64k16"]),
+    result = sweep(kb, "smem_share", kb.context("hopper", layers=["wgmma-m64n64k16"]),
                    [parse_axis(kb, "tile_n=64,128,256")], where=["b_cols = tile_n"])  # b_cols is stated: 64
     assert result.values[0] == 1.0 and all(math.isnan(v) for v in result.values[1:])
     assert result.notes == ("'b_cols = tile_n' does not hold at 2 of 3 points: those are left empty",)
 
 
 def test_a_point_the_simulation_refuses_is_left_empty_with_a_note(kb):
-    context = kb.context(set=["loads_per_round=1", "compute_per_round=16", "latency_cycles=500"])
+    context = kb.context(facts=["loads_per_round=1", "compute_per_round=16", "latency_cycles=500"])
     result = sweep(kb, "scheduler_utilization", context, [parse_axis(kb, "warps_per_scheduler=16,512")])
     assert result.values[0] == pytest.approx(0.52, abs=0.01) and math.isnan(result.values[1])
     assert "1 points could not be evaluated" in result.notes[-1]

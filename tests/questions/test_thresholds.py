@@ -91,8 +91,8 @@ def test_no_admissible_value_is_inconsistent(tiny):
 
 
 def test_a_stated_override_is_checked_not_solved(tiny):
-    held = solve_constrained(tiny, "n", tiny.context("chip", set=["n=256"]), ["load <= 1"])
-    broken = solve_constrained(tiny, "n", tiny.context("chip", set=["n=64"]), ["load <= 1"])
+    held = solve_constrained(tiny, "n", tiny.context("chip", facts=["n=256"]), ["load <= 1"])
+    broken = solve_constrained(tiny, "n", tiny.context("chip", facts=["n=64"]), ["load <= 1"])
     assert held.status == "stated" and held.intervals is None and "'load <= 1' holds" in held.notes
     assert broken.status == "inconsistent" and "'load <= 1' does not hold in this context" in broken.notes
 
@@ -118,7 +118,7 @@ def test_head_dimension_threshold_in_fp8(kb):
 
 def test_symbolic_threshold_agrees_with_bisection_on_the_numeric_form(kb):
     where = ["exp_utilization[bf16] <= 0.9"]
-    context = kb.context("b200", set=["d_v=100"])
+    context = kb.context("b200", facts=["d_v=100"])
     solution = solve_constrained(kb, "d_qk", context, where)
     evaluate = PointEvaluator(kb, context, ["d_qk"], ["exp_utilization[bf16]"])
     f = lambda d: evaluate({"d_qk": d})["exp_utilization[bf16]"].magnitude - 0.9
@@ -133,7 +133,7 @@ def test_symbolic_threshold_agrees_with_bisection_on_the_numeric_form(kb):
 @settings(max_examples=4, deadline=None)
 @given(d_v=st.integers(1, 1024), bound=st.sampled_from([0.25, 0.5, 0.9, 1.0, 2.0]))
 def test_exact_and_numeric_thresholds_agree(kb, d_v, bound):
-    context = kb.context("h100-sxm", set=[f"d_v={d_v}"])
+    context = kb.context("h100-sxm", facts=[f"d_v={d_v}"])
     where = [f"exp_utilization[fp8] <= {bound}"]
     exact = solve_constrained(kb, "d_qk", context, where, method="exact")
     numeric = solve_constrained(kb, "d_qk", context, where, method="numeric")
@@ -141,7 +141,7 @@ def test_exact_and_numeric_thresholds_agree(kb, d_v, bound):
 
 
 def test_least_warps_by_search_through_the_simulation(kb):
-    solution = kb.solve("warps_per_scheduler", set=["loads_per_round=4", "compute_per_round=64", "latency_cycles=500"],
+    solution = kb.solve("warps_per_scheduler", facts=["loads_per_round=4", "compute_per_round=64", "latency_cycles=500"],
                         where=["scheduler_utilization >= 0.9"])
     assert solution.status == "derived" and solution.magnitude == 8
     assert solution.intervals[0]["lower"] == 8.0
@@ -155,15 +155,15 @@ def test_interval_helpers():
     assert threshold([Interval(128.0, None, True, False)]) == 128.0
 
 
-@pytest.mark.parametrize("variable, with_, where, intervals, value", [
+@pytest.mark.parametrize("variable, layers, where, intervals, value", [
     ("tile_n", ["tcgen05-m128n256k16"], ["accumulators_in_tmem >= 2"], [(1.0, 256.0, True, True)], 1),
     ("tmem_cell_bits", ["tcgen05-m128n256k16"], ["accumulators_in_tmem >= 3", "accumulators_in_tmem < 4"],
      [(48.0, 64.0, True, False)], 48.0),
     ("tmem_cell_bits", ["tcgen05-m128n256k16"], ["accumulators_in_tmem >= 2", "accumulators_in_tmem < 4"],
      [(32.0, 64.0, True, False)], 32.0),
 ])
-def test_numeric_windows_find_both_ends_and_their_closedness(kb, variable, with_, where, intervals, value):
-    s = kb.solve(variable, gpu="b200", with_=with_, where=where)
+def test_numeric_windows_find_both_ends_and_their_closedness(kb, variable, layers, where, intervals, value):
+    s = kb.solve(variable, gpu="b200", layers=layers, where=where)
     assert [(i["lower"], i["upper"], i["lower_closed"], i["upper_closed"]) for i in s.intervals] == \
         [pytest.approx(i) for i in intervals]
     assert s.magnitude == pytest.approx(value)
@@ -175,6 +175,6 @@ def test_an_integer_variable_without_an_integer_in_range_is_inconsistent(kb):
 
 
 def test_the_search_stops_where_the_simulation_refuses(kb):
-    s = kb.solve("warps_per_scheduler", set=["loads_per_round=4", "compute_per_round=64", "latency_cycles=500"],
+    s = kb.solve("warps_per_scheduler", facts=["loads_per_round=4", "compute_per_round=64", "latency_cycles=500"],
                  where=["scheduler_utilization >= 0.9"])
     assert s.magnitude == 8 and "configuration too large for simulate" in s.notes[-1]

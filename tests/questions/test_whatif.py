@@ -24,7 +24,7 @@ def test_sfu_doubled_halves_the_exp_utilization(kb):
 
 
 def test_without_variables_every_changed_value_is_shown(kb):
-    result = what_if(kb, gpu="b200", given=GIVEN, set=["sfu_exp_per_unit_cycle=2"])
+    result = what_if(kb, gpu="b200", given=GIVEN, changes=["sfu_exp_per_unit_cycle=2"])
     keys = [r.variable for r in result.rows]
     assert keys[0] == "sfu_exp_per_unit_cycle" and result.rows[0].overridden
     assert {"sfu_exp_per_sm_cycle", "sfu_exp_rate", "exp_utilization[bf16]", "exp_utilization[fp8]"} <= set(keys)
@@ -50,7 +50,7 @@ def test_a_scenario_entity_contributes_only_what_differs(kb):
 
 def test_set_wins_over_the_scenario_entity_and_given_stays(kb):
     result = what_if(kb, ["sfu_exp_per_unit_cycle", "d_qk"], gpu="b200", given=GIVEN, scenarios=["sfu-doubled"],
-                     set=["sfu_exp_per_unit_cycle=4"])
+                     changes=["sfu_exp_per_unit_cycle=4"])
     assert [(r.baseline.magnitude, r.scenario.magnitude) for r in result.rows] == [(1.0, 4.0), (128.0, 128.0)]
 
 

@@ -32,7 +32,7 @@ def test_derived_with_its_derivation(tiny_kb, monkeypatch):
     s = tiny_kb.solve("clock", gpu="chip")
     assert (s.status, s.magnitude, s.unit) == ("derived", pytest.approx(1.0), "GHz")
     assert s.value.canonical == pytest.approx(1e9)
-    assert s.as_dict() == {
+    assert s.to_dict() == {
         "variable": "clock", "value": pytest.approx(1.0), "unit": "GHz", "status": "derived",
         "derivation": {
             "rule": "peak_law[fp16]", "kind": "law", "variable": "clock", "value": pytest.approx(1.0), "unit": "GHz",
@@ -64,7 +64,7 @@ def test_rounding_is_carried_to_first_order(tiny_kb):
 
 
 def test_with_sets_and_no_entity(tiny_kb):
-    s = tiny_kb.solve("sm_count", set=["peak[bf16]=100TFLOPS", "clock=1GHz", "fma_rate[bf16]=500"])
+    s = tiny_kb.solve("sm_count", facts=["peak[bf16]=100TFLOPS", "clock=1GHz", "fma_rate[bf16]=500"])
     assert (s.status, s.magnitude) == ("derived", pytest.approx(100.0))
     assert {i.origin.via for i in s.value.origin.inputs} == {"set"}
 
@@ -75,7 +75,7 @@ def test_underdetermined_names_what_would_settle_it(tiny_kb):
     s = tiny_kb.solve("clock", gpu="arch")
     assert (s.status, s.value, s.magnitude, s.determined) == ("underdetermined", None, None, False)
     assert s.needs == (("peak[bf16]",), ("peak[fp16]",))
-    assert s.as_dict() == {"variable": "clock", "value": None, "unit": "GHz", "status": "underdetermined",
+    assert s.to_dict() == {"variable": "clock", "value": None, "unit": "GHz", "status": "underdetermined",
                            "derivation": None, "needs": [["peak[bf16]"], ["peak[fp16]"]]}
 
 
@@ -89,12 +89,12 @@ def test_underdetermined_from_nothing(tiny_kb):
 # ---------------------------------------------------------------- inconsistent
 
 def test_inconsistent_routes(tiny_kb):
-    s = tiny_kb.solve("clock", gpu="chip", set=["clock=1.5GHz"])
+    s = tiny_kb.solve("clock", gpu="chip", facts=["clock=1.5GHz"])
     assert (s.status, s.magnitude, s.determined) == ("inconsistent", 1.5, True)
     assert s.value.stated and s.value.origin.via == "set"
     assert [a.magnitude for a in s.alternatives] == [pytest.approx(1.0)]
     assert s.alternatives[0].origin.rule == "peak_law[fp16]"
-    d = s.as_dict()
+    d = s.to_dict()
     assert d["status"] == "inconsistent"
     assert d["alternatives"] == [{"value": pytest.approx(1.0), "unit": "GHz",
                                   "derivation": s.alternatives[0].derivation_dict()}]
@@ -109,27 +109,27 @@ def test_contradictory_facts_of_an_entity(bad_kb):
 
 
 def test_agreement_within_rounding_is_consistent(tiny_kb):
-    s = tiny_kb.solve("clock", gpu="chip", set=["clock=1.0005GHz"])  # the route is 1 GHz +- 0.073 %
+    s = tiny_kb.solve("clock", gpu="chip", facts=["clock=1.0005GHz"])  # the route is 1 GHz +- 0.073 %
     assert (s.status, s.magnitude) == ("stated", 1.0005)
     assert len(s.alternatives) == 1
-    assert tiny_kb.solve("clock", gpu="chip", set=["clock=1.001GHz"]).status == "inconsistent"
+    assert tiny_kb.solve("clock", gpu="chip", facts=["clock=1.001GHz"]).status == "inconsistent"
 
 
 # ---------------------------------------------------------------- not applicable
 
 def test_stated_as_not_applicable(tiny_kb):
-    s = tiny_kb.solve("peak[bf16]", gpu="chip", set=["peak[bf16]=n/a"])
+    s = tiny_kb.solve("peak[bf16]", gpu="chip", facts=["peak[bf16]=n/a"])
     assert (s.status, s.value, s.determined) == ("not_applicable", None, False)
     assert s.notes == ("peak[bf16] is stated as n/a at --set",)
-    assert "needs" not in s.as_dict()
+    assert "needs" not in s.to_dict()
 
 
 def test_resting_on_something_not_applicable(tiny_kb):
-    s = tiny_kb.solve("peak[bf16]", gpu="chip", set=["fma_rate[bf16]=n/a"])
+    s = tiny_kb.solve("peak[bf16]", gpu="chip", facts=["fma_rate[bf16]=n/a"])
     assert s.status == "not_applicable"
     assert s.notes == ("peak[bf16] rests on what this context states as n/a: fma_rate[bf16] (--set)",)
     # what does not rest on it is unaffected
-    assert tiny_kb.solve("clock", gpu="chip", set=["fma_rate[bf16]=n/a"]).status == "derived"
+    assert tiny_kb.solve("clock", gpu="chip", facts=["fma_rate[bf16]=n/a"]).status == "derived"
 
 
 # ---------------------------------------------------------------- simultaneous blocks
@@ -155,14 +155,14 @@ def test_solver_plan_and_derived(block_kb):
 
 
 def test_a_block_without_a_positive_solution_leaves_its_keys_open(block_kb):
-    s = block_kb.solve("x", gpu="pair", set=["b=12GHz"])  # x = 11, y = -1: no positive solution
+    s = block_kb.solve("x", gpu="pair", facts=["b=12GHz"])  # x = 11, y = -1: no positive solution
     assert s.status == "underdetermined"
     assert s.notes == ("the system sum, difference has 0 positive solutions for x, y",)
-    assert block_kb.solve("z", gpu="pair", set=["b=12GHz"]).status == "underdetermined"
+    assert block_kb.solve("z", gpu="pair", facts=["b=12GHz"]).status == "underdetermined"
 
 
 def test_a_route_that_cannot_give_a_value_leaves_later_steps_open(tiny_kb):
-    s = tiny_kb.solve("peak[bf16]", gpu="chip", set=["sm_count=0"])  # clock = peak / (0 * rate)
+    s = tiny_kb.solve("peak[bf16]", gpu="chip", facts=["sm_count=0"])  # clock = peak / (0 * rate)
     assert s.status == "underdetermined"
     assert s.notes == ("peak_law[fp16] cannot give clock here: float division by zero",)
 
@@ -171,7 +171,7 @@ def test_a_route_that_cannot_give_a_value_leaves_later_steps_open(tiny_kb):
 
 def test_solution_is_frozen_and_one_type(tiny_kb):
     answers = [tiny_kb.solve("sm_count", gpu="chip"), tiny_kb.solve("clock", gpu="arch"),
-               tiny_kb.solve("peak[bf16]", gpu="chip", set=["peak[bf16]=n/a"])]
+               tiny_kb.solve("peak[bf16]", gpu="chip", facts=["peak[bf16]=n/a"])]
     assert all(type(a) is Solution for a in answers)
     with pytest.raises(dataclasses.FrozenInstanceError):
         answers[0].status = "derived"
@@ -190,7 +190,7 @@ def test_derive_of_the_kb(tiny_kb):
 
 
 def test_a_given_equality_the_facts_contradict_makes_the_answer_inconsistent(real_kb):
-    s = real_kb.solve("smem_share", gpu="hopper", with_=["wgmma-m64n64k16"], set=["tile_n=128"],
+    s = real_kb.solve("smem_share", gpu="hopper", layers=["wgmma-m64n64k16"], facts=["tile_n=128"],
                       where=["b_cols = tile_n"])
     assert s.status == "inconsistent" and s.magnitude == 0.5
     assert s.notes[-1] == "'b_cols = tile_n' does not hold here (b_cols = 64, tile_n = 128)"

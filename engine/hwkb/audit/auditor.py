@@ -85,7 +85,7 @@ class Figure:
     via: str | None = None
     inputs: tuple[VarKey, ...] = ()   # the other keys of ``via``
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         out = {"key": self.key, "value": self.value, "unit": self.unit, "lower": self.lower, "upper": self.upper,
                "via": self.via}
         if self.inputs:
@@ -117,7 +117,7 @@ class Suspect:
         unit = f" {self.unit}" if self.unit else ""
         return f"{self.fact} would be {format_number(self.implied)}{unit} if the others are right"
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"fact": self.fact, "entity": self.entity, "value": self.value, "unit": self.unit, "text": self.text,
                 "implied": self.implied, "move": self.move, "failed": self.failed, "passing": self.passing,
                 "in_every_failed": self.in_every_failed, "plausible": self.plausible, "hint": self.hint,
@@ -174,12 +174,12 @@ class Check:
             text += f"; hint: {self.hint}"
         return text
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"rule": self.rule, "kind": self.kind, "status": self.status, "deviation": self.deviation,
                 "variables": list(self.variables), "defaults": list(self.defaults), "target": self.target,
-                "value": self.value.as_dict(), "implied": self.implied.as_dict(),
-                "sides": [s.as_dict() for s in self.sides],
-                "suspects": [s.as_dict() for s in self.suspects], "hint": self.hint, "doc": self.doc,
+                "value": self.value.to_dict(), "implied": self.implied.to_dict(),
+                "sides": [s.to_dict() for s in self.sides],
+                "suspects": [s.to_dict() for s in self.suspects], "hint": self.hint, "doc": self.doc,
                 "source": self.source, "tolerance": self.tolerance, "detail": self.detail}
 
 
@@ -200,10 +200,10 @@ class EntityAudit:
     def counts(self) -> dict[str, int]:
         return {s: sum(c.status == s for c in self.checks) for s in STATUSES}
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         out = {"entity": self.entity, "name": self.name, "status": self.status,
-               "checks": [c.as_dict() for c in self.checks],
-               "suspects": [s.as_dict() for s in self.suspects], "conflicts": [list(c) for c in self.conflicts]}
+               "checks": [c.to_dict() for c in self.checks],
+               "suspects": [s.to_dict() for s in self.suspects], "conflicts": [list(c) for c in self.conflicts]}
         if self.groups:
             out["groups"] = dict(self.groups)
         if self.notes:
@@ -225,8 +225,8 @@ class AuditReport:
         """1 when anything is inconsistent (``fail_on="laws"``: a broken expectation alone does not count)."""
         return 1 if self.failed(laws_only=fail_on == "laws") else 0
 
-    def as_dict(self) -> dict:
-        return {"entities": [e.as_dict() for e in self.entities], "summary": dict(self.summary)}
+    def to_dict(self) -> dict:
+        return {"entities": [e.to_dict() for e in self.entities], "summary": dict(self.summary)}
 
 
 # ---------------------------------------------------------------- analysis of one pattern of stated keys
@@ -718,7 +718,7 @@ def _summary(audits: Sequence[EntityAudit], groups: Mapping[str, Mapping[str, st
     if groups is not None:
         from hwkb.audit.population import Outcome, classify
         population = classify(Outcome(a.entity, c.rule, c.status, c.deviation, a.groups)
-                              for a in audits for c in a.checks).as_dict()
+                              for a in audits for c in a.checks).to_dict()
         out["systematic"] = population.get("systematic", [])
         out["isolated"] = population.get("isolated", [])
         out["mixed"] = population.get("mixed", [])

@@ -35,7 +35,7 @@ under it only when the row has no known group.
 >>> rows = [Outcome(f"t{i}", "fp32", "inconsistent", 130.0, {"architecture": "Tesla"}) for i in range(3)]
 >>> rows += [Outcome(f"a{i}", "fp32", "consistent", 0.0, {"architecture": "Ada"}) for i in range(3)]
 >>> rows += [Outcome("a9", "fp32", "inconsistent", -12.0, {"architecture": "Ada"})]
->>> s = classify(rows, by=("architecture",)).as_dict()
+>>> s = classify(rows, by=("architecture",)).to_dict()
 >>> [(g["group"], g["failed"], g["checked"]) for g in s["systematic"]]
 [('Tesla', 3, 3)]
 >>> [(i["entity"], i["group"]) for i in s["isolated"]]
@@ -88,7 +88,7 @@ class SystematicGroup:
     def share(self) -> float:
         return self.failed / self.checked
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"rule": self.rule, "group_by": self.group_by, "group": self.group, "failed": self.failed,
                 "checked": self.checked, "share": round(self.share, 4), "examples": list(self.examples)}
 
@@ -104,7 +104,7 @@ class IsolatedFailure:
     failed: int = 1
     checked: int = 1
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"rule": self.rule, "entity": self.entity, "group_by": self.group_by, "group": self.group,
                 "deviation": self.deviation, "failed": self.failed, "checked": self.checked}
 
@@ -116,9 +116,9 @@ class PopulationSummary:
     isolated: tuple[IsolatedFailure, ...]
     mixed: tuple[IsolatedFailure, ...] = ()  # failures in groups neither consistent nor mostly failing
 
-    def as_dict(self) -> dict:
-        return {"counts": dict(self.counts), "systematic": [g.as_dict() for g in self.systematic],
-                "isolated": [i.as_dict() for i in self.isolated], "mixed": [m.as_dict() for m in self.mixed]}
+    def to_dict(self) -> dict:
+        return {"counts": dict(self.counts), "systematic": [g.to_dict() for g in self.systematic],
+                "isolated": [i.to_dict() for i in self.isolated], "mixed": [m.to_dict() for m in self.mixed]}
 
 
 def classify(outcomes: Iterable[Outcome], *, by: Iterable[str] = ("architecture", "generation", "memory_type"),

@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     entities, groups = select_entities(args, kb)
     report = Auditor(kb).audit(entities, groups)
     if args.json:
-        text = _json_text(report.as_dict(), len(report.entities))
+        text = _json_text(report.to_dict(), len(report.entities))
         if args.output:
             from hwkb.cli.writeback import write_atomic
             write_atomic(Path(args.output), text, overwrite=args.force)

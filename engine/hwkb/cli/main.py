@@ -58,7 +58,7 @@ def load_kb(args):
 
 
 def context_args(args) -> dict:
-    return {"gpu": args.gpu, "with_": args.with_, "set": args.set}
+    return {"gpu": args.gpu, "layers": args.with_, "facts": args.set}
 
 
 def json_text(document, compact: bool = False) -> str:
@@ -73,8 +73,8 @@ def emit_json(document) -> None:
 
 
 def _json_default(obj):
-    if hasattr(obj, "as_dict"):
-        return obj.as_dict()
+    if hasattr(obj, "to_dict"):
+        return obj.to_dict()
     if isinstance(obj, (set, frozenset, tuple)):
         return list(obj)
     return str(obj)
@@ -93,7 +93,7 @@ def _solve(args) -> int:
         return run_symbolic(args, kb)
     solution = kb.solve(args.variable, where=args.where, **context_args(args))
     if args.json:
-        emit_json(solution.as_dict())
+        emit_json(solution.to_dict())
     else:
         print(render_solution(solution, explain=False))
     return 0 if solution.status in ("stated", "derived") else 1
@@ -115,7 +115,7 @@ def _explain(args) -> int:
     kb = load_kb(args)
     solution = kb.solve(args.variable, where=args.where, **context_args(args))
     if args.json:
-        emit_json(solution.as_dict())
+        emit_json(solution.to_dict())
     else:
         print(render_solution(solution, explain=True))
     return 0 if solution.status in ("stated", "derived") else 1
@@ -184,14 +184,14 @@ def _check(args) -> int:
         kb = KnowledgeBase.load(args.kb, default=not args.no_default_kb)
     except KBErrors as exc:
         if args.json:
-            emit_json({"ok": False, "errors": [e.as_dict() for e in exc.errors]})
+            emit_json({"ok": False, "errors": [e.to_dict() for e in exc.errors]})
         else:
             for e in exc.errors:
                 print(f"error: {e}", file=sys.stderr)
         return 2
     except KBError as exc:
         if args.json:
-            emit_json({"ok": False, "errors": [exc.as_dict()]})
+            emit_json({"ok": False, "errors": [exc.to_dict()]})
         else:
             print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -231,7 +231,7 @@ def _run(args) -> int:
     query = load_query(args.query, kb)
     result = run_query(query, kb)
     if args.json:
-        emit_json(result.as_dict())
+        emit_json(result.to_dict())
     else:
         print(result.render())
     return 0

@@ -40,10 +40,10 @@ def register(subparsers) -> None:
 def run(args) -> int:
     from hwkb.questions.whatif import what_if
     kb = load_kb(args)
-    result = what_if(kb, args.variables, gpu=args.gpu, with_=args.with_, given=args.given, set=args.set,
+    result = what_if(kb, args.variables, gpu=args.gpu, layers=args.with_, given=args.given, changes=args.set,
                      scenarios=args.scenario, where=args.where)
     if args.json:
-        emit_json(result.as_dict())
+        emit_json(result.to_dict())
     else:
         print(render_whatif(result, args))
     unsettled = [r.variable for r in result.rows if (r.baseline is None and r.scenario is None)
@@ -99,7 +99,7 @@ def run_symbolic(args, kb) -> int:
     except NotDetermined as exc:
         return _not_determined(args, kb, exc)
     if args.json:
-        emit_json(solution.as_dict())
+        emit_json(solution.to_dict())
     else:
         print(render_symbolic(solution))
     return 0 if solution.determined or "expression" in solution.extra else 1
@@ -112,7 +112,7 @@ def _not_determined(args, kb, exc) -> int:
     solution = Solution(args.variable, "underdetermined", kb.model.unit_of(args.variable), needs=tuple(exc.needs),
                         notes=(exc.message,))
     if args.json:
-        emit_json(solution.as_dict())
+        emit_json(solution.to_dict())
     else:
         print(render_solution(solution, explain=False))
     return 1
@@ -163,7 +163,7 @@ def run_sweep(args, kb) -> int:
         plot_sweep(result, args.plot)
     fmt = "json" if args.json else args.format
     if fmt == "json":
-        emit_json(result.as_dict())
+        emit_json(result.to_dict())
     elif fmt == "csv":
         sys.stdout.write(result.to_csv())
     else:

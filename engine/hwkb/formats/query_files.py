@@ -72,7 +72,7 @@ class QueryResult:
     text: list[list[str]]
     notes: list[str] = field(default_factory=list)
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"title": self.title, "columns": self.columns, "rows": self.rows}
 
     def render(self) -> str:
@@ -143,7 +143,7 @@ def _items(reader, node, what):
 
 def _layer(reader: _Reader, fields) -> Layer:
     gpu = reader.text(fields["gpu"][1], "gpu") if "gpu" in fields else None
-    with_ = tuple(reader.names(fields["with"][1], "with") or ()) if "with" in fields else ()
+    layers = tuple(reader.names(fields["with"][1], "with") or ()) if "with" in fields else ()
     sets, params, where = [], [], []
     if "set" in fields:
         for key, (_, value) in (reader.mapping(fields["set"][1], "set") or {}).items():
@@ -156,7 +156,7 @@ def _layer(reader: _Reader, fields) -> Layer:
             params.append((key, reader.text(value, key) or ""))
     if "where" in fields:
         where = reader.names(fields["where"][1], "where") or []
-    return Layer(gpu, with_, tuple(sets), tuple(where), tuple(params))
+    return Layer(gpu, layers, tuple(sets), tuple(where), tuple(params))
 
 
 def run_query(query: Query, kb) -> QueryResult:
@@ -173,11 +173,11 @@ def run_query(query: Query, kb) -> QueryResult:
             variable = _fill(column.variable, params, column)
             layer = [row.layer, column.layer]
             gpu = column.layer.gpu or row.layer.gpu
-            with_ = [w for part in layer for w in part.with_]
+            layers = [w for part in layer for w in part.with_]
             sets = [_fill(s, params, column) for part in layer for s in part.set]
             where = [_fill(w, params, column) for part in layer for w in part.where]
             try:
-                solution = kb.solve(variable, gpu=gpu, with_=with_, set=sets, where=where)
+                solution = kb.solve(variable, gpu=gpu, layers=layers, facts=sets, where=where)
             except KBError as exc:
                 raise QueryError(f"{query.name}: row {row.label!r}, column {column.header!r}: {exc}",
                                  where=row.where) from exc

@@ -137,7 +137,7 @@ class ClosedForm:
             out[key] = _simplify(self.elasticity(key).xreplace(subs))
         return out
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"expression": self.text, "latex": self.latex, "free": list(self.free), "pretty": self.pretty,
                 "approximate": self.approximate}
 
@@ -370,7 +370,7 @@ def solve_symbolic(kb: "KnowledgeBase", variable: VarKey, context: Context, free
     solver = kb.solver(context, where)
     base = solver.solution(variable)
     point = {k: solver.values[k].magnitude for k in form.free if k in solver.values}
-    extra = {**form.as_dict(), "free_units": {k: kb.model.unit_of(k) for k in form.free}, "point": point}
+    extra = {**form.to_dict(), "free_units": {k: kb.model.unit_of(k) for k in form.free}, "point": point}
     value, status = (base.value, base.status) if base.determined else (None, base.status)
     if value is None and len(point) == len(form.free):
         magnitude = form.evaluate(point)

@@ -18,7 +18,7 @@ gives the rule used here:
 >>> from hwkb import KnowledgeBase
 >>> kb = KnowledgeBase.load()
 >>> base = kb.context("b200")
->>> changed, notes = intervene(kb, base, kb.context("b200", set=["sm_count=160"]), ["sm_count"])
+>>> changed, notes = intervene(kb, base, kb.context("b200", facts=["sm_count=160"]), ["sm_count"])
 >>> round(kb.solver(changed).values["tc_peak[bf16]"].magnitude)  # 2250 x 160 / 148, at the same clock
 2432
 """

@@ -15,7 +15,7 @@ Example:
 >>> axis = parse_axis(kb, "d_qk=64:192:64")
 >>> axis.values
 (64.0, 128.0, 192.0)
->>> result = sweep(kb, "exp_utilization[bf16]", kb.context("h100-sxm", set=["d_v=128"]), [axis])
+>>> result = sweep(kb, "exp_utilization[bf16]", kb.context("h100-sxm", facts=["d_v=128"]), [axis])
 >>> result.rows(), result.method
 ([[64.0, 0.6666666666666666], [128.0, 0.5], [192.0, 0.4]], 'closed form')
 """
@@ -138,7 +138,7 @@ class SweepResult:
         table = np.column_stack([*self.grid, self.values])
         return [[None if not math.isfinite(x) else x for x in row] for row in table.tolist()]
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         out = {"variable": self.variable, "columns": self.columns, "units": self.units, "rows": self.rows(),
                "method": self.method}
         if self.form is not None:

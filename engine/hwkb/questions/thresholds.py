@@ -90,7 +90,7 @@ class Interval:
     lower_closed: bool
     upper_closed: bool
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"lower": self.lower, "upper": self.upper, "lower_closed": self.lower_closed,
                 "upper_closed": self.upper_closed}
 
@@ -143,7 +143,7 @@ def solve_constrained(kb: "KnowledgeBase", variable: VarKey, context: Context, w
     except NotDetermined as exc:
         return Solution(variable, "underdetermined", unit, needs=exc.needs,
                         notes=(*notes, f"the constraints cannot be evaluated: {exc.message}"))
-    intervals = tuple(i.as_dict() for i in admissible.intervals)
+    intervals = tuple(i.to_dict() for i in admissible.intervals)
     notes += admissible.notes
     if variable_def.integer:
         magnitude = admissible.least if admissible.least is not None else least_integer(admissible.intervals)

@@ -61,7 +61,7 @@ class Comparison:
         """True when the scenario states this value itself (a scenario fact, not a consequence)."""
         return self.scenario is not None and self.scenario.stated and self.scenario.origin.via == "scenario"
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"variable": self.variable,
                 "baseline": None if self.baseline is None else self.baseline.magnitude,
                 "scenario": None if self.scenario is None else self.scenario.magnitude,
@@ -78,8 +78,8 @@ class WhatIf:
     changes: tuple[VarKey, ...]  # the keys the scenario overrides
     notes: tuple[str, ...] = ()  # stated facts the change recomputes, values it holds (hwkb.questions.interventions)
 
-    def as_dict(self) -> dict:
-        out = {"rows": [r.as_dict() for r in self.rows],
+    def to_dict(self) -> dict:
+        out = {"rows": [r.to_dict() for r in self.rows],
                "baseline": {"entities": list(self.baseline.entities),
                             "given": sorted(k for k, v in self.baseline.overrides.items() if v == "given")},
                "scenario": {"entities": list(self.scenario.entities), "overrides": list(self.changes)}}
@@ -99,14 +99,14 @@ def relative_change(baseline: float, scenario: float) -> float | None:
     return (scenario - baseline) / abs(baseline)
 
 
-def scenario_contexts(kb: "KnowledgeBase", gpu: str | None = None, with_: Iterable[EntityId] = (),
-                      given: Iterable[str] = (), set: Iterable[str] = (),
+def scenario_contexts(kb: "KnowledgeBase", gpu: str | None = None, layers: Iterable[EntityId] = (),
+                      given: Iterable[str] = (), changes: Iterable[str] = (),
                       scenarios: Iterable[EntityId] = ()) -> tuple[Context, Context, tuple[str, ...]]:
     """The baseline and the scenario context (see the module doc), and what the change recomputes or holds."""
-    set, scenarios = list(set), list(scenarios)
-    if not set and not scenarios:
+    changes, scenarios = list(changes), list(scenarios)
+    if not changes and not scenarios:
         raise QueryError("a what-if needs a change", hint="give --set VAR=VALUE or --scenario ID (e.g. sfu-doubled)")
-    baseline = kb.context(gpu, list(with_), list(given), via="given")
+    baseline = kb.context(gpu, list(layers), list(given), via="given")
     overrides: dict[VarKey, Fact] = {}
     for eid in scenarios:
         kb.model.entity(eid, where=Location("--scenario"))
@@ -117,20 +117,20 @@ def scenario_contexts(kb: "KnowledgeBase", gpu: str | None = None, with_: Iterab
                     overrides[key] = fact
                 else:
                     overrides.pop(key, None)
-    scenario = kb.context(gpu, list(with_), [*overrides.values(), *set], via="scenario", base=baseline)
+    scenario = kb.context(gpu, list(layers), [*overrides.values(), *changes], via="scenario", base=baseline)
     changed = [k for k, via in scenario.overrides.items() if via == "scenario"]
     scenario, notes = intervene(kb, baseline, scenario, changed)
     return baseline, scenario, notes
 
 
 def what_if(kb: "KnowledgeBase", variables: Sequence[VarKey] = (), gpu: str | None = None,
-            with_: Iterable[EntityId] = (), given: Iterable[str] = (), set: Iterable[str] = (),
+            layers: Iterable[EntityId] = (), given: Iterable[str] = (), changes: Iterable[str] = (),
             scenarios: Iterable[EntityId] = (), where: Iterable[str] = ()) -> WhatIf:
     """Each variable in the baseline and the scenario; with none, every value that differs."""
     for key in variables:
         kb.check_key(key)
     where = list(where)
-    baseline, scenario, notes = scenario_contexts(kb, gpu, with_, given, set, scenarios)
+    baseline, scenario, notes = scenario_contexts(kb, gpu, layers, given, changes, scenarios)
     changes = tuple(k for k, via in scenario.overrides.items() if via == "scenario")
     constrained = kb.has_inequalities(where)
     if variables and constrained:

@@ -65,13 +65,13 @@ def parse_assignment(text: str, model: Model, units: Units, origin: str = "--set
                 _SOURCES[via], None, where, tolerance=0.0)
 
 
-def build_context(model: Model, units: Units, gpu: EntityId | None = None, with_: Iterable[EntityId] = (),
+def build_context(model: Model, units: Units, gpu: EntityId | None = None, layers: Iterable[EntityId] = (),
                   sets: Iterable[str | Fact] = (), extra_entities: Mapping[EntityId, object] | None = None,
                   via: str = "set", base: Context | None = None) -> Context:
     """Layer the defaults, the entity chains and the overrides into one set of facts."""
     entities_table = {**model.entities, **(extra_entities or {})}
     stack: list[EntityId] = []
-    for eid in ([gpu] if gpu else []) + list(with_):
+    for eid in ([gpu] if gpu else []) + list(layers):
         if eid not in entities_table:
             from hwkb.errors import UnknownNameError
             raise UnknownNameError("entity", eid, entities_table, where=Location("--gpu" if eid == gpu else "--with"))

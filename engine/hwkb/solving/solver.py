@@ -48,7 +48,7 @@ class Solution:
     def magnitude(self) -> float | None:
         return None if self.value is None else self.value.magnitude
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         out = {"variable": self.variable, "value": self.magnitude, "unit": self.unit, "status": self.status,
                "derivation": None if self.value is None else self.value.derivation_dict()}
         if self.alternatives:

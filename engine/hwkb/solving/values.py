@@ -17,7 +17,7 @@ class FactOrigin:
     where: str | None
     via: str = "fact"  # fact | default | set | scenario
 
-    def as_dict(self, value: "Value") -> dict:
+    def to_dict(self, value: "Value") -> dict:
         out = {"fact": self.key, "value": value.magnitude, "unit": value.unit,
                "entity": self.entity, "source": self.source}
         if self.where:
@@ -36,7 +36,7 @@ class RuleOrigin:
     inputs: tuple["Value", ...]
     parameters: tuple[tuple[str, object], ...] = ()
 
-    def as_dict(self, value: "Value") -> dict:
+    def to_dict(self, value: "Value") -> dict:
         out = {"rule": self.rule, "kind": self.kind, "variable": value.key, "value": value.magnitude,
                "unit": value.unit, "source": self.source, "inputs": [i.derivation_dict() for i in self.inputs]}
         if self.parameters:
@@ -67,7 +67,7 @@ class Value:
         return isinstance(self.origin, FactOrigin)
 
     def derivation_dict(self) -> dict:
-        return self.origin.as_dict(self)
+        return self.origin.to_dict(self)
 
     def facts(self) -> list["Value"]:
         """The stated values this one rests on, each once, in the order met."""
