@@ -5,13 +5,15 @@ import pytest
 
 from hwkb import errors
 from hwkb.errors import (ContextError, DimensionError, ExpressionError, KBError, KBErrors, LoadError, Location,
-                           QueryError, UnitError, UnknownNameError, suggest)
+                         MissingExtraError, NoClosedForm, NotDetermined, QueryError, SimulationInputError, UnitError,
+                         UnknownNameError, UsageError, suggest)
 
 
 def test_all_names_exist():
     assert sorted(errors.__all__) == sorted([
         "Location", "KBError", "LoadError", "ExpressionError", "UnitError", "DimensionError",
-        "UnknownNameError", "ContextError", "QueryError", "KBErrors", "suggest"])
+        "UnknownNameError", "ContextError", "QueryError", "NotDetermined", "NoClosedForm", "SimulationInputError",
+        "MissingExtraError", "UsageError", "KBErrors", "suggest"])
     for name in errors.__all__:
         assert hasattr(errors, name)
 
@@ -19,7 +21,8 @@ def test_all_names_exist():
 @pytest.mark.parametrize("cls, parent", [
     (LoadError, KBError), (ExpressionError, LoadError), (UnitError, KBError), (DimensionError, UnitError),
     (UnknownNameError, KBError), (ContextError, KBError), (QueryError, KBError), (KBErrors, KBError),
-    (KBError, Exception),
+    (NotDetermined, QueryError), (NoClosedForm, QueryError), (SimulationInputError, KBError),
+    (SimulationInputError, ValueError), (MissingExtraError, KBError), (UsageError, KBError), (KBError, Exception),
 ])
 def test_hierarchy(cls, parent):
     assert issubclass(cls, parent)
@@ -131,3 +134,35 @@ def test_suggest(name, known, expected):
 
 def test_suggest_gives_at_most_n_best_first():
     assert suggest("abcd", ["abcdxyz", "abc", "abcde", "abcd1"], n=2) == ["abcde", "abcd1"]
+
+
+@pytest.mark.parametrize("error, text", [
+    (DimensionError("[time]", "[time]/[cycle]"), "the left side is [time], the right side [time]/[cycle]"),
+    (DimensionError("[time]", "[bit]", operation="'+'"), "'+' joins [time] and [bit]"),
+    (DimensionError("[time]", operation="exp()"), "exp() of [time]"),
+    (DimensionError("[bit]", operation="**"), "an exponent of [bit]"),
+    (DimensionError("[bit]", operation="power"), "[bit] raised to a variable power"),
+    (DimensionError("[time]", "[bit]", rule="peak[bf16]"), "rule peak[bf16] does not balance: the left side is [time], "
+                                                           "the right side [bit]"),
+])
+def test_a_dimension_error_is_built_from_its_dimensions(error, text):
+    assert error.message == text
+    assert error.in_rule("r", Location("f.yaml", 3)).rule == "r"
+
+
+def test_errors_carry_their_data():
+    missing = MissingExtraError("matplotlib", "plot", "plotting")
+    assert (missing.module, missing.extra, missing.feature) == ("matplotlib", "plot", "plotting")
+    assert str(missing) == ("plotting needs matplotlib, which is not installed; "
+                            "install it with: pip install matplotlib (hwkb's 'plot' extra)")
+    needs = NotDetermined("x does not follow", [("a", "b"), ("c",)])
+    assert needs.needs == (("a", "b"), ("c",)) and needs.hint == "also give one of {a, b} or {c}"
+    bad = SimulationInputError("warps", 0, "a positive integer")
+    assert (bad.parameter, bad.value, str(bad)) == ("warps", 0, "warps must be a positive integer, got 0")
+
+
+def test_placing_an_error_keeps_a_place_it_has():
+    error = UnitError("unknown unit 'x'")
+    placed = error.at(Location("kb/rules/a.yaml", 4, 2))
+    assert str(placed) == "kb/rules/a.yaml:4:2: unknown unit 'x'" and error.where is None
+    assert placed.at(Location("elsewhere")) is placed

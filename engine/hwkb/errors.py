@@ -1,20 +1,24 @@
 """The errors a user can cause, as types that carry data.
 
 Every error knows where it comes from (file, line, column where there is one)
-and prints as one line: ``file:line:col: message; hint``. The CLI prints that
-line and exits 2; nothing else about an error reaches a user.
+and prints as one line: ``file:line:col: message; hint``. Each class keeps what
+went wrong as fields (the two dimensions of an unbalanced law, the unknown name
+and its nearest neighbours, the bad parameter and what is allowed) and builds
+its message from them. The CLI prints that line and exits 2; nothing else about
+an error reaches a user.
 """
 from __future__ import annotations
 
+import copy
 import difflib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Sequence
 
 __all__ = [
-    "Location", "KBError", "LoadError", "ExpressionError", "UnitError",
-    "DimensionError", "UnknownNameError", "ContextError", "QueryError",
-    "KBErrors", "suggest",
+    "Location", "KBError", "LoadError", "ExpressionError", "UnitError", "DimensionError", "UnknownNameError",
+    "ContextError", "QueryError", "NotDetermined", "NoClosedForm", "SimulationInputError", "MissingExtraError",
+    "UsageError", "KBErrors", "suggest",
 ]
 
 
@@ -26,7 +30,7 @@ class Location:
     col: int | None = None
 
     def __str__(self) -> str:
-        parts = [_display_path(self.file)]
+        parts = [display_path(self.file)]
         if self.line is not None:
             parts.append(str(self.line))
             if self.col is not None:
@@ -34,7 +38,8 @@ class Location:
         return ":".join(parts)
 
 
-def _display_path(file: str) -> str:
+def display_path(file: str) -> str:
+    """A file as a user should see it: relative to the working directory when it lies below it."""
     path = Path(file)
     try:
         return str(path.resolve().relative_to(Path.cwd().resolve()))
@@ -55,9 +60,22 @@ class KBError(Exception):
         text = self.message if self.where is None else f"{self.where}: {self.message}"
         return f"{text}; {self.hint}" if self.hint else text
 
+    def at(self, where: Location | None) -> "KBError":
+        """The same error placed at ``where`` (kept where it is if it already has a place)."""
+        if self.where is not None or where is None:
+            return self
+        placed = copy.copy(self)
+        placed.where = where
+        return placed
+
+    def with_hint(self, hint: str | None) -> "KBError":
+        changed = copy.copy(self)
+        changed.hint = hint
+        return changed
+
     def to_dict(self) -> dict:
         return {
-            "file": None if self.where is None else _display_path(self.where.file),
+            "file": None if self.where is None else display_path(self.where.file),
             "line": None if self.where is None else self.where.line,
             "message": self.message if not self.hint else f"{self.message}; {self.hint}",
         }
@@ -68,7 +86,7 @@ class LoadError(KBError):
 
 
 class ExpressionError(LoadError):
-    """An expression outside the whitelist (see hwkb.definitions.expressions)."""
+    """An expression outside the whitelist (see :mod:`hwkb.definitions.expressions`)."""
 
 
 class UnitError(KBError):
@@ -76,7 +94,35 @@ class UnitError(KBError):
 
 
 class DimensionError(UnitError):
-    """A law whose two sides do not have the same dimensions."""
+    """Two quantities an operation joins, of different dimensions: a law whose sides do not balance.
+
+    ``left`` and ``right`` are the dimensions as text (``right`` None for an
+    operation of one operand, such as ``exp()``), ``operation`` what joins them:
+    ``=`` (the two sides of a relation), ``'+'``, ``'-'``, ``min()``, ``max()``,
+    ``exp()``, ``log()``, ``**`` (an exponent with a dimension) or ``power`` (a
+    quantity raised to a variable power); ``rule`` the rule instance, if any.
+    """
+
+    def __init__(self, left: str, right: str | None = None, *, operation: str = "=", rule: str | None = None,
+                 where: Location | None = None, hint: str | None = None):
+        self.left, self.right, self.operation, self.rule = left, right, operation, rule
+        if operation == "=":
+            what = f"the left side is {left}, the right side {right}"
+        elif operation in ("exp()", "log()"):
+            what = f"{operation} of {left}"
+        elif operation == "**":
+            what = f"an exponent of {left}"
+        elif operation == "power":
+            what = f"{left} raised to a variable power"
+        else:
+            what = f"{operation} joins {left} and {right}"
+        super().__init__(what if rule is None else f"rule {rule} does not balance: {what}", where=where, hint=hint)
+
+    def in_rule(self, rule: str, where: Location | None) -> "DimensionError":
+        return DimensionError(self.left, self.right, operation=self.operation, rule=rule, where=where, hint=self.hint)
+
+
+MAX_LISTED = 10  # an unknown name without close matches lists the known names if there are this few
 
 
 class UnknownNameError(KBError):
@@ -101,6 +147,50 @@ class QueryError(KBError):
     """A question that cannot be asked as written (a saved query, a flag combination)."""
 
 
+class NotDetermined(QueryError):
+    """The target does not follow from the context (and the free variables); ``needs`` says what would settle it."""
+
+    def __init__(self, message: str, needs: Sequence[Sequence[str]] = (), *, hint: str | None = None):
+        self.needs = tuple(tuple(n) for n in needs)
+        if hint is None and self.needs:
+            hint = "also give one of " + " or ".join("{" + ", ".join(n) + "}" for n in self.needs)
+        super().__init__(message, hint=hint)
+
+
+class NoClosedForm(QueryError):
+    """The target follows, but not through explicit algebra (a simulation, a system SymPy cannot solve)."""
+
+
+class SimulationInputError(KBError, ValueError):
+    """A simulation parameter outside its domain, or a configuration too large to run.
+
+    Carries the parameter's name, the bad value and what is allowed, so a caller
+    can react to the data and the CLI can print the one-line message.
+    """
+
+    def __init__(self, parameter: str, value: object, allowed: str, *, message: str | None = None):
+        self.parameter, self.value, self.allowed = parameter, value, allowed
+        super().__init__(message or f"{parameter} must be {allowed}, got {_show(value)}")
+
+
+def _show(value: object) -> str:
+    shown = repr(value)
+    return shown if type(value) is int or isinstance(value, str) else f"{shown} ({type(value).__name__})"
+
+
+class MissingExtraError(KBError):
+    """A feature needs an optional dependency that is not installed (one of hwkb's extras)."""
+
+    def __init__(self, module: str, extra: str, feature: str):
+        self.module, self.extra, self.feature = module, extra, feature
+        super().__init__(f"{feature} needs {module}, which is not installed",
+                         hint=f"install it with: pip install {module} (hwkb's '{extra}' extra)")
+
+
+class UsageError(KBError):
+    """A command line that argparse rejected."""
+
+
 class KBErrors(KBError):
     """All the errors of one load, reported together so a user fixes them in one pass."""
 
@@ -110,9 +200,6 @@ class KBErrors(KBError):
 
     def __str__(self) -> str:
         return "\n".join(str(e) for e in self.errors)
-
-
-MAX_LISTED = 10  # an unknown name without close matches lists the known names if there are this few
 
 
 def suggest(name: str, known: Iterable[str], n: int = 3) -> list[str]:

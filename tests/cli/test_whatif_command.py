@@ -107,7 +107,7 @@ def test_sweep_plot_without_matplotlib(capsys, tmp_path, monkeypatch):
     code, out, err = run(capsys, "solve", "exp_utilization[bf16]", "--gpu", "h100-sxm", "--sweep", "d_qk=64",
                          "--set", "d_v=64", "--plot", str(tmp_path / "x.png"))
     assert code == 2 and out == ""
-    assert err == "error: plotting needs matplotlib, which is not installed: install it with: pip install 'hwkb[plot]'\n"
+    assert err == "error: plotting needs matplotlib, which is not installed; install it with: pip install matplotlib (hwkb's 'plot' extra)\n"
 
 
 def test_threshold_through_the_cli(capsys):

@@ -9,7 +9,7 @@ import sympy
 
 from hwkb.definitions import expressions
 from hwkb.errors import ExpressionError, Location
-from hwkb.definitions.expressions import (BinOp, Call, Neg, Num, Ref, Relation, parse_expression, parse_relation,
+from hwkb.definitions.expressions import (BinOp, Call, Neg, Num, Ref, RelationTree, parse_expression, parse_relation,
                                 to_sympy)
 
 W = Location("f.yaml", 3, 9)  # the expression text starts at line 3, column 9
@@ -17,7 +17,7 @@ W = Location("f.yaml", 3, 9)  # the expression text starts at line 3, column 9
 
 def test_all_names_exist():
     assert sorted(expressions.__all__) == sorted([
-        "Num", "Ref", "BinOp", "Neg", "Call", "Relation", "Expr", "FUNCTIONS", "COMPARISONS",
+        "Num", "Ref", "BinOp", "Neg", "Call", "RelationTree", "Expr", "FUNCTIONS", "COMPARISONS",
         "parse_expression", "parse_relation", "to_sympy"])
     for name in expressions.__all__:
         assert hasattr(expressions, name)
@@ -32,14 +32,14 @@ def test_the_tables():
 
 def test_equation_tree():
     rel = parse_relation("tc_peak[p] = sm_count * tc_fma[p] * 2 * clock")
-    assert rel == Relation("=", Ref("tc_peak", "p"), BinOp("*", BinOp("*", BinOp(
+    assert rel == RelationTree("=", Ref("tc_peak", "p"), BinOp("*", BinOp("*", BinOp(
         "*", Ref("sm_count"), Ref("tc_fma", "p")), Num(Fraction(2))), Ref("clock")))
 
 
 @pytest.mark.parametrize("text, op", [("a = b", "="), ("a == b", "="), ("a <= b", "<="), ("a >= b", ">="),
                                       ("a < b", "<"), ("a > b", ">"), ("a=b", "=")])
 def test_comparisons(text, op):
-    assert parse_relation(text) == Relation(op, Ref("a"), Ref("b"))
+    assert parse_relation(text) == RelationTree(op, Ref("a"), Ref("b"))
 
 
 @pytest.mark.parametrize("text, tree", [

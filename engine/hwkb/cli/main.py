@@ -14,17 +14,13 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from hwkb.errors import KBError, KBErrors
+from hwkb.errors import KBError, KBErrors, UsageError
 from hwkb.solving.text import format_number
 
 __all__ = ["main", "build_parser", "load_kb", "context_args", "emit_json", "add_common", "add_context",
            "format_number"]
 
 log = logging.getLogger("hwkb")
-
-
-class UsageError(KBError):
-    """A command line that argparse rejected."""
 
 
 class _Parser(argparse.ArgumentParser):

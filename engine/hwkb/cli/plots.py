@@ -10,25 +10,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from hwkb.errors import QueryError
-from hwkb.solving.scheduler import SimulationInputError, SimulationResult
+from hwkb.errors import MissingExtraError, QueryError, SimulationInputError
+from hwkb.solving.scheduler import SimulationResult
 
 if TYPE_CHECKING:
     from hwkb.questions.sweeps import SweepResult
 
-__all__ = ["PLOT_FORMATS", "MAX_LINES", "MissingExtraError", "check_plot_path", "plot_utilization", "plot_sweep"]
+__all__ = ["PLOT_FORMATS", "MAX_LINES", "check_plot_path", "plot_utilization", "plot_sweep"]
 
 PLOT_FORMATS = ("png", "svg")
 MAX_LINES = 12  # a two-axis sweep draws one line per value of its second axis up to this many, else a colour map
-
-
-class MissingExtraError(SimulationInputError):
-    """An optional dependency that a requested feature needs is not installed."""
-
-    def __init__(self, module: str, extra: str):
-        self.module, self.extra = module, extra
-        super().__init__(module, None, "installed", message=(
-            f"plotting needs {module}, which is not installed: install it with: pip install 'hwkb[{extra}]'"))
 
 
 def check_plot_path(path: str | Path) -> str:
@@ -48,7 +39,7 @@ def _figure_class():
     try:
         from matplotlib.figure import Figure
     except ImportError as exc:
-        raise MissingExtraError("matplotlib", "plot") from exc
+        raise MissingExtraError("matplotlib", "plot", "plotting") from exc
     return Figure
 
 

@@ -12,7 +12,8 @@ import json
 import re
 import sys
 
-from hwkb.solving.scheduler import GRID_MAX_CONFIGS, SimulationInputError, SimulationResult, run_grid
+from hwkb.errors import KBError, SimulationInputError
+from hwkb.solving.scheduler import GRID_MAX_CONFIGS, SimulationResult, run_grid
 
 __all__ = ["register", "run", "parse_int_list", "render_table"]
 
@@ -116,7 +117,7 @@ def run(args) -> int:
             except OSError as exc:
                 raise SimulationInputError("--plot", args.plot, "a writable file", message=(
                     f"cannot write plot {args.plot}: {exc.strerror or exc}")) from exc
-    except SimulationInputError as exc:
+    except KBError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.json:

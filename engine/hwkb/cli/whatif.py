@@ -17,7 +17,7 @@ import sys
 
 from hwkb.cli.main import add_common, add_context, context_args, emit_json, format_number, load_kb
 from hwkb.errors import QueryError
-from hwkb.questions.closed_forms import NotDetermined
+from hwkb.errors import NotDetermined
 
 __all__ = ["register", "run", "run_symbolic", "run_sweep", "render_whatif", "render_symbolic"]
 

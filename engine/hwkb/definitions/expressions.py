@@ -27,7 +27,7 @@ from typing import Callable, Iterator, Union
 from hwkb.errors import ExpressionError, Location
 
 __all__ = [
-    "Num", "Ref", "BinOp", "Neg", "Call", "Relation", "Expr", "FUNCTIONS",
+    "Num", "Ref", "BinOp", "Neg", "Call", "RelationTree", "Expr", "FUNCTIONS",
     "COMPARISONS", "parse_expression", "parse_relation", "to_sympy",
 ]
 
@@ -79,7 +79,7 @@ Expr = Union[Num, Ref, BinOp, Neg, Call]
 
 
 @dataclass(frozen=True)
-class Relation:
+class RelationTree:
     """``lhs op rhs``; ``op`` is one of :data:`COMPARISONS`."""
     op: str
     lhs: Expr
@@ -89,8 +89,8 @@ class Relation:
         yield from _refs(self.lhs)
         yield from _refs(self.rhs)
 
-    def map_refs(self, fn: Callable[[Ref], Ref]) -> "Relation":
-        return Relation(self.op, _map(self.lhs, fn), _map(self.rhs, fn))
+    def map_refs(self, fn: Callable[[Ref], Ref]) -> "RelationTree":
+        return RelationTree(self.op, _map(self.lhs, fn), _map(self.rhs, fn))
 
 
 def _refs(e: Expr) -> Iterator[Ref]:
@@ -124,7 +124,7 @@ _CMPOPS = {ast.Eq: "=", ast.LtE: "<=", ast.GtE: ">=", ast.Lt: "<", ast.Gt: ">"}
 _LONE_EQ = re.compile(r"(?<![<>=!])=(?!=)")
 
 
-def parse_relation(text: str, where: Location | None = None) -> Relation:
+def parse_relation(text: str, where: Location | None = None) -> RelationTree:
     """Parse ``LHS OP RHS``; raise ExpressionError naming the place and the reason."""
     tree = _parse(text, where)
     if not isinstance(tree, ast.Compare):
@@ -138,7 +138,7 @@ def parse_relation(text: str, where: Location | None = None) -> Relation:
         raise ExpressionError(f"comparison {type(tree.ops[0]).__name__} is not allowed in {text!r}",
                               where=_at(where, tree, text), hint=f"use one of {', '.join(COMPARISONS)}")
     checker = _Checker(text, where)
-    return Relation(op, checker.expr(tree.left, 0), checker.expr(tree.comparators[0], 0))
+    return RelationTree(op, checker.expr(tree.left, 0), checker.expr(tree.comparators[0], 0))
 
 
 def parse_expression(text: str, where: Location | None = None) -> Expr:

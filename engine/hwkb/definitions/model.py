@@ -11,7 +11,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from hwkb.errors import KBError, Location, UnknownNameError
-from hwkb.definitions.expressions import Relation
+from hwkb.definitions.expressions import RelationTree
 
 __all__ = [
     "VarName", "VarKey", "EntityId", "IndexSet", "Variable", "Fact", "Rule", "Simulation",
@@ -116,7 +116,7 @@ class Rule:
     doc: str
     source: str
     where: Location
-    relation: Relation | None = None
+    relation: RelationTree | None = None
     text: str = ""
     over: tuple[str, ...] = ()
     tolerance: float = 0.0

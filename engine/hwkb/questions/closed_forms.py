@@ -36,34 +36,20 @@ import sympy
 
 from hwkb.solving.context import Context
 from hwkb.questions.interventions import intervene
-from hwkb.errors import Location, QueryError
+from hwkb.errors import Location, NoClosedForm, NotDetermined, QueryError
 from hwkb.definitions.model import Fact, VarKey, split_key
 from hwkb.solving.lambdify import lambdify_math, lambdify_numpy
 from hwkb.solving.plan import Step, find_needs, make_plan
 from hwkb.solving.relations import key_of_symbol, symbol_of
-from hwkb.solving.solver import Structure
+from hwkb.solving.solver import Structure, Solver
 
 if TYPE_CHECKING:
     from hwkb.kb import KnowledgeBase
 
-__all__ = ["ClosedForm", "NoClosedForm", "NotDetermined", "closed_form", "canonical_forms",
+__all__ = ["ClosedForm", "closed_form", "canonical_forms",
            "solve_symbolic", "default_free", "parse_free", "exact_number", "latex_of", "without"]
 
 _SIMPLIFY_MAX_OPS = 400
-
-
-class NoClosedForm(QueryError):
-    """The target follows from the free variables, but not through explicit algebra (a simulation, a hard block)."""
-
-
-class NotDetermined(QueryError):
-    """The target does not follow from the context and the free variables; ``needs`` says what would settle it."""
-
-    def __init__(self, message: str, needs: Sequence[Sequence[VarKey]] = (), *, hint: str | None = None):
-        self.needs = tuple(tuple(n) for n in needs)
-        if hint is None and self.needs:
-            hint = "also give one of " + " or ".join("{" + ", ".join(n) + "}" for n in self.needs)
-        super().__init__(message, hint=hint)
 
 
 @dataclass(frozen=True)
@@ -172,7 +158,7 @@ def canonical_forms(kb: "KnowledgeBase", targets: Sequence[VarKey], context: Con
     free = tuple(dict.fromkeys(free))
     for key in free:
         kb.model.check_key(key, where=Location("--free"))
-    structure = Structure(kb, without(context, free), kb.where_relations(where))
+    structure = Structure(kb, without(context, free), where)
     units = kb.units
     facts = {k: f for k, f in structure.context.facts.items() if f.applicable}
     known = set(facts) | set(free)
@@ -256,7 +242,7 @@ def default_free(kb: "KnowledgeBase", variable: VarKey, context: Context,
     """
     if variable in context.facts:  # a stated target is written in what it would follow from
         context = without(context, [variable])
-    solution = kb.solver(context, list(where)).solution(variable)
+    solution = Solver(kb, context, list(where)).solution(variable)
     if solution.value is not None:
         facts = solution.value.facts()
         given = [f.key for f in facts if f.origin.via in ("set", "given", "scenario")]
@@ -265,7 +251,7 @@ def default_free(kb: "KnowledgeBase", variable: VarKey, context: Context,
         return tuple(f.key for f in facts), "every fact it rests on"
     if solution.status == "not_applicable":
         raise NotDetermined(f"{variable} is not applicable in this context", hint=" ".join(solution.notes) or None)
-    structure = Structure(kb, context, kb.where_relations(where))
+    structure = Structure(kb, context, where)
     known = {k for k, f in context.facts.items() if f.applicable}
     leaves = _expand_definitions(structure, variable, known)
     if leaves and variable in make_plan(structure.keysets, known | set(leaves), structure.can_solve,
@@ -367,7 +353,7 @@ def solve_symbolic(kb: "KnowledgeBase", variable: VarKey, context: Context, free
         free, why = default_free(kb, variable, context, where)
         notes.append(f"free variables: {', '.join(free)} ({why}); choose others with --free")
     form = closed_form(kb, variable, context, free, where)
-    solver = kb.solver(context, where)
+    solver = Solver(kb, context, where)
     base = solver.solution(variable)
     point = {k: solver.values[k].magnitude for k in form.free if k in solver.values}
     extra = {**form.to_dict(), "free_units": {k: kb.model.unit_of(k) for k in form.free}, "point": point}

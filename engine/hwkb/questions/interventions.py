@@ -19,7 +19,7 @@ gives the rule used here:
 >>> kb = KnowledgeBase.load()
 >>> base = kb.context("b200")
 >>> changed, notes = intervene(kb, base, kb.context("b200", facts=["sm_count=160"]), ["sm_count"])
->>> round(kb.solver(changed).values["tc_peak[bf16]"].magnitude)  # 2250 x 160 / 148, at the same clock
+>>> round(Solver(kb, changed).values["tc_peak[bf16]"].magnitude)  # 2250 x 160 / 148, at the same clock
 2432
 """
 from __future__ import annotations
@@ -31,6 +31,7 @@ from hwkb.solving.context import Context
 from hwkb.errors import Location
 from hwkb.definitions.model import Fact, VarKey
 from hwkb.solving.relations import key_of_symbol
+from hwkb.solving.solver import Solver
 
 if TYPE_CHECKING:
     from hwkb.kb import KnowledgeBase
@@ -70,7 +71,7 @@ def intervene(kb: "KnowledgeBase", baseline: Context, changed_context: Context, 
     if not released:
         return changed_context, ()
     held = []
-    for key, value in kb.solver(baseline, list(where)).values.items():
+    for key, value in Solver(kb, baseline, list(where)).values.items():
         if (value.stated or key in facts or key in changed or key in defines or key in follows_change
                 or not value.depends & released):
             continue

@@ -34,8 +34,10 @@ from hwkb.definitions.model import Fact, VarKey
 from hwkb.solving.lambdify import lambdify_numpy
 from hwkb.solving.plan import Step
 from hwkb.solving.relations import symbol_of
-from hwkb.questions.closed_forms import ClosedForm, NoClosedForm, NotDetermined, closed_form
+from hwkb.errors import NoClosedForm, NotDetermined
+from hwkb.questions.closed_forms import ClosedForm, closed_form
 from hwkb.solving.values import FactOrigin, Value
+from hwkb.solving.solver import Solver
 
 if TYPE_CHECKING:
     import numpy as np
@@ -260,7 +262,7 @@ class PointEvaluator:
         self.where = list(where)
         self.units = {k: kb.model.unit_of(k) for k in (*self.inputs, *self.outputs)}
         self.context = _with_trials(kb, context, {k: 1.0 for k in self.inputs}, self.units)
-        self.solver = kb.solver(self.context, self.where)
+        self.solver = Solver(kb, self.context, self.where)
         plan = self.solver.plan
         missing = [k for k in self.outputs if k not in plan.determined]
         if missing:
@@ -273,7 +275,7 @@ class PointEvaluator:
         """``{output: Value or None}`` at ``point`` (display units of the inputs)."""
         solver = self.solver
         if any(step.is_block for step in self.steps):
-            solver = self.kb.solver(_with_trials(self.kb, self.context, point, self.units), self.where)
+            solver = Solver(self.kb, _with_trials(self.kb, self.context, point, self.units), self.where)
             return {k: solver.values.get(k) for k in self.outputs}
         solver.notes.clear()
         for key, x in point.items():

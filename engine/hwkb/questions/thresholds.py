@@ -43,8 +43,9 @@ from hwkb.solving.context import Context
 from hwkb.errors import KBError, QueryError
 from hwkb.definitions.model import VarKey, split_key
 from hwkb.solving.relations import symbol_of
-from hwkb.solving.solver import Solution
-from hwkb.questions.closed_forms import NoClosedForm, NotDetermined, canonical_forms, exact_number, without
+from hwkb.solving.solver import Solution, Solver
+from hwkb.errors import NoClosedForm, NotDetermined
+from hwkb.questions.closed_forms import canonical_forms, exact_number, without
 from hwkb.solving.values import RuleOrigin, Value
 
 if TYPE_CHECKING:
@@ -134,7 +135,7 @@ def solve_constrained(kb: "KnowledgeBase", variable: VarKey, context: Context, w
     if fact is not None and fact.applicable and variable not in context.overrides:
         context = without(context, [variable])
         notes.append(f"set aside {variable} = {fact.value:g} {fact.unit} ({fact.entity or 'default'}) to solve for it")
-    solver = kb.solver(context, where)
+    solver = Solver(kb, context, where)
     base = solver.solution(variable)
     if base.determined or base.status == "not_applicable":
         return _checked(base, solver, constraints)

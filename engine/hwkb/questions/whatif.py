@@ -28,7 +28,7 @@ from hwkb.solving.context import Context
 from hwkb.questions.interventions import intervene
 from hwkb.errors import Location, QueryError
 from hwkb.definitions.model import EntityId, Fact, VarKey
-from hwkb.solving.solver import Solution
+from hwkb.solving.solver import Solution, Solver
 from hwkb.solving.values import Value
 
 if TYPE_CHECKING:
@@ -141,7 +141,7 @@ def what_if(kb: "KnowledgeBase", variables: Sequence[VarKey] = (), gpu: str | No
     if constrained:
         raise QueryError("a what-if over every value takes only equalities in --where",
                          hint="name the variables to compare, or drop the inequalities")
-    before, after = kb.solver(baseline, where), kb.solver(scenario, where)
+    before, after = Solver(kb, baseline, where), Solver(kb, scenario, where)
     if variables:
         rows = tuple(_compare(key, before.solution(key), after.solution(key)) for key in variables)
         return WhatIf(rows, baseline, scenario, changes, notes)

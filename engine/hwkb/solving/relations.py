@@ -20,7 +20,7 @@ import sympy
 
 from hwkb.errors import DimensionError, KBError, KBErrors
 from hwkb.formats.caches import UNSOLVABLE, SolutionCache, default_cache
-from hwkb.definitions.expressions import Call, Expr, Neg, Num, Ref, Relation as RelationAST, parse_expression, to_sympy
+from hwkb.definitions.expressions import Call, Expr, Neg, Num, Ref, RelationTree, parse_expression, to_sympy
 from hwkb.definitions.model import Model, Rule, VarKey, var_key
 from hwkb.solving.lambdify import lambdify_math
 from hwkb.definitions.units import Dimensions, Units, format_dimensions
@@ -47,7 +47,7 @@ class _Template:
     Nothing here touches SymPy's solver until a direction is first asked for,
     and then the disk cache (:mod:`hwkb.formats.caches`) is asked first.
     """
-    ast: RelationAST
+    ast: RelationTree
     size: int
     cache: SolutionCache
     solved: dict[int, Callable | None] = field(default_factory=dict)
@@ -144,7 +144,7 @@ class Relation:
     name: str
     rule: Rule
     keys: tuple[VarKey, ...]
-    ast: RelationAST | None
+    ast: RelationTree | None
     template: _Template | None
     binding: Mapping[str, str] = field(default_factory=dict)
 
@@ -210,8 +210,7 @@ def compile_relations(model: Model, units: Units, cache: SolutionCache | None = 
             try:
                 check_dimensions(ast, model, units)
             except DimensionError as exc:
-                errors.append(DimensionError(f"rule {_instance_name(rule, binding)} does not balance: {exc.message}",
-                                             where=rule.where, hint=exc.hint))
+                errors.append(exc.in_rule(_instance_name(rule, binding), rule.where))
                 break
             keys = tuple(dict.fromkeys(str(r) for r in ast.references()))
             position = {k: i for i, k in enumerate(keys)}
@@ -229,18 +228,16 @@ def _instance_name(rule: Rule, binding: Mapping[str, str]) -> str:
 
 # ---------------------------------------------------------------- dimensions
 
-def check_dimensions(relation: RelationAST, model: Model, units: Units, where=None) -> None:
+def check_dimensions(relation: RelationTree, model: Model, units: Units, where=None) -> None:
     """Raise DimensionError (at ``where``) unless both sides (and every sum, min, max inside) agree."""
     try:
         left = _dims(relation.lhs, model, units) or frozenset()
         right = _dims(relation.rhs, model, units) or frozenset()
         if left != right:
-            raise DimensionError(f"the left side is {format_dimensions(left)}, the right side {format_dimensions(right)}",
+            raise DimensionError(format_dimensions(left), format_dimensions(right),
                                  hint="check each variable's unit and the factors of the equation")
     except DimensionError as exc:
-        if where is None or exc.where is not None:
-            raise
-        raise DimensionError(exc.message, where=where, hint=exc.hint) from None
+        raise exc.at(where) from None
 
 
 def _dims(e: Expr, model: Model, units: Units) -> Dimensions | None:
@@ -255,7 +252,7 @@ def _dims(e: Expr, model: Model, units: Units) -> Dimensions | None:
         args = [_dims(a, model, units) for a in e.args]
         if e.func in ("exp", "log"):
             if any(a for a in args):
-                raise DimensionError(f"{e.func}() of {format_dimensions(args[0])}",
+                raise DimensionError(format_dimensions(args[0]), operation=f"{e.func}()",
                                      hint=f"{e.func}() takes a dimensionless argument")
             return frozenset()
         if e.func == "sqrt":
@@ -271,11 +268,11 @@ def _dims(e: Expr, model: Model, units: Units) -> Dimensions | None:
     if e.op == "/":
         return _combine(left, right, -1)
     if right:
-        raise DimensionError(f"an exponent of {format_dimensions(right)}", hint="exponents are plain numbers")
+        raise DimensionError(format_dimensions(right), operation="**", hint="exponents are plain numbers")
     if not left:
         return left
     if not isinstance(e.right, Num):
-        raise DimensionError(f"{format_dimensions(left)} raised to a variable power",
+        raise DimensionError(format_dimensions(left), operation="power",
                              hint="only a number may be the exponent of a quantity with a unit")
     return _power(left, e.right.value)
 
@@ -283,7 +280,8 @@ def _dims(e: Expr, model: Model, units: Units) -> Dimensions | None:
 def _same(args: list, what: str) -> Dimensions | None:
     known = [a if a is not None else frozenset() for a in args]
     if any(a != known[0] for a in known):
-        raise DimensionError(f"{what} joins {' and '.join(format_dimensions(a) for a in known)}",
+        raise DimensionError(format_dimensions(known[0]), " and ".join(format_dimensions(a) for a in known[1:]),
+                             operation=what,
                              hint="only quantities of the same dimension can be added or compared")
     return None if all(a is None for a in args) else known[0]
 

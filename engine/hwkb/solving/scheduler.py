@@ -24,7 +24,7 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
-from hwkb.errors import KBError
+from hwkb.errors import SimulationInputError
 
 __all__ = [
     "POLICIES", "REFERENCE_MAX_CYCLES", "FAST_MAX_WORK", "GRID_MAX_CONFIGS", "PARALLEL_THRESHOLD",
@@ -54,23 +54,6 @@ PARALLEL_THRESHOLD = 200
 #: The fast simulator remembers at most this many integers of past states
 #: while looking for a steady-state period, so its memory stays bounded.
 _PERIOD_MEMORY = 2_000_000
-
-
-class SimulationInputError(KBError, ValueError):
-    """A simulation parameter outside its domain, or a configuration too large to run.
-
-    Carries the parameter's name, the bad value and what is allowed, so a caller
-    can react to the data and the CLI can print the one-line message.
-    """
-
-    def __init__(self, parameter: str, value: object, allowed: str, *, message: str | None = None):
-        self.parameter, self.value, self.allowed = parameter, value, allowed
-        super().__init__(message or f"{parameter} must be {allowed}, got {_show(value)}")
-
-
-def _show(value: object) -> str:
-    shown = repr(value)
-    return shown if type(value) is int or isinstance(value, str) else f"{shown} ({type(value).__name__})"
 
 
 @dataclass(frozen=True)

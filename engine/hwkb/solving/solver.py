@@ -10,16 +10,15 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import Iterable, Mapping
 
 from hwkb.solving.context import Context
 from hwkb.definitions.model import Fact, VarKey
 from hwkb.solving.plan import Plan, Step, find_needs, make_plan, routes_to
 from hwkb.solving.relations import Relation, key_of_symbol, symbol_of
+from hwkb.solving.system import System
 from hwkb.solving.values import FactOrigin, RuleOrigin, Value
 
-if TYPE_CHECKING:
-    from hwkb.kb import KnowledgeBase
 
 __all__ = ["Solution", "Solver", "Structure", "STATUSES"]
 
@@ -70,11 +69,11 @@ class Structure:
     Closed forms plan over a Structure alone; a :class:`Solver` is one that also evaluates.
     """
 
-    def __init__(self, kb: "KnowledgeBase", context: Context, extra: Sequence[Relation] = (),
-                 use_expectations: bool = False):
+    def __init__(self, kb: System, context: Context, where: Iterable[str] = (), use_expectations: bool = False):
         self.kb, self.context = kb, context
         kinds = ("law", "simulated", "expectation") if use_expectations else ("law", "simulated")
-        self.relations: list[Relation] = [r for r in kb.relations if r.kind in kinds] + list(extra)
+        extra = kb.where_relations(where)
+        self.relations: list[Relation] = [r for r in kb.relations if r.kind in kinds] + extra
         self.given = range(len(self.relations) - len(extra), len(self.relations))  # the --where equalities
         self.keysets = [frozenset(r.keys) for r in self.relations]
         not_applicable = context.not_applicable
@@ -90,9 +89,8 @@ class Structure:
 class Solver(Structure):
     """Everything that follows from one context, evaluated once."""
 
-    def __init__(self, kb: "KnowledgeBase", context: Context, extra: Sequence[Relation] = (),
-                 use_expectations: bool = False):
-        super().__init__(kb, context, extra, use_expectations)
+    def __init__(self, kb: System, context: Context, where: Iterable[str] = (), use_expectations: bool = False):
+        super().__init__(kb, context, where, use_expectations)
         self.notes: list[str] = []
         self._regular: dict[tuple, bool] = {}
         self.values: dict[VarKey, Value] = {}

@@ -1,0 +1,80 @@
+"""What every question is asked of: a model, its units and its compiled relations, and the query context.
+
+:class:`System` is the knowledge base below the questions: it builds contexts
+(``--gpu``, ``--with``, ``--set``), reads ``--where`` relations against the
+model and compiles their equalities. A :class:`~hwkb.solving.solver.Solver`
+works on one System and one context; the facade
+:class:`~hwkb.kb.KnowledgeBase` is a System with a method per question.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from hwkb.definitions.expressions import Num, Ref, RelationTree, parse_relation
+from hwkb.definitions.model import Model, Rule, VarKey
+from hwkb.definitions.units import Units
+from hwkb.errors import DimensionError, Location
+from hwkb.solving.context import Context, build_context
+from hwkb.solving.relations import Relation, check_dimensions, compile_relations
+
+__all__ = ["System"]
+
+
+class System:
+    """Variables, rules, entities and their compiled relations; no global state.
+
+    Built twice, it gives two independent systems.
+    """
+
+    def __init__(self, model: Model, units: Units, relations: list[Relation], directories: Sequence[Path] = ()):
+        self.model, self.units, self.relations = model, units, relations
+        self.directories = tuple(directories)
+        self.relation_index = {r.name: r for r in relations}
+
+    def context(self, gpu: str | None = None, layers: Iterable[str] = (), facts: Iterable = (),
+                via: str = "set", base: Context | None = None) -> Context:
+        """The known facts of a query: ``gpu``'s chain, the ``layers`` on it, then ``facts`` (later wins)."""
+        return build_context(self.model, self.units, gpu, layers, facts, via=via, base=base)
+
+    def check_key(self, key: VarKey) -> VarKey:
+        self.model.check_key(key)
+        return key
+
+    # -- --where
+    def where_relations(self, where: Iterable[str]) -> list[Relation]:
+        """``--where`` equalities as relations (inequalities are thresholds: :mod:`hwkb.questions.thresholds`)."""
+        out = []
+        for i, text in enumerate(where):
+            relation = self.parse_where(text, i)
+            if relation.op == "=":
+                out.append(self._compile_where(relation, f"where[{i + 1}]", text))
+        return out
+
+    def has_inequalities(self, where: Iterable[str]) -> bool:
+        """Whether any ``--where`` is a constraint (<=, >=, <, >) rather than an equality."""
+        return any(self.parse_where(w, i).op != "=" for i, w in enumerate(where))
+
+    def parse_where(self, text: str, i: int = 0) -> RelationTree:
+        """One ``--where`` read and checked against the model: names, indices and dimensions."""
+        origin = Location(f"--where {text!r}")
+        relation = parse_relation(text, origin)
+        for ref in relation.references():
+            self.model.check_key(str(ref), where=origin)
+        try:
+            check_dimensions(relation, self.model, self.units, where=origin)
+        except DimensionError as exc:
+            sides = (relation.lhs, relation.rhs)
+            if any(isinstance(a, Num) for a in sides) and any(isinstance(b, Ref) for b in sides):
+                ref = next(b for b in sides if isinstance(b, Ref))
+                unit = self.model.unit_of(str(ref))
+                raise exc.with_hint(
+                    f"a bare number has no unit, and {ref} is in {unit}: compare {ref} with another variable "
+                    f"of that unit, or a ratio of such variables with a number") from None
+            raise
+        return relation
+
+    def _compile_where(self, relation: RelationTree, name: str, text: str) -> Relation:
+        rule = Rule(name, "law", f"given: {text}", "given on the command line", Location("--where"), relation, text)
+        single = Model(self.model.indices, self.model.variables, {name: rule}, {}, ())
+        return compile_relations(single, self.units)[0]
