@@ -111,7 +111,7 @@ class Suspect:
 
     @property
     def sentence(self) -> str:
-        from hwkb.solving.text import format_number
+        from hwkb.definitions.quantities import format_number
         if self.implied is None:
             return f"{self.fact} alone cannot reconcile the others"
         unit = f" {self.unit}" if self.unit else ""
@@ -149,7 +149,7 @@ class Check:
 
     @property
     def detail(self) -> str:
-        from hwkb.solving.text import format_number
+        from hwkb.definitions.quantities import format_number
         fmt = lambda f: f"{format_number(f.value)}{' ' + f.unit if f.unit else ''}"
         known = {s.key: s for s in self.sides}
         derived = [s for s in self.sides if s.via is not None]

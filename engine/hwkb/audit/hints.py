@@ -12,7 +12,7 @@ import math
 from typing import TYPE_CHECKING
 
 from hwkb.definitions.model import VarKey, split_key
-from hwkb.solving.text import format_number
+from hwkb.definitions.quantities import format_number
 
 if TYPE_CHECKING:
     from hwkb.kb import KnowledgeBase

@@ -32,7 +32,7 @@ def render(report: AuditReport, fmt: str = "table", failed_only: bool = False) -
 # ---------------------------------------------------------------- shared pieces
 
 def _quantity(value: float | None, unit: str) -> str:
-    from hwkb.solving.text import format_number
+    from hwkb.definitions.quantities import format_number
     return "-" if value is None else f"{format_number(value)}{' ' + unit if unit else ''}"
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Sequence
 
 from hwkb.errors import KBError, KBErrors, UsageError
-from hwkb.solving.text import format_number
+from hwkb.definitions.quantities import format_number
 
 __all__ = ["main", "build_parser", "load_kb", "context_args", "emit_json", "add_common", "add_context",
            "format_number"]

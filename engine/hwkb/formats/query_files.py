@@ -221,6 +221,6 @@ def _format(value, column: Column) -> str:
     if column.format:
         text = format(value, column.format)
     else:
-        from hwkb.solving.text import format_number
+        from hwkb.definitions.quantities import format_number
         text = format_number(value)
     return text + column.suffix

@@ -158,7 +158,7 @@ class SweepResult:
         return buffer.getvalue()
 
     def render(self) -> str:
-        from hwkb.solving.text import format_number
+        from hwkb.definitions.quantities import format_number
         headers = [f"{c} [{u}]" if u else c for c, u in zip(self.columns, self.units)]
         text = [[format_number(x) for x in row] for row in self.rows()]
         widths = [max(len(h), *(len(r[i]) for r in text)) if text else len(h) for i, h in enumerate(headers)]

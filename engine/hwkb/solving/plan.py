@@ -56,19 +56,28 @@ class Plan:
 
 
 def make_plan(relations: Sequence[frozenset[str]], known: Iterable[str], can_solve: CanSolve,
-              usable: Callable[[int], bool] = lambda r: True) -> Plan:
-    """Everything that follows from ``known`` through the usable relations."""
+              usable: Callable[[int], bool] = lambda r: True, *, derives: Callable[[int], bool] | None = None,
+              blocks: bool = True) -> Plan:
+    """Everything that follows from ``known`` through the usable relations.
+
+    ``derives`` narrows the relations that may give a value (an audit's
+    expectations are checks, never routes); ``blocks=False`` stops after
+    propagation, for callers that want every value as one relation's explicit
+    solution. ``Plan.checks`` are the usable relations left over with all keys
+    known: the over-determination an audit checks.
+    """
+    derives = usable if derives is None else (lambda r, d=derives: usable(r) and d(r))
     known = set(known)
     steps: list[Step] = []
     used: set[int] = set()
     by_key: dict[str, list[int]] = {}
     for r, keys in enumerate(relations):
-        if usable(r):
+        if derives(r):
             for k in keys:
                 by_key.setdefault(k, []).append(r)
     while True:
         _propagate(relations, known, can_solve, by_key, steps, used)
-        block = _next_block(relations, known, by_key, used, usable)
+        block = _next_block(relations, known, by_key, used, derives) if blocks else None
         if block is None:
             break
         steps.append(block)

@@ -1,24 +1,10 @@
 """Readable renderings of values and their derivations, for the terminal."""
 from __future__ import annotations
 
-import math
-
+from hwkb.definitions.quantities import format_number
 from hwkb.solving.values import Value
 
-__all__ = ["render_tree", "format_intervals", "format_value", "format_number"]
-
-
-def format_number(x: float | None, digits: int = 4) -> str:
-    """Four significant digits; whole numbers below 1e9 as integers.
-
-    >>> format_number(1.8299449), format_number(989.4), format_number(3.86484e12), format_number(128.0)
-    ('1.83', '989.4', '3.865e+12', '128')
-    """
-    if x is None:
-        return "-"
-    if math.isfinite(x) and x == int(x) and abs(x) < 1e9:
-        return str(int(x))
-    return f"{x:.{digits}g}"
+__all__ = ["render_tree", "format_intervals", "format_value"]
 
 
 def format_value(value: Value) -> str:
