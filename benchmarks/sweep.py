@@ -23,7 +23,8 @@ sys.path.insert(0, str(ROOT / "engine"))
 import numpy as np  # noqa: E402
 
 from hwkb import KnowledgeBase  # noqa: E402
-from hwkb.questions.sweeps import PointEvaluator, parse_axis, sweep  # noqa: E402
+from hwkb.questions.sweeps import parse_axis, sweep
+from hwkb.solving.points import PointEvaluator  # noqa: E402
 
 TARGET = "exp_utilization[fp8]"
 SAMPLE = 5_000

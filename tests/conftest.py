@@ -8,8 +8,10 @@ temporary directory, so every adversarial KB is complete and small.
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -53,6 +55,20 @@ def bad_kb(tmp_path, monkeypatch):
         monkeypatch.chdir(kb)
         return kb
     return make
+
+
+def write_kb(tmp_path: Path, monkeypatch, files: dict[str, str], base: Path | None = TINY) -> Path:
+    """A copy of ``base`` (nothing when None) with ``files`` (path -> dedented text) written into it; the
+    working directory is the copy, so messages name files as ``rules/bad.yaml``."""
+    kb = tmp_path / "kb"
+    if base is not None:
+        build_kb(kb, base=base)
+    for name, text in files.items():
+        path = kb / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+    monkeypatch.chdir(kb)
+    return kb
 
 
 def load_errors(kb_dir: Path) -> list[str]:
@@ -104,9 +120,14 @@ def run_cli(capsys, *argv) -> tuple[int, str, str]:
     return code, out, err
 
 
+def run_cli_json(capsys, *argv) -> tuple[int, object, str]:
+    """``hwkb ARGV --json`` in this process: the exit code, the JSON document and stderr."""
+    code, out, err = run_cli(capsys, *argv, "--json")
+    return code, json.loads(out), err
+
+
 def share_kb_with_cli(monkeypatch, kb: KnowledgeBase) -> None:
-    """Commands load the KB per call; hand them ``kb`` instead (a second saved per command)."""
-    import hwkb.cli.main
-    import hwkb.cli.whatif
-    for module in (hwkb.cli.main, hwkb.cli.whatif):
-        monkeypatch.setattr(module, "load_kb", lambda args: kb)
+    """Commands load the KB per call, through :func:`hwkb.cli.flags.load_kb`; hand them ``kb`` instead
+    (a second saved per command)."""
+    from hwkb.cli import flags
+    monkeypatch.setattr(flags, "load_kb", lambda args: kb)

@@ -12,8 +12,8 @@ from hwkb.errors import (ContextError, DimensionError, ExpressionError, KBError,
 def test_all_names_exist():
     assert sorted(errors.__all__) == sorted([
         "Location", "KBError", "LoadError", "ExpressionError", "UnitError", "DimensionError",
-        "UnknownNameError", "ContextError", "QueryError", "NotDetermined", "NoClosedForm", "SimulationInputError",
-        "MissingExtraError", "UsageError", "KBErrors", "suggest"])
+        "UnknownNameError", "ContextError", "QueryError", "NotDetermined", "NoClosedForm", "UnevaluablePoint",
+        "SimulationInputError", "MissingExtraError", "UsageError", "KBErrors", "suggest"])
     for name in errors.__all__:
         assert hasattr(errors, name)
 

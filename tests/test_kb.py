@@ -11,7 +11,7 @@ from hwkb.formats.resources import default_kb_dirs
 
 
 def test_all_names_exist():
-    assert kb_module.__all__ == ["KnowledgeBase"]
+    assert kb_module.__all__ == ["KnowledgeBase", "CheckReport"]
 
 
 # ---------------------------------------------------------------- loading

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from hwkb import KnowledgeBase
-from hwkb.errors import KBErrors, QueryError, UnknownNameError
-from hwkb.formats.query_files import load_query, run_query, saved_queries
+from hwkb.formats.query_files import load_query, saved_queries
+from hwkb.questions.saved_queries import run_query
 
 
 @pytest.fixture(scope="module")
@@ -76,22 +76,6 @@ def test_h100_pcie_peak_rests_on_its_own_facts(kb):
     assert not any(entity == "h100-sxm" for _, entity in facts)
 
 
-def test_unknown_query_name_suggests(kb):
-    with pytest.raises(UnknownNameError) as info:
-        load_query("peak")
-    assert str(info.value) == "unknown saved query 'peak'; did you mean 'peaks'?"
-
-
-def test_bad_query_file_names_file_and_line(tmp_path):
-    path = tmp_path / "bad.yaml"
-    path.write_text("title: t\ncolumns:\n  - {header: x, variable: sm_count, format: '{0.__class__}'}\nrows: []\n")
-    with pytest.raises(KBErrors) as info:
-        load_query(str(path))
-    assert str(info.value).endswith(
-        "bad.yaml:3:45: format '{0.__class__}' is not a number format; "
-        "use a format spec like .2f, .0f, .3g or .0% (a percentage of a fraction)")
-
-
 def test_exp_bound_table_matches_the_chapter(kb):
     result, rows = table_by_last_column(kb, "exp_bound")
     assert result.columns == ["d=64", "d=128", "MLA", "GPU and precision"]
@@ -115,19 +99,3 @@ def test_operand_bandwidth_table_matches_the_chapter(kb):
         "Blackwell two-SM m256n256k16": ["0.0156", "64", "50%", "128 KB"],
     }
     assert result.notes == []
-
-
-def test_a_column_in_a_unit_of_another_dimension_is_an_error(kb, tmp_path):
-    path = tmp_path / "q.yaml"
-    path.write_text("title: t\ncolumns:\n  - {header: GPU}\n  - {header: clock, variable: clock_tc, unit: TFLOPS}\n"
-                    "rows:\n  - {label: H100, gpu: h100-sxm}\n")
-    with pytest.raises(QueryError) as info:
-        run_query(load_query(str(path), kb), kb)
-    assert str(info.value) == (f"{path}:4:5: column 'clock' shows clock_tc in 'TFLOPS', but clock_tc is in GHz; "
-                               "give a unit of the same dimension as GHz")
-
-
-def test_a_query_without_rows_renders_its_header(kb, tmp_path):
-    path = tmp_path / "q.yaml"
-    path.write_text("title: t\ncolumns:\n  - {header: GPU}\n  - {header: SMs, variable: sm_count}\nrows: []\n")
-    assert run_query(load_query(str(path), kb), kb).render() == "t\n\nGPU  SMs"

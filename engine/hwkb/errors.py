@@ -17,7 +17,7 @@ from typing import Iterable, Sequence
 
 __all__ = [
     "Location", "KBError", "LoadError", "ExpressionError", "UnitError", "DimensionError", "UnknownNameError",
-    "ContextError", "QueryError", "NotDetermined", "NoClosedForm", "SimulationInputError", "MissingExtraError",
+    "ContextError", "QueryError", "NotDetermined", "NoClosedForm", "UnevaluablePoint", "SimulationInputError", "MissingExtraError",
     "UsageError", "KBErrors", "suggest",
 ]
 
@@ -159,6 +159,14 @@ class NotDetermined(QueryError):
 
 class NoClosedForm(QueryError):
     """The target follows, but not through explicit algebra (a simulation, a system SymPy cannot solve)."""
+
+
+class UnevaluablePoint(QueryError):
+    """A question cannot be evaluated at one value of the variable searched over (a simulation too large there)."""
+
+    def __init__(self, variable: str, value: float, reason: str):
+        self.variable, self.value, self.reason = variable, value, reason
+        super().__init__(f"{variable} = {value:g}: {reason}")
 
 
 class SimulationInputError(KBError, ValueError):

@@ -1,58 +1,164 @@
-"""The one door: :class:`KnowledgeBase` loads KB directories and answers questions.
+"""The one door: :class:`KnowledgeBase` loads KB directories and has one method per question.
+
+Every method returns a result that prints as the CLI prints it and gives the
+CLI's JSON with ``to_dict()``:
 
 >>> kb = KnowledgeBase.load()
->>> round(kb.solve("clock_tc", gpu="h100-sxm").value.magnitude, 2)
-1.83
+>>> print(kb.solve("clock_tc", gpu="h100-sxm"))
+clock_tc = 1.83 GHz  (derived)
+>>> kb.solve("clock_tc", gpu="h100-sxm").to_dict()["status"]
+'derived'
 """
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Mapping, Sequence
 
-from hwkb.definitions.model import VarKey
-from hwkb.errors import QueryError
+from hwkb.audit.auditor import Auditor
+from hwkb.audit.report import AuditReport
+from hwkb.definitions.model import Entity, EntityId, VarKey
+from hwkb.errors import KBError, KBErrors, QueryError
+from hwkb.formats.caches import SolutionCache
 from hwkb.formats.load import load_model
+from hwkb.formats.query_files import load_query
 from hwkb.formats.resources import default_kb_dirs
+from hwkb.questions.closed_forms import SymbolicSolution, parse_free, solve_symbolic
+from hwkb.questions.saved_queries import QueryResult, run_query
+from hwkb.questions.sweeps import Axis, SweepResult, parse_axis, sweep
+from hwkb.questions.thresholds import solve_constrained
+from hwkb.questions.whatif import WhatIf, what_if
 from hwkb.solving.context import Context
 from hwkb.solving.relations import compile_relations
-from hwkb.solving.solver import Solution, Solver
+from hwkb.solving.scheduler import SimulationRuns, run_grid
+from hwkb.solving.solution import Derived, Explanation, Solution
+from hwkb.solving.solver import Solver
 from hwkb.solving.system import System
-from hwkb.solving.values import Value
 
-__all__ = ["KnowledgeBase"]
+__all__ = ["KnowledgeBase", "CheckReport"]
 
 
 class KnowledgeBase(System):
-    """Variables, rules, entities and their compiled relations; no global state.
+    """Variables, rules, entities and their compiled relations, and the questions they answer; no global state.
 
-    Loading twice gives two independent knowledge bases.
+    Loading twice gives two independent knowledge bases. The context of a
+    question is ``gpu`` (a product or architecture), ``layers`` (further
+    entities on it: a workload, an instruction shape, a scenario; later wins)
+    and ``facts`` (``"VAR=VALUE"`` texts, as ``--set`` takes them).
     """
 
     @classmethod
-    def load(cls, directories: Iterable[Path | str] = (), *, default: bool = True) -> "KnowledgeBase":
-        """The default KB (unless ``default=False``) with ``directories`` layered on top."""
+    def load(cls, directories: Iterable[Path | str] = (), *, default: bool = True,
+             cache: Path | None = None) -> "KnowledgeBase":
+        """The default KB (unless ``default=False``) with ``directories`` layered on top.
+
+        ``cache`` is a directory for the disk caches (composed YAML, solved
+        directions); None keeps everything in memory. The CLI passes one.
+        """
         dirs = (default_kb_dirs() if default else []) + [Path(d) for d in directories]
         if not dirs:
             raise QueryError("no KB directory to load", hint="give --kb DIR or leave the default KB in")
-        model, units = load_model(dirs)
-        return cls(model, units, compile_relations(model, units), dirs)
+        model, units = load_model(dirs, cache=cache)
+        solutions = SolutionCache.in_directory(cache)
+        return cls(model, units, compile_relations(model, units, solutions), dirs, solutions)
+
+    @classmethod
+    def check(cls, directories: Iterable[Path | str] = (), *, default: bool = True,
+              cache: Path | None = None) -> "CheckReport":
+        """Whether the KB directories load: every error of the load, or what the KB holds."""
+        try:
+            kb = cls.load(directories, default=default, cache=cache)
+        except KBErrors as exc:
+            return CheckReport(False, tuple(exc.errors))
+        except KBError as exc:
+            return CheckReport(False, (exc,))
+        m = kb.model
+        return CheckReport(True, (), {"variables": len(m.variables), "rules": len(m.rules),
+                                      "relations": len(kb.relations), "entities": len(m.entities),
+                                      "files": len(m.files)})
 
     def solver(self, context: Context, where: Iterable[str] = (), use_expectations: bool = False) -> Solver:
         """Everything that follows from ``context`` (and the ``where`` equalities), evaluated once."""
         return Solver(self, context, where, use_expectations)
 
     # -- questions
-    def solve(self, variable: VarKey, gpu: str | None = None, layers: Iterable[str] = (), facts: Iterable = (),
-              where: Iterable[str] = ()) -> Solution:
-        """The value of one variable in a context, with its derivation, or what it needs."""
+    def solve(self, variable: VarKey, gpu: EntityId | None = None, layers: Iterable[EntityId] = (),
+              facts: Iterable[str] = (), where: Iterable[str] = ()) -> Solution:
+        """The value of one variable in a context, with its derivation, or what it needs.
+
+        ``where`` holds relations (``'d_v = d_qk'``) and constraints (``'exp_utilization[fp8] <= 1'``);
+        with a constraint the answer carries the admissible intervals.
+        """
         self.check_key(variable)
         where = list(where)
         context = self.context(gpu, layers, facts)
         if self.has_inequalities(where):
-            from hwkb.questions.thresholds import solve_constrained
             return solve_constrained(self, variable, context, where)
-        return self.solver(context, where).solution(variable)
+        return Solver(self, context, where).solution(variable)
 
-    def derive(self, gpu: str | None = None, layers: Iterable[str] = (), facts: Iterable = ()) -> list[Value]:
+    def explain(self, variable: VarKey, gpu: EntityId | None = None, layers: Iterable[EntityId] = (),
+                facts: Iterable[str] = (), where: Iterable[str] = ()) -> Explanation:
+        """The solution with its derivation trees, every rule and fact with its source."""
+        return Explanation(self.solve(variable, gpu, layers, facts, where))
+
+    def derive(self, gpu: EntityId | None = None, layers: Iterable[EntityId] = (),
+               facts: Iterable[str] = ()) -> Derived:
         """Every value that follows from the context but is not stated in it."""
-        return self.solver(self.context(gpu, layers, facts)).derived()
+        return Derived(gpu, tuple(Solver(self, self.context(gpu, layers, facts)).derived()))
+
+    def what_if(self, variables: Sequence[VarKey] = (), gpu: EntityId | None = None,
+                layers: Iterable[EntityId] = (), given: Iterable[str] = (), changes: Iterable[str] = (),
+                scenarios: Iterable[EntityId] = (), where: Iterable[str] = ()) -> WhatIf:
+        """The baseline (entities + ``given``) beside the scenario (+ ``scenarios`` entities + ``changes``)."""
+        return what_if(self, variables, gpu=gpu, layers=layers, given=given, changes=changes,
+                       scenarios=scenarios, where=where)
+
+    def closed_form(self, variable: VarKey, gpu: EntityId | None = None, layers: Iterable[EntityId] = (),
+                    facts: Iterable[str] = (), free: Sequence[VarKey] | str | None = None,
+                    where: Iterable[str] = (), sensitivity: bool = False) -> SymbolicSolution:
+        """``variable`` as an expression of the ``free`` variables (chosen for you when None)."""
+        if isinstance(free, str):
+            free = parse_free(self, free)
+        solution = solve_symbolic(self, variable, self.context(gpu, layers, facts), free, where, sensitivity)
+        return SymbolicSolution(solution)
+
+    def sweep(self, variable: VarKey, axes: Sequence[Axis | str], gpu: EntityId | None = None,
+              layers: Iterable[EntityId] = (), facts: Iterable[str] = (), where: Iterable[str] = ()) -> SweepResult:
+        """``variable`` over the grid of ``axes`` (``'d_qk=64:256:64'``, ``'d_v=64,128'`` or Axis)."""
+        axes = [parse_axis(self, a) if isinstance(a, str) else a for a in axes]
+        return sweep(self, variable, self.context(gpu, layers, facts), axes, where)
+
+    def audit(self, entities: Sequence[Entity | EntityId],
+              groups: Mapping[EntityId, Mapping[str, str]] | None = None) -> AuditReport:
+        """Check the stated facts of ``entities`` (ids of this KB, or Entity objects) against the rules."""
+        if not entities:
+            raise QueryError("nothing to audit", hint="name an entity, e.g. 'h100-sxm'")
+        return Auditor(self).audit(entities, groups)
+
+    def simulate(self, warps: Sequence[int], ilp: Sequence[int], compute: Sequence[int], latency: Sequence[int],
+                 iters: int = 100, policy: str = "gto") -> SimulationRuns:
+        """The warp-scheduler model over the grid of the lists."""
+        return SimulationRuns(tuple(run_grid(list(warps), list(ilp), list(compute), list(latency), iters=iters,
+                                             policy=policy)))
+
+    def run(self, query: str | Path) -> QueryResult:
+        """A saved query, by name (``'peaks'``) or path: every cell computed here."""
+        return run_query(load_query(str(query)), self)
+
+
+class CheckReport:
+    """Whether a KB loads: ``ok``, the errors (file, line, message) or the counts of what it holds."""
+
+    def __init__(self, ok: bool, errors: Sequence[KBError] = (), counts: Mapping[str, int] | None = None):
+        self.ok, self.errors, self.counts = ok, tuple(errors), dict(counts or {})
+
+    def __str__(self) -> str:
+        if not self.ok:
+            return "\n".join(f"error: {e}" for e in self.errors)
+        c = self.counts
+        return (f"ok: {c['variables']} variables, {c['rules']} rules ({c['relations']} relations), "
+                f"{c['entities']} entities in {c['files']} files")
+
+    __repr__ = __str__
+
+    def to_dict(self) -> dict:
+        return {"ok": self.ok, "errors": [e.to_dict() for e in self.errors]}

@@ -14,8 +14,8 @@ HERE = Location("f.yaml", 1, 1)
 
 def test_all_names_exist():
     assert sorted(model_module.__all__) == sorted([
-        "VarName", "VarKey", "EntityId", "IndexSet", "Variable", "Fact", "Rule", "Simulation",
-        "Entity", "Model", "ancestry", "var_key", "split_key", "RULE_KINDS", "ENTITY_KINDS"])
+        "VarName", "VarKey", "EntityId", "IndexSet", "Variable", "Fact", "Rule", "Simulation", "SimulationModel",
+        "SIMULATION_MODELS", "Entity", "Model", "ancestry", "var_key", "split_key", "RULE_KINDS", "ENTITY_KINDS"])
     for name in model_module.__all__:
         assert hasattr(model_module, name)
 
@@ -161,3 +161,9 @@ def test_ancestry_of_a_diamond_lists_each_once():
     m = Model({}, {}, {}, {x.id: x for x in [e("base"), e("left", "base"), e("right", "base"),
                                               e("both", "left", "right")]}, ())
     assert m.ancestry("both") == ["base", "left", "right", "both"]
+
+
+def test_the_simulation_models_name_their_integer_parameters_and_options():
+    scheduler = model_module.SIMULATION_MODELS["warp_scheduler"]
+    assert scheduler.parameters == ("warps", "ilp", "compute", "latency")
+    assert dict(scheduler.options) == {"policy": "gto", "iters": 100}

@@ -6,8 +6,9 @@ import math
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from hwkb.errors import QueryError, UnknownNameError
-from hwkb.questions.sweeps import PointEvaluator, parse_axis, sweep
+from hwkb.errors import KBError, QueryError, UnknownNameError
+from hwkb.questions.sweeps import parse_axis, sweep
+from hwkb.solving.points import PointEvaluator
 
 
 @pytest.fixture(scope="module")
@@ -31,14 +32,18 @@ def test_values_may_carry_units(kb):
     ("d_qk=64:256", "--sweep 'd_qk=64:256': a range is START:STOP:STEP; e.g. d_qk=64:256:64"),
     ("d_qk=64:256:0", "--sweep 'd_qk=64:256:0': the step must be positive; e.g. d_qk=64:256:64"),
     ("d_qk=256:64:8", "--sweep 'd_qk=256:64:8': STOP is below START; write START:STOP:STEP with START <= STOP"),
-    ("d_qk=a,b", "--sweep 'd_qk=a,b': cannot read 'a' as a number; write numbers in plain numbers, e.g. 64"),
-    ("clock_tc=1:2:1s", "--sweep 'clock_tc=1:2:1s': '1s' does not fit a variable in GHz; give it in GHz"),
-    ("d_qk=-64,0", "--sweep 'd_qk=-64,0': d_qk takes no negative values; sweep sizes, counts and rates"),
+    # the one quantity syntax of KB files, --set and --sweep, with the same messages
+    ("d_qk=a,b", "--sweep 'd_qk=a,b': cannot read 'a' as a value of d_qk; write a number, optionally with a unit "
+                 "of a count"),
+    ("clock_tc=1:2:1s", "--sweep 'clock_tc=1:2:1s': '1s' does not fit clock_tc, which is in GHz; give it in GHz"),
+    ("d_qk=-64,0", "--sweep 'd_qk=-64,0': '-64' is negative, and no KB quantity is; give the size of d_qk"),
+    ("d_qk=64,n/a", "--sweep 'd_qk=64,n/a': 'n/a' is not a value to sweep over; write numbers in plain numbers, "
+                    "e.g. 64"),
     ("d_qk=64.5", "--sweep 'd_qk=64.5': d_qk counts whole things; sweep whole numbers, e.g. 64:256:64"),
     ("d_qk=1e-300:1:1e-300", "--sweep 'd_qk=1e-300:1:1e-300' has more than 10000000 points; take a larger step"),
 ])
 def test_malformed_sweeps_are_one_line_errors(kb, text, message):
-    with pytest.raises(QueryError) as info:
+    with pytest.raises(KBError) as info:
         parse_axis(kb, text)
     assert str(info.value) == message
 

@@ -7,9 +7,11 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from conftest import kb_from_text
-from hwkb.questions.thresholds import Interval, admissible_set, least_integer, parse_constraints, solve_constrained, threshold
+from hwkb.questions.searches import least_integer, threshold
+from hwkb.questions.thresholds import admissible_set, parse_constraints, solve_constrained
+from hwkb.solving.solution import Interval
 from hwkb.errors import DimensionError
-from hwkb.questions.sweeps import PointEvaluator
+from hwkb.solving.points import PointEvaluator
 
 TINY_RULES = """
 variables:
@@ -49,7 +51,7 @@ def test_least_integer_exactly(tiny):
     # load = 4096 / (2n) / 16 = 128 / n <= 1  <=>  n >= 128 (the entity's n = 8 is set aside)
     solution = solve_constrained(tiny, "n", tiny.context("chip"), ["load <= 1"])
     assert solution.status == "derived" and solution.magnitude == 128
-    assert solution.intervals == ({"lower": 128.0, "upper": None, "lower_closed": True, "upper_closed": False},)
+    assert solution.intervals == (Interval(128.0, None, True, False),)
     assert solution.notes[0] == "set aside n = 8  (chip) to solve for it"
     assert "solved exactly" in solution.notes[1]
 
@@ -70,7 +72,7 @@ def test_forced_numeric_method_agrees_with_exact(tiny):
         exact = solve_constrained(tiny, "n", tiny.context("chip"), where, method="exact")
         numeric = solve_constrained(tiny, "n", tiny.context("chip"), where, method="numeric")
         assert exact.magnitude == numeric.magnitude
-        assert [i["lower"] for i in exact.intervals] == [i["lower"] for i in numeric.intervals]
+        assert [i.lower for i in exact.intervals] == [i.lower for i in numeric.intervals]
 
 
 def test_a_real_window_exactly_and_numerically(tiny):
@@ -111,7 +113,7 @@ def test_dimension_mismatch_in_where_is_an_error(kb):
 def test_head_dimension_threshold_in_fp8(kb):
     solution = kb.solve("d_qk", gpu="h100-sxm", where=["d_v = d_qk", "exp_utilization[fp8] <= 1"])
     assert solution.status == "derived" and solution.magnitude == 128
-    assert solution.intervals == ({"lower": 128.0, "upper": None, "lower_closed": True, "upper_closed": False},)
+    assert solution.intervals == (Interval(128.0, None, True, False),)
     inputs = {v.key: v.magnitude for v in solution.value.origin.inputs}
     assert inputs == {"exp_utilization[fp8]": 1.0}
 
@@ -126,7 +128,7 @@ def test_symbolic_threshold_agrees_with_bisection_on_the_numeric_form(kb):
     for _ in range(80):
         mid = (lo + hi) / 2
         lo, hi = (lo, mid) if f(mid) <= 0 else (mid, hi)
-    assert solution.intervals[0]["lower"] == pytest.approx(hi, rel=1e-9)
+    assert solution.intervals[0].lower == pytest.approx(hi, rel=1e-9)
     assert solution.magnitude == math.ceil(hi)
 
 
@@ -144,7 +146,7 @@ def test_least_warps_by_search_through_the_simulation(kb):
     solution = kb.solve("warps_per_scheduler", facts=["loads_per_round=4", "compute_per_round=64", "latency_cycles=500"],
                         where=["scheduler_utilization >= 0.9"])
     assert solution.status == "derived" and solution.magnitude == 8
-    assert solution.intervals[0]["lower"] == 8.0
+    assert solution.intervals[0].lower == 8.0
     assert any("simulated rule scheduler_model" in n for n in solution.notes)
 
 
@@ -164,7 +166,7 @@ def test_interval_helpers():
 ])
 def test_numeric_windows_find_both_ends_and_their_closedness(kb, variable, layers, where, intervals, value):
     s = kb.solve(variable, gpu="b200", layers=layers, where=where)
-    assert [(i["lower"], i["upper"], i["lower_closed"], i["upper_closed"]) for i in s.intervals] == \
+    assert [(i.lower, i.upper, i.lower_closed, i.upper_closed) for i in s.intervals] == \
         [pytest.approx(i) for i in intervals]
     assert s.magnitude == pytest.approx(value)
 

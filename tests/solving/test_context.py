@@ -142,10 +142,12 @@ def test_assignments(tiny_kb, text, key, value, printed):
                                                                       Location("--set"))
 
 
-@pytest.mark.parametrize("text", ["peak[bf16]=n/a", "peak[bf16]=N/A", "peak[bf16]=na"])
+@pytest.mark.parametrize("text", ["peak[bf16]=n/a", "peak[bf16]=N/A", "peak[bf16]=na", "peak[bf16]=none",
+                                  "peak[bf16]=None"])
 def test_not_applicable_assignment(tiny_kb, text):
+    """n/a is spelled as in a KB file (hwkb.definitions.quantities.NOT_APPLICABLE)."""
     fact = parse_assignment(text, tiny_kb.model, tiny_kb.units)
-    assert (fact.value, fact.applicable) == (None, False)
+    assert (fact.value, fact.applicable, fact.text) == (None, False, text.partition("=")[2])
 
 
 @pytest.mark.parametrize("via, source", [("set", "given on the command line"), ("given", "given as the baseline"),
@@ -185,3 +187,14 @@ def test_assignment_must_be_finite(tiny_kb):
     with pytest.raises(UnitError) as info:
         parse_assignment("clock=1e400GHz", tiny_kb.model, tiny_kb.units)
     assert str(info.value) == "--set: '1e400GHz' is not a finite number"
+
+
+@pytest.mark.parametrize("text, origin, message", [
+    ("clock=-1GHz", "--set", "--set: '-1GHz' is negative, and no KB quantity is; give the size of clock"),
+    ("clock=fast", "--given", "--given: cannot read 'fast' as a value of clock; "
+                              "write a number, optionally with a unit of GHz"),
+])
+def test_assignment_errors_name_their_flag(tiny_kb, text, origin, message):
+    with pytest.raises(UnitError) as info:
+        parse_assignment(text, tiny_kb.model, tiny_kb.units, origin=origin)
+    assert str(info.value) == message

@@ -231,3 +231,23 @@ def test_grid_errors(lists, options, message):
     with pytest.raises(SimulationInputError) as info:
         run_grid(*lists, **options)
     assert str(info.value) == message
+
+
+# --- SimulationRuns: what ``hwkb simulate`` prints ----------------------------------------------
+
+def test_simulation_runs_table_and_json():
+    runs = scheduler.SimulationRuns(tuple(run_grid([1, 16], [1], [16], [500])))
+    assert str(runs).splitlines() == [
+        "warps  ilp  compute  latency  iters  policy  utilization  issued  cycles",
+        "    1    1       16      500    100  gto            3.3%    1700   51600",
+        "   16    1       16      500    100  gto           52.2%   26960   51600"]
+    first = runs.runs[0]
+    assert runs.to_dict() == {"runs": [
+        {"warps": r.warps, "ilp": r.ilp, "compute": r.compute, "latency": r.latency, "iters": r.iters,
+         "policy": r.policy, "utilization": r.issued / r.cycles, "cycles": r.cycles, "issued": r.issued}
+        for r in runs.runs]}
+    assert list(runs.to_dict()["runs"][0]) == ["warps", "ilp", "compute", "latency", "iters", "policy",
+                                               "utilization", "cycles", "issued"]
+    assert (first.issued, first.cycles) == (1700, 51600)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        runs.runs = ()

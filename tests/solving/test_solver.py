@@ -9,13 +9,20 @@ import pytest
 from conftest import TINY, kb_from_text
 from hwkb import KnowledgeBase
 from hwkb.solving import solver as solve_module
-from hwkb.solving.solver import STATUSES, Solution, Solver
+from hwkb.solving.solution import Solution, Status
+from hwkb.solving.solver import Solver
 from hwkb.solving.values import FactOrigin, RuleOrigin
 
 
 def test_all_names_exist():
-    assert sorted(solve_module.__all__) == ["STATUSES", "Solution", "Solver", "Structure"]
-    assert STATUSES == ("stated", "derived", "underdetermined", "inconsistent", "not_applicable")
+    assert sorted(solve_module.__all__) == ["Solver", "Structure"]
+    assert [str(s) for s in Status] == ["stated", "derived", "underdetermined", "inconsistent", "not_applicable"]
+
+
+def test_a_status_is_its_plain_string():
+    s = Solution("x", "derived", "GHz")
+    assert s.status is Status.DERIVED and s.status == "derived" and s.to_dict()["status"] == "derived"
+    assert type(s.to_dict()["status"]) is str and s.determined
 
 
 # ---------------------------------------------------------------- stated and derived

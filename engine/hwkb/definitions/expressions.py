@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Iterator, Union
 
+import sympy
+
 from hwkb.errors import ExpressionError, Location
 
 __all__ = [
@@ -301,8 +303,6 @@ def _show(x: Fraction) -> str:
 
 def to_sympy(e: Expr, symbol: Callable[[Ref], object]):
     """Build the SymPy expression of a checked tree; ``symbol`` maps references to symbols."""
-    import sympy
-
     funcs = {"min": sympy.Min, "max": sympy.Max, "floor": sympy.floor, "ceil": sympy.ceiling,
              "sqrt": sympy.sqrt, "exp": sympy.exp, "log": sympy.log}
 

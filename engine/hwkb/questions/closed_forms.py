@@ -30,24 +30,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
+import numpy as np
 import sympy
 
-from hwkb.solving.context import Context
-from hwkb.questions.interventions import intervene
-from hwkb.errors import Location, NoClosedForm, NotDetermined, QueryError
 from hwkb.definitions.model import Fact, VarKey, split_key
+from hwkb.errors import Location, NoClosedForm, NotDetermined, QueryError
+from hwkb.questions.interventions import intervene
+from hwkb.questions.text import render_symbolic
+from hwkb.solving.blocks import positive_roots
+from hwkb.solving.context import Context
 from hwkb.solving.lambdify import lambdify_math, lambdify_numpy
 from hwkb.solving.plan import Step, find_needs, make_plan
 from hwkb.solving.relations import key_of_symbol, symbol_of
-from hwkb.solving.solver import Structure, Solver
+from hwkb.solving.solution import Solution, Status
+from hwkb.solving.solver import Solver, Structure
+from hwkb.solving.system import System
+from hwkb.solving.values import RuleOrigin, Value
 
-if TYPE_CHECKING:
-    from hwkb.kb import KnowledgeBase
-
-__all__ = ["ClosedForm", "closed_form", "canonical_forms",
-           "solve_symbolic", "default_free", "parse_free", "exact_number", "latex_of", "without"]
+__all__ = ["ClosedForm", "SymbolicSolution", "closed_form", "canonical_forms", "solve_symbolic", "default_free",
+           "parse_free", "exact_number", "latex_of"]
 
 _SIMPLIFY_MAX_OPS = 400
 
@@ -86,7 +89,6 @@ class ClosedForm:
     @cached_property
     def function(self) -> Callable:
         """The vectorised form: NumPy arrays (or scalars) of the free keys, positionally, in display units."""
-        import numpy as np
         fn = lambdify_numpy(self.symbols, self.expression)
         if self.expression.free_symbols:
             return fn
@@ -128,7 +130,25 @@ class ClosedForm:
                 "approximate": self.approximate}
 
 
-def closed_form(kb: "KnowledgeBase", variable: VarKey, context: Context, free: Iterable[VarKey],
+@dataclass(frozen=True, repr=False)
+class SymbolicSolution:
+    """A closed-form answer: prints as ``hwkb solve --symbolic`` does; its JSON is the solution's."""
+    solution: Solution
+
+    def __str__(self) -> str:
+        return render_symbolic(self.solution)
+
+    __repr__ = __str__
+
+    def to_dict(self) -> dict:
+        return self.solution.to_dict()
+
+    @property
+    def expression(self) -> str:
+        return self.solution.extra["expression"]
+
+
+def closed_form(kb: System, variable: VarKey, context: Context, free: Iterable[VarKey],
                 where: Iterable[str] = ()) -> ClosedForm:
     """``variable`` in terms of ``free``, everything else the context states substituted.
 
@@ -140,7 +160,7 @@ def closed_form(kb: "KnowledgeBase", variable: VarKey, context: Context, free: I
     kb.check_key(variable)
     free = tuple(dict.fromkeys(free))
     context, _ = intervene(kb, context, context, free, where)  # a free clock frees the peaks it gives
-    context = context if variable in free else without(context, [variable])
+    context = context if variable in free else context.without([variable])
     canonical, used = canonical_forms(kb, [variable], context, free, where)
     # display units: x_canonical = factor * x_display, target_display = target_canonical / factor
     to_display = {symbol_of(k): symbol_of(k) * _unit_factor(kb, k) for k in free}
@@ -148,7 +168,7 @@ def closed_form(kb: "KnowledgeBase", variable: VarKey, context: Context, free: I
     return ClosedForm(variable, kb.model.unit_of(variable), free, expression, used)
 
 
-def canonical_forms(kb: "KnowledgeBase", targets: Sequence[VarKey], context: Context, free: Iterable[VarKey],
+def canonical_forms(kb: System, targets: Sequence[VarKey], context: Context, free: Iterable[VarKey],
                     where: Iterable[str] = ()) -> tuple[dict[VarKey, sympy.Expr], tuple[str, ...]]:
     """Each target's canonical value as an expression in the free keys' symbols (which stand for canonical values).
 
@@ -158,7 +178,7 @@ def canonical_forms(kb: "KnowledgeBase", targets: Sequence[VarKey], context: Con
     free = tuple(dict.fromkeys(free))
     for key in free:
         kb.model.check_key(key, where=Location("--free"))
-    structure = Structure(kb, without(context, free), where)
+    structure = Structure(kb, context.without(free), where)
     units = kb.units
     facts = {k: f for k, f in structure.context.facts.items() if f.applicable}
     known = set(facts) | set(free)
@@ -209,11 +229,10 @@ def _step_expression(structure: Structure, step: Step, key: VarKey, expr, memo, 
         subs = {symbol_of(k): expr(k) for k in relation.keys if k not in step.outputs}
         equations.append(relation.residual.xreplace(subs))
     names = ", ".join(r.name for r in relations)
-    try:
-        roots = sympy.solve(equations, unknowns, dict=True)
-    except (NotImplementedError, ValueError) as exc:
-        raise NoClosedForm(f"the system {names} cannot be solved in closed form: {exc}") from exc
-    roots = [r for r in roots if all(u in r and not (r[u].is_number and not r[u].is_positive) for u in unknowns)]
+    found = positive_roots(equations, unknowns)
+    if found.failure is not None:
+        raise NoClosedForm(f"the system {names} cannot be solved in closed form: {found.failure}")
+    roots = found.roots
     if len(roots) != 1:
         raise NoClosedForm(f"the system {names} has {len(roots)} admissible closed-form solutions for "
                            f"{', '.join(step.outputs)}", hint="fix one of its variables with --set")
@@ -223,14 +242,7 @@ def _step_expression(structure: Structure, step: Step, key: VarKey, expr, memo, 
     return roots[0][symbol_of(key)]
 
 
-def without(context: Context, keys: Iterable[VarKey]) -> Context:
-    """The context with the facts of ``keys`` set aside (they become free)."""
-    keys = set(keys)
-    return Context(context.entities, {k: f for k, f in context.facts.items() if k not in keys},
-                   {k: v for k, v in context.overrides.items() if k not in keys})
-
-
-def default_free(kb: "KnowledgeBase", variable: VarKey, context: Context,
+def default_free(kb: System, variable: VarKey, context: Context,
                  where: Iterable[str] = ()) -> tuple[tuple[VarKey, ...], str]:
     """The free variables ``--symbolic`` uses without ``--free``, and why.
 
@@ -241,7 +253,7 @@ def default_free(kb: "KnowledgeBase", variable: VarKey, context: Context,
     the H100's ``exp_utilization[bf16]`` becomes a function of ``d_qk, d_v``.
     """
     if variable in context.facts:  # a stated target is written in what it would follow from
-        context = without(context, [variable])
+        context = context.without([variable])
     solution = Solver(kb, context, list(where)).solution(variable)
     if solution.value is not None:
         facts = solution.value.facts()
@@ -280,7 +292,7 @@ def _expand_definitions(structure: Structure, variable: VarKey, known: set) -> t
     return tuple(leaves) if leaves != [variable] else ()
 
 
-def parse_free(kb: "KnowledgeBase", text: str) -> tuple[VarKey, ...]:
+def parse_free(kb: System, text: str) -> tuple[VarKey, ...]:
     """``'d_qk,d_v'`` -> keys, each checked (unknown names get suggestions)."""
     keys = tuple(k.strip() for k in text.split(",") if k.strip())
     for key in keys:
@@ -311,7 +323,7 @@ def _fact_number(fact: Fact, units) -> sympy.Expr:
 
 
 
-def _unit_factor(kb: "KnowledgeBase", key: VarKey) -> sympy.Expr:
+def _unit_factor(kb: System, key: VarKey) -> sympy.Expr:
     return exact_number(kb.units.to_canonical(1.0, kb.model.unit_of(key)))
 
 
@@ -336,7 +348,7 @@ def latex_of(expr: sympy.Expr) -> str:
     return sympy.latex(expr, symbol_names=names)
 
 
-def solve_symbolic(kb: "KnowledgeBase", variable: VarKey, context: Context, free: Sequence[VarKey] | None = None,
+def solve_symbolic(kb: System, variable: VarKey, context: Context, free: Sequence[VarKey] | None = None,
                    where: Iterable[str] = (), sensitivity: bool = False):
     """The closed form as a :class:`~hwkb.solving.solver.Solution`: ``extra`` holds expression, latex, free (and more).
 
@@ -345,8 +357,6 @@ def solve_symbolic(kb: "KnowledgeBase", variable: VarKey, context: Context, free
     known. With ``sensitivity``, ``extra["sensitivity"]`` lists each free
     variable's elasticity, as an expression and, where the point is known, a number.
     """
-    from hwkb.solving.solver import Solution
-    from hwkb.solving.values import RuleOrigin, Value
     where = list(where)
     notes = []
     if free is None:
@@ -363,7 +373,7 @@ def solve_symbolic(kb: "KnowledgeBase", variable: VarKey, context: Context, free
         inputs = tuple(solver.values[k] for k in form.free)
         origin = RuleOrigin("closed form", "law", f"{variable} = {form.text}", inputs)
         value = Value(variable, magnitude, form.unit, kb.units.to_canonical(magnitude, form.unit), origin)
-        status = "derived"
+        status = Status.DERIVED
     if sensitivity:
         known = point if len(point) == len(form.free) else {}
         extra["sensitivity"] = [

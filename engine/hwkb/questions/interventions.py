@@ -24,24 +24,21 @@ gives the rule used here:
 """
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import TYPE_CHECKING, Iterable
+from typing import Iterable
 
-from hwkb.solving.context import Context
-from hwkb.errors import Location
 from hwkb.definitions.model import Fact, VarKey
+from hwkb.errors import Location
+from hwkb.solving.context import Context
 from hwkb.solving.relations import key_of_symbol
 from hwkb.solving.solver import Solver
-
-if TYPE_CHECKING:
-    from hwkb.kb import KnowledgeBase
+from hwkb.solving.system import System
 
 __all__ = ["intervene", "BASELINE_SOURCE"]
 
 BASELINE_SOURCE = "baseline value, held while the change is applied"
 
 
-def intervene(kb: "KnowledgeBase", baseline: Context, changed_context: Context, changed: Iterable[VarKey],
+def intervene(kb: System, baseline: Context, changed_context: Context, changed: Iterable[VarKey],
               where: Iterable[str] = ()) -> tuple[Context, tuple[str, ...]]:
     """``changed_context`` with stale outputs set aside and the baseline's other derived values held."""
     changed = set(changed)
@@ -60,24 +57,20 @@ def intervene(kb: "KnowledgeBase", baseline: Context, changed_context: Context, 
                 downstream.add(output)
                 grew = True
     follows_change = {k for o in changed & set(defines) for r in defines[o] for k in r.keys}
-    facts = dict(changed_context.facts)
     notes, released = [], set()
     for key in sorted(downstream):
-        fact = facts.get(key)
+        fact = changed_context.facts.get(key)
         if fact is not None and fact.applicable and key not in changed_context.overrides:
-            del facts[key]
             released.add(key)
             notes.append(f"{key} (stated {fact.text} {fact.unit}".rstrip() + ") is recomputed from the change")
     if not released:
         return changed_context, ()
-    held = []
-    for key, value in Solver(kb, baseline, list(where)).values.items():
-        if (value.stated or key in facts or key in changed or key in defines or key in follows_change
-                or not value.depends & released):
-            continue
-        facts[key] = Fact(key, value.magnitude, value.unit, repr(value.magnitude), BASELINE_SOURCE, None,
-                          Location("baseline"), tolerance=0.0)
-        held.append(key)
+    kept = changed_context.without(released)
+    held = [Fact(key, value.magnitude, value.unit, repr(value.magnitude), BASELINE_SOURCE, None,
+                 Location("baseline"), tolerance=0.0)
+            for key, value in Solver(kb, baseline, list(where)).values.items()
+            if not (value.stated or key in kept.facts or key in changed or key in defines or key in follows_change
+                    or not value.depends & released)]
     if held:
-        notes.append(f"held at their baseline values: {', '.join(sorted(held))}")
-    return replace(changed_context, facts=facts), tuple(notes)
+        notes.append(f"held at their baseline values: {', '.join(sorted(f.key for f in held))}")
+    return kept.with_facts(held, via=None), tuple(notes)

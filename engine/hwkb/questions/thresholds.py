@@ -9,14 +9,10 @@ the inequalities are the constraints. Two ways to the admissible set:
   the positive reals, intersected;
 * **numeric** — where there is no closed form (a simulated rule, ``min``,
   ``floor``) or SymPy gives up: the constraint is evaluated by the solver at
-  trial values of the target (:class:`hwkb.questions.sweeps.PointEvaluator`), so
-  forward-only relations work too. Integers: doubling, then bisection for the
-  least admissible one, then doubling on to where the admissible run ends
-  (one run of integers is assumed). Reals: a geometric scan over 2^-40 .. 2^60
-  in the variable's unit, 2^(1/8) apart, boundaries bisected and each end
-  tested for whether it belongs.
+  trial values of the target (:class:`hwkb.solving.points.PointEvaluator`), so
+  forward-only relations work too; the searches are :mod:`hwkb.questions.searches`.
 
-The :class:`~hwkb.solving.solver.Solution` carries ``intervals`` (display units;
+The :class:`~hwkb.solving.solution.Solution` carries ``intervals`` (display units;
 ``None`` is unbounded) and a ``value``: for an integer variable the least
 admissible integer; for a real one the threshold — the lower end of the
 admissible set when that is positive, else its finite upper end. A fact of
@@ -27,39 +23,34 @@ derives, is checked against the constraints instead.
 >>> from hwkb import KnowledgeBase
 >>> kb = KnowledgeBase.load()
 >>> s = solve_constrained(kb, "d_qk", kb.context("h100-sxm"), ["d_v = d_qk", "exp_utilization[fp8] <= 1"])
->>> s.magnitude, s.intervals
-(128.0, ({'lower': 128.0, 'upper': None, 'lower_closed': True, 'upper_closed': False},))
+>>> s.magnitude, [str(i) for i in s.intervals]
+(128.0, ['[128, inf)'])
 """
 from __future__ import annotations
 
-import math
-import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import sympy
 
-from hwkb.solving.context import Context
-from hwkb.errors import KBError, QueryError
+from hwkb.definitions.expressions import to_sympy
 from hwkb.definitions.model import VarKey, split_key
+from hwkb.errors import KBError, NoClosedForm, NotDetermined, QueryError, UnevaluablePoint
+from hwkb.questions.closed_forms import canonical_forms, exact_number
+from hwkb.questions.searches import Admissible, least_integer, scan_reals, search_integers, threshold
+from hwkb.solving.context import Context
+from hwkb.solving.points import PointEvaluator
 from hwkb.solving.relations import symbol_of
-from hwkb.solving.solver import Solution, Solver
-from hwkb.errors import NoClosedForm, NotDetermined
-from hwkb.questions.closed_forms import canonical_forms, exact_number, without
+from hwkb.solving.solution import Interval, Solution, Status
+from hwkb.solving.solver import Solver
+from hwkb.solving.system import System
 from hwkb.solving.values import RuleOrigin, Value
 
-if TYPE_CHECKING:
-    from hwkb.kb import KnowledgeBase
-
-__all__ = ["Constraint", "Interval", "Admissible", "parse_constraints", "admissible_set", "solve_constrained",
-           "least_integer", "METHODS"]
+__all__ = ["Constraint", "parse_constraints", "admissible_set", "solve_constrained", "METHODS"]
 
 METHODS = ("auto", "exact", "numeric")
 _RELATIONALS = {"<=": sympy.Le, ">=": sympy.Ge, "<": sympy.Lt, ">": sympy.Gt}
 _HARD = (sympy.Min, sympy.Max, sympy.floor, sympy.ceiling, sympy.Piecewise)
-REAL_PROBES = tuple(2.0 ** (k / 8) for k in range(-40 * 8, 60 * 8 + 1))  # 2^(1/8) apart: windows of 9 %
-MAX_INTEGER = 2 ** 40
-SEARCH_BUDGET_S = 20.0
 
 
 @dataclass(frozen=True)
@@ -83,32 +74,8 @@ class Constraint:
         return {"<=": left <= right, ">=": left >= right, "<": left < right, ">": left > right}[self.op]
 
 
-@dataclass(frozen=True)
-class Interval:
-    """Admissible values from ``lower`` to ``upper`` (display units; None is unbounded)."""
-    lower: float | None
-    upper: float | None
-    lower_closed: bool
-    upper_closed: bool
-
-    def to_dict(self) -> dict:
-        return {"lower": self.lower, "upper": self.upper, "lower_closed": self.lower_closed,
-                "upper_closed": self.upper_closed}
-
-
-@dataclass(frozen=True)
-class Admissible:
-    """Where the constraints hold, how that was found, and the least integer when one was searched for."""
-    variable: VarKey
-    intervals: tuple[Interval, ...]
-    method: str  # exact | numeric
-    notes: tuple[str, ...] = ()
-    least: int | None = None
-
-
-def parse_constraints(kb: "KnowledgeBase", where: Iterable[str]) -> list[Constraint]:
+def parse_constraints(kb: System, where: Iterable[str]) -> list[Constraint]:
     """The inequalities among ``where`` (the equalities are relations, not constraints)."""
-    from hwkb.definitions.expressions import to_sympy
     out = []
     for i, text in enumerate(where):
         relation = kb.parse_where(text, i)
@@ -120,7 +87,7 @@ def parse_constraints(kb: "KnowledgeBase", where: Iterable[str]) -> list[Constra
     return out
 
 
-def solve_constrained(kb: "KnowledgeBase", variable: VarKey, context: Context, where: list[str], *,
+def solve_constrained(kb: System, variable: VarKey, context: Context, where: list[str], *,
                       method: str = "auto") -> Solution:
     """``variable`` under the ``where`` relations and inequalities; always a Solution (see the module doc)."""
     if method not in METHODS:
@@ -133,18 +100,18 @@ def solve_constrained(kb: "KnowledgeBase", variable: VarKey, context: Context, w
     notes: list[str] = []
     fact = context.facts.get(variable)
     if fact is not None and fact.applicable and variable not in context.overrides:
-        context = without(context, [variable])
+        context = context.without([variable])
         notes.append(f"set aside {variable} = {fact.value:g} {fact.unit} ({fact.entity or 'default'}) to solve for it")
     solver = Solver(kb, context, where)
     base = solver.solution(variable)
-    if base.determined or base.status == "not_applicable":
+    if base.determined or base.status == Status.NOT_APPLICABLE:
         return _checked(base, solver, constraints)
     try:
         admissible = admissible_set(kb, variable, context, constraints, where, method=method)
     except NotDetermined as exc:
-        return Solution(variable, "underdetermined", unit, needs=exc.needs,
+        return Solution(variable, Status.UNDERDETERMINED, unit, needs=exc.needs,
                         notes=(*notes, f"the constraints cannot be evaluated: {exc.message}"))
-    intervals = tuple(i.to_dict() for i in admissible.intervals)
+    intervals = admissible.intervals
     notes += admissible.notes
     if variable_def.integer:
         magnitude = admissible.least if admissible.least is not None else least_integer(admissible.intervals)
@@ -152,24 +119,24 @@ def solve_constrained(kb: "KnowledgeBase", variable: VarKey, context: Context, w
         magnitude = threshold(admissible.intervals)
     if not admissible.intervals:
         notes.append("no positive value satisfies " + " and ".join(repr(c.text) for c in constraints))
-        return Solution(variable, "inconsistent", unit, intervals=intervals, notes=tuple(notes))
+        return Solution(variable, Status.INCONSISTENT, unit, intervals=intervals, notes=tuple(notes))
     if magnitude is None and variable_def.integer:
         notes.append("no positive integer satisfies " + " and ".join(repr(c.text) for c in constraints))
-        return Solution(variable, "inconsistent", unit, intervals=intervals, notes=tuple(notes))
+        return Solution(variable, Status.INCONSISTENT, unit, intervals=intervals, notes=tuple(notes))
     if magnitude is None:
         notes.append(f"the constraints leave {variable} without a threshold")
-        return Solution(variable, "underdetermined", unit, intervals=intervals, notes=tuple(notes))
+        return Solution(variable, Status.UNDERDETERMINED, unit, intervals=intervals, notes=tuple(notes))
     value = _threshold_value(kb, variable, unit, float(magnitude), context, constraints, where)
-    return Solution(variable, "derived", unit, value, intervals=intervals, notes=tuple(notes))
+    return Solution(variable, Status.DERIVED, unit, value, intervals=intervals, notes=tuple(notes))
 
 
-def admissible_set(kb: "KnowledgeBase", variable: VarKey, context: Context, constraints: Sequence[Constraint],
+def admissible_set(kb: System, variable: VarKey, context: Context, constraints: Sequence[Constraint],
                    where: Sequence[str] = (), *, method: str = "auto") -> Admissible:
     """Where all ``constraints`` hold as ``variable`` varies over the positive reals (integers if it is one)."""
     if method in ("auto", "exact"):
         try:
             return _exact(kb, variable, context, constraints, where)
-        except (NoClosedForm, _GiveUp) as exc:
+        except NoClosedForm as exc:
             if method == "exact":
                 raise NoClosedForm(f"no exact solution for {variable}: {exc}") from exc
             reason = f"{exc.message if isinstance(exc, QueryError) else exc}"
@@ -177,10 +144,6 @@ def admissible_set(kb: "KnowledgeBase", variable: VarKey, context: Context, cons
             return Admissible(found.variable, found.intervals, found.method,
                               (f"solved numerically ({reason})", *found.notes), found.least)
     return _numeric(kb, variable, context, constraints, where)
-
-
-class _GiveUp(Exception):
-    """SymPy could not give the admissible set as intervals."""
 
 
 def _exact(kb, variable, context, constraints, where) -> Admissible:
@@ -195,15 +158,15 @@ def _exact(kb, variable, context, constraints, where) -> Admissible:
         lhs = c.lhs.xreplace(subs).xreplace({x: x * factor})
         rhs = c.rhs.xreplace(subs).xreplace({x: x * factor})
         if any(x in a.free_symbols for a in (lhs - rhs).atoms(*_HARD)):
-            raise _GiveUp(f"{c.text!r} goes through min, max, floor or ceil")
+            raise NoClosedForm(f"{c.text!r} goes through min, max, floor or ceil")
         try:
             found = sympy.solveset(c.relational(lhs, rhs), x, domain)
         except (NotImplementedError, ValueError, TypeError) as exc:
-            raise _GiveUp(f"SymPy cannot solve {c.text!r}: {exc}") from exc
+            raise NoClosedForm(f"SymPy cannot solve {c.text!r}: {exc}") from exc
         admissible = sympy.Intersection(admissible, found)
     intervals = _intervals_of(admissible)
     if intervals is None:
-        raise _GiveUp(f"SymPy gives {admissible}")
+        raise NoClosedForm(f"SymPy gives {admissible}")
     return Admissible(variable, intervals, "exact", ("solved exactly (SymPy solveset over the positive reals)",))
 
 
@@ -231,7 +194,6 @@ def _intervals_of(s) -> tuple[Interval, ...] | None:
 # ---------------------------------------------------------------- numeric
 
 def _numeric(kb, variable, context, constraints, where) -> Admissible:
-    from hwkb.questions.sweeps import PointEvaluator
     keys = list(dict.fromkeys(k for c in constraints for k in c.keys if k != variable))
     evaluator = PointEvaluator(kb, context, [variable], keys, where)
     unit = kb.model.unit_of(variable)
@@ -242,141 +204,21 @@ def _numeric(kb, variable, context, constraints, where) -> Admissible:
             try:
                 point = evaluator({variable: x})
             except KBError as exc:  # e.g. a simulation too large to run at this point
-                raise _Unevaluable(f"{variable} = {x:g}: {exc.message}") from None
+                raise UnevaluablePoint(variable, x, exc.message) from None
             values = {k: (None if v is None else v.canonical) for k, v in point.items()}
             values[variable] = kb.units.to_canonical(x, unit)
             cache[x] = all(c.holds(values) for c in constraints)
         return cache[x]
 
     if kb.model.variables[split_key(variable)[0]].integer:
-        return _integer_search(variable, feasible)
-    return _real_scan(variable, feasible)
+        return search_integers(variable, feasible)
+    return scan_reals(variable, feasible)
 
-
-def _integer_search(variable: VarKey, feasible: Callable[[float], bool]) -> Admissible:
-    deadline = time.monotonic() + SEARCH_BUDGET_S
-    below, probe = 0, 1
-    try:
-        while probe <= MAX_INTEGER and not feasible(probe):
-            if time.monotonic() > deadline:
-                return Admissible(variable, (), "numeric", (f"no admissible integer up to {probe} "
-                                                            f"(search stopped after {SEARCH_BUDGET_S:g} s)",))
-            below, probe = probe, probe * 2
-    except _Unevaluable as exc:
-        raise NotDetermined(f"the search stopped before any admissible value: {exc}") from None
-    if probe > MAX_INTEGER:
-        return Admissible(variable, (), "numeric", (f"no admissible integer up to {MAX_INTEGER}",))
-    least = _bisect_int(feasible, below, probe)
-    upper, last, stopped = None, probe, ""
-    try:
-        while last < MAX_INTEGER and time.monotonic() <= deadline:  # where the admissible run of integers ends
-            further = min(last * 2, MAX_INTEGER)
-            if not feasible(further):
-                upper = _bisect_int(lambda n: not feasible(n), last, further) - 1
-                break
-            last = further
-    except _Unevaluable as exc:
-        stopped = f" ({exc})"
-    if upper is None and last < MAX_INTEGER:
-        note = f"searched over the integers (doubling, then bisection); the end was not found up to {last}{stopped}"
-    else:
-        note = ("searched over the integers (doubling, then bisection), assuming the admissible integers are "
-                "one run" + (f" up to {MAX_INTEGER}" if upper is None else ""))
-    return Admissible(variable, (Interval(float(least), None if upper is None else float(upper), True,
-                                          upper is not None),), "numeric", (note,), least)
-
-
-class _Unevaluable(Exception):
-    """The constraints cannot be evaluated at a point (the message says why)."""
-
-
-def _bisect_int(holds: Callable[[float], bool], lo: int, hi: int) -> int:
-    """The least n in (lo, hi] with holds(n), given holds(hi) and not holds(lo)."""
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if holds(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
-
-
-def _real_scan(variable: VarKey, evaluate: Callable[[float], bool]) -> Admissible:
-    unevaluable: list[str] = []
-
-    def feasible(x: float) -> bool:
-        try:
-            return evaluate(x)
-        except _Unevaluable as exc:
-            unevaluable.append(str(exc))
-            return False
-
-    states = [feasible(x) for x in REAL_PROBES]
-    intervals, start = [], None
-    for i, state in enumerate(states):
-        if state and start is None:
-            start = 0.0 if i == 0 else _boundary(feasible, REAL_PROBES[i - 1], REAL_PROBES[i])
-        if not state and start is not None:
-            intervals.append((start, _boundary(feasible, REAL_PROBES[i - 1], REAL_PROBES[i])))
-            start = None
-    if start is not None:
-        intervals.append((start, None))
-    out = tuple(Interval(lo, hi, lo != 0.0 and feasible(lo), hi is not None and feasible(hi)) for lo, hi in intervals)
-    note = (f"scanned {REAL_PROBES[0]:g} .. {REAL_PROBES[-1]:g} by factors of 2^(1/8) and bisected the boundaries "
-            "(a window narrower than 9 % can be missed)")
-    notes = (note,) + ((f"{len(unevaluable)} points could not be evaluated, e.g. {unevaluable[0]}",) if unevaluable else ())
-    return Admissible(variable, out, "numeric", notes)
-
-
-def _boundary(feasible: Callable[[float], bool], a: float, b: float) -> float:
-    """Where feasibility changes between a and b (to about 12 digits)."""
-    side = feasible(a)
-    for _ in range(60):
-        mid = (a + b) / 2
-        if feasible(mid) == side:
-            a = mid
-        else:
-            b = mid
-    return float(f"{(a + b) / 2:.12g}")
 
 
 # ---------------------------------------------------------------- answers
 
-def least_integer(intervals: Sequence[Interval]) -> int | None:
-    """The least positive integer in the intervals.
-
-    >>> least_integer([Interval(127.5, None, True, False)]), least_integer([Interval(128.0, None, False, False)])
-    (128, 129)
-    """
-    for interval in intervals:
-        lower = interval.lower or 0.0
-        nearest = round(lower)
-        if abs(lower - nearest) <= _SNAP * max(1.0, abs(lower)):  # 64.00000000001 from float noise is 64
-            candidate = nearest if interval.lower_closed else nearest + 1
-        else:
-            candidate = math.ceil(lower) if interval.lower_closed else math.floor(lower) + 1
-        candidate = max(1, candidate)
-        upper = interval.upper
-        if upper is None or candidate < upper or (candidate <= upper * (1 + _SNAP) and interval.upper_closed):
-            return candidate
-    return None
-
-
-_SNAP = 1e-9  # relative: a bound this close to an integer is that integer
-
-
-def threshold(intervals: Sequence[Interval]) -> float | None:
-    """A real variable's answer: the admissible set's lower end when positive, else its finite upper end."""
-    if not intervals:
-        return None
-    first, last = intervals[0], intervals[-1]
-    if first.lower:
-        return first.lower
-    return last.upper
-
-
 def _threshold_value(kb, variable, unit, magnitude, context, constraints, where) -> Value:
-    from hwkb.questions.sweeps import PointEvaluator
     keys = list(dict.fromkeys(k for c in constraints for k in c.keys if k != variable))
     inputs: tuple[Value, ...] = ()
     try:
@@ -404,6 +246,6 @@ def _checked(base: Solution, solver, constraints) -> Solution:
         else:
             broken.append(c.text)
             notes.append(f"{c.text!r} does not hold in this context")
-    status = "inconsistent" if broken else base.status
+    status = Status.INCONSISTENT if broken else base.status
     return Solution(base.variable, status, base.unit, base.value, base.alternatives, base.needs,
                     None, tuple(notes), base.extra)

@@ -22,17 +22,18 @@ that differs between the two.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import Iterable, Sequence
 
-from hwkb.solving.context import Context
-from hwkb.questions.interventions import intervene
-from hwkb.errors import Location, QueryError
 from hwkb.definitions.model import EntityId, Fact, VarKey
-from hwkb.solving.solver import Solution, Solver
+from hwkb.errors import Location, QueryError
+from hwkb.questions.interventions import intervene
+from hwkb.questions.text import render_whatif
+from hwkb.questions.thresholds import solve_constrained
+from hwkb.solving.context import Context
+from hwkb.solving.solution import Solution, Status
+from hwkb.solving.solver import Solver
+from hwkb.solving.system import System
 from hwkb.solving.values import Value
-
-if TYPE_CHECKING:
-    from hwkb.kb import KnowledgeBase
 
 __all__ = ["Comparison", "WhatIf", "what_if", "scenario_contexts", "relative_change"]
 
@@ -46,8 +47,8 @@ class Comparison:
     unit: str
     baseline: Value | None
     scenario: Value | None
-    baseline_status: str = "derived"
-    scenario_status: str = "derived"
+    baseline_status: Status = Status.DERIVED
+    scenario_status: Status = Status.DERIVED
 
     @property
     def change(self) -> float | None:
@@ -66,17 +67,20 @@ class Comparison:
                 "baseline": None if self.baseline is None else self.baseline.magnitude,
                 "scenario": None if self.scenario is None else self.scenario.magnitude,
                 "unit": self.unit, "change": self.change,
-                "status": {"baseline": self.baseline_status, "scenario": self.scenario_status},
+                "status": {"baseline": str(self.baseline_status), "scenario": str(self.scenario_status)},
                 "derivation": None if self.scenario is None else self.scenario.derivation_dict()}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class WhatIf:
+    """The baseline beside the scenario, a row per variable; prints as ``hwkb whatif`` does."""
     rows: tuple[Comparison, ...]
     baseline: Context
     scenario: Context
     changes: tuple[VarKey, ...]  # the keys the scenario overrides
     notes: tuple[str, ...] = ()  # stated facts the change recomputes, values it holds (hwkb.questions.interventions)
+    named_entities: tuple[EntityId, ...] = ()  # as the question named them: the gpu, then the layers
+    scenario_entities: tuple[EntityId, ...] = ()  # the entities whose facts the scenario takes
 
     def to_dict(self) -> dict:
         out = {"rows": [r.to_dict() for r in self.rows],
@@ -86,6 +90,11 @@ class WhatIf:
         if self.notes:
             out["notes"] = list(self.notes)
         return out
+
+    def __str__(self) -> str:
+        return render_whatif(self)
+
+    __repr__ = __str__
 
 
 def relative_change(baseline: float, scenario: float) -> float | None:
@@ -99,7 +108,7 @@ def relative_change(baseline: float, scenario: float) -> float | None:
     return (scenario - baseline) / abs(baseline)
 
 
-def scenario_contexts(kb: "KnowledgeBase", gpu: str | None = None, layers: Iterable[EntityId] = (),
+def scenario_contexts(kb: System, gpu: str | None = None, layers: Iterable[EntityId] = (),
                       given: Iterable[str] = (), changes: Iterable[str] = (),
                       scenarios: Iterable[EntityId] = ()) -> tuple[Context, Context, tuple[str, ...]]:
     """The baseline and the scenario context (see the module doc), and what the change recomputes or holds."""
@@ -123,28 +132,28 @@ def scenario_contexts(kb: "KnowledgeBase", gpu: str | None = None, layers: Itera
     return baseline, scenario, notes
 
 
-def what_if(kb: "KnowledgeBase", variables: Sequence[VarKey] = (), gpu: str | None = None,
+def what_if(kb: System, variables: Sequence[VarKey] = (), gpu: str | None = None,
             layers: Iterable[EntityId] = (), given: Iterable[str] = (), changes: Iterable[str] = (),
             scenarios: Iterable[EntityId] = (), where: Iterable[str] = ()) -> WhatIf:
     """Each variable in the baseline and the scenario; with none, every value that differs."""
     for key in variables:
         kb.check_key(key)
-    where = list(where)
+    where, layers, scenarios = list(where), list(layers), list(scenarios)
+    named = (*([gpu] if gpu else []), *layers)
     baseline, scenario, notes = scenario_contexts(kb, gpu, layers, given, changes, scenarios)
     changes = tuple(k for k, via in scenario.overrides.items() if via == "scenario")
     constrained = kb.has_inequalities(where)
     if variables and constrained:
-        from hwkb.questions.thresholds import solve_constrained
         rows = tuple(_compare(key, *(solve_constrained(kb, key, c, where) for c in (baseline, scenario)))
                      for key in variables)
-        return WhatIf(rows, baseline, scenario, changes, notes)
+        return WhatIf(rows, baseline, scenario, changes, notes, named, tuple(scenarios))
     if constrained:
         raise QueryError("a what-if over every value takes only equalities in --where",
                          hint="name the variables to compare, or drop the inequalities")
     before, after = Solver(kb, baseline, where), Solver(kb, scenario, where)
     if variables:
         rows = tuple(_compare(key, before.solution(key), after.solution(key)) for key in variables)
-        return WhatIf(rows, baseline, scenario, changes, notes)
+        return WhatIf(rows, baseline, scenario, changes, notes, named, tuple(scenarios))
     order = list(changes) + [k for s in after.plan.steps for k in s.outputs] + list(after.values) + list(before.values)
     rows = []
     for key in dict.fromkeys(order):
@@ -155,7 +164,7 @@ def what_if(kb: "KnowledgeBase", variables: Sequence[VarKey] = (), gpu: str | No
                                                                                               abs(s.canonical)):
             continue
         rows.append(Comparison(key, kb.model.unit_of(key), b, s, _status(b), _status(s)))
-    return WhatIf(tuple(rows), baseline, scenario, changes, notes)
+    return WhatIf(tuple(rows), baseline, scenario, changes, notes, named, tuple(scenarios))
 
 
 def _compare(key: VarKey, b: Solution, s: Solution) -> Comparison:
@@ -163,9 +172,9 @@ def _compare(key: VarKey, b: Solution, s: Solution) -> Comparison:
                       b.status, s.status)
 
 
-def _status(value: Value | None) -> str:
+def _status(value: Value | None) -> Status:
     if value is None:
-        return "underdetermined"
-    return "stated" if value.stated else "derived"
+        return Status.UNDERDETERMINED
+    return Status.STATED if value.stated else Status.DERIVED
 
 

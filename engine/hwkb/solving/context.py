@@ -6,12 +6,12 @@ override: later wins. Variables' defaults sit underneath everything.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping
 
-from hwkb.errors import ContextError, Location, UnitError
+from hwkb.errors import ContextError, Location, UnknownNameError
 from hwkb.definitions.model import EntityId, Fact, Model, VarKey, ancestry
+from hwkb.definitions.quantities import read_quantity
 from hwkb.definitions.units import Units
 
 __all__ = ["Context", "build_context", "parse_assignment"]
@@ -21,9 +21,14 @@ _SOURCES = {"set": "given on the command line", "given": "given as the baseline"
 
 @dataclass(frozen=True)
 class Context:
+    """The facts a query knows, and which of them it was given (``overrides``: key -> set | given | scenario).
+
+    Contexts are values: :meth:`without` and :meth:`with_facts` are the only ways to edit one, and
+    both return a new context.
+    """
     entities: tuple[EntityId, ...]
     facts: Mapping[VarKey, Fact]
-    overrides: Mapping[VarKey, str] = field(default_factory=dict)  # key -> set | given | scenario
+    overrides: Mapping[VarKey, str] = field(default_factory=dict)
 
     @property
     def not_applicable(self) -> frozenset[VarKey]:
@@ -33,36 +38,39 @@ class Context:
     def entity(self) -> EntityId | None:
         return self.entities[-1] if self.entities else None
 
+    def without(self, keys: Iterable[VarKey]) -> "Context":
+        """The context with the facts of ``keys`` set aside (they become unknowns)."""
+        keys = set(keys)
+        return Context(self.entities, {k: f for k, f in self.facts.items() if k not in keys},
+                       {k: v for k, v in self.overrides.items() if k not in keys})
+
+    def with_facts(self, facts: Iterable[Fact], via: str | None = "set") -> "Context":
+        """The context with ``facts`` on top (later wins), marked as given ``via`` (None: not marked)."""
+        table, overrides = dict(self.facts), dict(self.overrides)
+        for fact in facts:
+            table[fact.key] = fact
+            if via is not None:
+                overrides[fact.key] = via
+        return Context(self.entities, table, overrides)
+
 
 def parse_assignment(text: str, model: Model, units: Units, origin: str = "--set",
                      via: str = "set") -> Fact:
-    """``'clock_tc=1.755GHz'`` -> a Fact; a bare number is in the variable's unit."""
+    """``'clock_tc=1.755GHz'`` -> an exact Fact in the variable's unit; a bare number is in that unit.
+
+    The value is read by the one quantity syntax (:func:`~hwkb.definitions.quantities.read_quantity`).
+    """
     where = Location(origin)
     key, sep, value = text.partition("=")
     key, value = key.strip(), value.strip()
     if not sep or not key or not value:
         raise ContextError(f"cannot read {text!r}", where=where, hint="write VAR=VALUE, e.g. clock_tc=1.755GHz")
     variable = model.check_key(key, where=where)
-    if value.lower() in ("n/a", "na"):
-        return Fact(key, None, variable.unit, value, _SOURCES[via], None, where)
-    from hwkb.formats.load import _split_value  # the file format and the flag share one number syntax
-    try:
-        number, unit = _split_value(value, variable.unit)
-        quantity = units.parse_quantity(f"{number} {unit}" if unit else number, where)
-    except (ValueError, UnitError):
-        raise UnitError(f"cannot read {value!r} as a value of {key}", where=where,
-                        hint=f"write a number, optionally with a unit of {variable.unit or 'a count'}") from None
-    if not math.isfinite(float(number)) or not math.isfinite(float(quantity.magnitude)):
-        raise UnitError(f"{value!r} is not a finite number", where=where)
-    if float(number) < 0:
-        raise UnitError(f"{value!r} is negative, and no KB quantity is", where=where,
-                        hint=f"give the size of {key}")
-    if units.dimensions(str(quantity.units)) != units.dimensions(variable.unit):
-        raise UnitError(f"{value!r} does not fit {key}, which is in {variable.unit or 'plain numbers'}", where=where,
-                        hint=f"give it in {variable.unit or 'plain numbers'}")
-    magnitude = float(quantity.to(variable.unit or "dimensionless").magnitude) if unit != variable.unit else float(number)
-    return Fact(key, magnitude, variable.unit, number if unit == variable.unit else repr(magnitude),
-                _SOURCES[via], None, where, tolerance=0.0)
+    reading = read_quantity(value, variable.unit, units, where, key=key)
+    if not reading.applicable:
+        return Fact(key, None, variable.unit, reading.text, _SOURCES[via], None, where)
+    printed = reading.number if reading.unit == variable.unit else repr(reading.value)
+    return Fact(key, reading.value, variable.unit, printed, _SOURCES[via], None, where, tolerance=0.0)
 
 
 def build_context(model: Model, units: Units, gpu: EntityId | None = None, layers: Iterable[EntityId] = (),
@@ -73,7 +81,6 @@ def build_context(model: Model, units: Units, gpu: EntityId | None = None, layer
     stack: list[EntityId] = []
     for eid in ([gpu] if gpu else []) + list(layers):
         if eid not in entities_table:
-            from hwkb.errors import UnknownNameError
             raise UnknownNameError("entity", eid, entities_table, where=Location("--gpu" if eid == gpu else "--with"))
         for ancestor in ancestry(entities_table, eid):
             if ancestor in stack:

@@ -19,7 +19,7 @@ from typing import Callable, Mapping
 import sympy
 
 from hwkb.errors import DimensionError, KBError, KBErrors
-from hwkb.formats.caches import UNSOLVABLE, SolutionCache, default_cache
+from hwkb.formats.caches import UNSOLVABLE, SolutionCache
 from hwkb.definitions.expressions import Call, Expr, Neg, Num, Ref, RelationTree, parse_expression, to_sympy
 from hwkb.definitions.model import Model, Rule, VarKey, var_key
 from hwkb.solving.lambdify import lambdify_math
@@ -192,8 +192,11 @@ class Relation:
 
 
 def compile_relations(model: Model, units: Units, cache: SolutionCache | None = None) -> list[Relation]:
-    """Every rule instance of the model, dimension-checked; raises KBErrors listing all imbalances."""
-    cache = default_cache() if cache is None else cache
+    """Every rule instance of the model, dimension-checked; raises KBErrors listing all imbalances.
+
+    Solved directions are kept in ``cache`` (a disk cache shares them between runs); None keeps them in memory.
+    """
+    cache = SolutionCache() if cache is None else cache
     relations: list[Relation] = []
     errors: list[KBError] = []
     for rule in model.rules.values():

@@ -28,7 +28,7 @@ from hwkb.errors import SimulationInputError
 
 __all__ = [
     "POLICIES", "REFERENCE_MAX_CYCLES", "FAST_MAX_WORK", "GRID_MAX_CONFIGS", "PARALLEL_THRESHOLD",
-    "SimulationInputError", "SimulationResult", "simulate", "simulate_reference", "run_grid",
+    "SimulationResult", "SimulationRuns", "simulate", "simulate_reference", "run_grid",
 ]
 
 POLICIES = ("gto", "lrr")
@@ -428,3 +428,34 @@ def run_grid(warps: list[int], ilp: list[int], compute: list[int], latency: list
     chunks = [configs[i:i + chunk] for i in range(0, size, chunk)]
     with ProcessPoolExecutor(max_workers=workers) as pool:
         return [result for results in pool.map(_run_chunk, chunks) for result in results]
+
+
+# --- a grid's runs as a result ------------------------------------------------------------------
+
+@dataclass(frozen=True, repr=False)
+class SimulationRuns:
+    """The runs of a grid, as ``hwkb simulate`` reports them: ``to_dict()`` its JSON, ``str()`` its table."""
+
+    runs: tuple[SimulationResult, ...]
+
+    #: the table's columns; the JSON has the same fields, with cycles before issued
+    COLUMNS = ("warps", "ilp", "compute", "latency", "iters", "policy", "utilization", "issued", "cycles")
+
+    def to_dict(self) -> dict:
+        return {"runs": [{"warps": r.warps, "ilp": r.ilp, "compute": r.compute, "latency": r.latency,
+                          "iters": r.iters, "policy": r.policy, "utilization": r.utilization,
+                          "cycles": r.cycles, "issued": r.issued} for r in self.runs]}
+
+    def __str__(self) -> str:
+        """An aligned table, numbers right-justified, utilization in percent with one decimal."""
+        rows = [[str(r.warps), str(r.ilp), str(r.compute), str(r.latency), str(r.iters), r.policy,
+                 f"{100 * r.utilization:.1f}%", str(r.issued), str(r.cycles)] for r in self.runs]
+        widths = [max(len(column), *(len(row[i]) for row in rows)) for i, column in enumerate(self.COLUMNS)]
+
+        def line(cells):
+            return "  ".join(cell.ljust(w) if column == "policy" else cell.rjust(w)
+                             for cell, w, column in zip(cells, widths, self.COLUMNS)).rstrip()
+
+        return "\n".join([line(self.COLUMNS), *(line(row) for row in rows)])
+
+    __repr__ = __str__

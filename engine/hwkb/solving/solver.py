@@ -1,66 +1,27 @@
 """Evaluating a plan: numbers with provenance, routes compared, what is missing named.
 
-:class:`Solver` takes a knowledge base and a context, plans everything that
-follows from the context's facts (:mod:`hwkb.solving.plan`) and evaluates the plan
-with the compiled directions of :mod:`hwkb.solving.relations`. ``solve`` always
-returns a :class:`Solution`.
+:class:`Solver` takes a system and a context, plans everything that follows from
+the context's facts (:mod:`hwkb.solving.plan`) and evaluates the plan with the
+compiled directions of :mod:`hwkb.solving.relations`; blocks go to
+:mod:`hwkb.solving.blocks`, simulated rules to :mod:`hwkb.solving.simulated`.
+:meth:`Solver.solution` always returns a :class:`~hwkb.solving.solution.Solution`.
 """
 from __future__ import annotations
 
 import math
-import random
-from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
-from hwkb.solving.context import Context
 from hwkb.definitions.model import Fact, VarKey
+from hwkb.solving.blocks import STEP, positive_roots, regular_at_random
+from hwkb.solving.context import Context
 from hwkb.solving.plan import Plan, Step, find_needs, make_plan, routes_to
 from hwkb.solving.relations import Relation, key_of_symbol, symbol_of
+from hwkb.solving.simulated import run_simulated_rule
+from hwkb.solving.solution import Solution, Status
 from hwkb.solving.system import System
 from hwkb.solving.values import FactOrigin, RuleOrigin, Value
 
-
-__all__ = ["Solution", "Solver", "Structure", "STATUSES"]
-
-STATUSES = ("stated", "derived", "underdetermined", "inconsistent", "not_applicable")
-_STEP = 1e-6
-
-
-@dataclass(frozen=True)
-class Solution:
-    """The answer for one variable: always this type, whatever the status."""
-    variable: VarKey
-    status: str
-    unit: str
-    value: Value | None = None
-    alternatives: tuple[Value, ...] = ()
-    needs: tuple[tuple[VarKey, ...], ...] = ()
-    intervals: tuple[dict, ...] | None = None
-    notes: tuple[str, ...] = ()
-    extra: Mapping[str, object] = field(default_factory=dict)
-
-    @property
-    def determined(self) -> bool:
-        return self.status in ("stated", "derived", "inconsistent")
-
-    @property
-    def magnitude(self) -> float | None:
-        return None if self.value is None else self.value.magnitude
-
-    def to_dict(self) -> dict:
-        out = {"variable": self.variable, "value": self.magnitude, "unit": self.unit, "status": self.status,
-               "derivation": None if self.value is None else self.value.derivation_dict()}
-        if self.alternatives:
-            out["alternatives"] = [{"value": a.magnitude, "unit": a.unit, "derivation": a.derivation_dict()}
-                                   for a in self.alternatives]
-        if self.status == "underdetermined":
-            out["needs"] = [list(n) for n in self.needs]
-        if self.intervals is not None:
-            out["intervals"] = list(self.intervals)
-        if self.notes:
-            out["notes"] = list(self.notes)
-        out.update(self.extra)
-        return out
+__all__ = ["Solver", "Structure"]
 
 
 class Structure:
@@ -105,22 +66,21 @@ class Solver(Structure):
     # -- values
     def _fact_value(self, fact: Fact) -> Value:
         units = self.kb.units
-        variable = self.kb.model.variables[fact.key.split("[")[0]]
-        display = units.from_canonical(units.to_canonical(fact.value, fact.unit), variable.unit) \
-            if fact.unit != variable.unit else fact.value
+        unit = self.kb.model.unit_of(fact.key)
+        display = units.from_canonical(units.to_canonical(fact.value, fact.unit), unit) \
+            if fact.unit != unit else fact.value
         via = self.context.overrides.get(fact.key)
         if via is None:
             entity = self.kb.model.entities.get(fact.entity) if fact.entity else None
             via = "default" if fact.entity is None else ("scenario" if entity and entity.kind == "scenario" else "fact")
         uncertainty = abs(fact.rounding / fact.value) if fact.value else 0.0
         origin = FactOrigin(fact.key, fact.entity, fact.source, str(fact.where), via)
-        return Value(fact.key, display, variable.unit, units.to_canonical(fact.value, fact.unit), origin, uncertainty)
+        return Value(fact.key, display, unit, units.to_canonical(fact.value, fact.unit), origin, uncertainty)
 
     def _make(self, key: VarKey, canonical: float, origin: RuleOrigin, uncertainty: float) -> Value:
-        variable = self.kb.model.variables[key.split("[")[0]]
+        unit = self.kb.model.unit_of(key)
         depends = frozenset().union(*(i.depends | {i.key} for i in origin.inputs)) if origin.inputs else frozenset()
-        return Value(key, self.kb.units.from_canonical(canonical, variable.unit), variable.unit, canonical,
-                     origin, uncertainty, depends)
+        return Value(key, self.kb.units.from_canonical(canonical, unit), unit, canonical, origin, uncertainty, depends)
 
     def _evaluate(self, step: Step) -> None:
         inputs = {k for r in step.relations for k in self.relations[r].keys} - set(step.outputs)
@@ -142,7 +102,10 @@ class Solver(Structure):
             return None
         inputs = [self.values[k] for k in relation.keys if k != key]
         if relation.template is None:
-            return self._simulate(relation, key, inputs)
+            simulated = run_simulated_rule(relation, key, inputs, self.kb.model, self.kb.units)
+            if simulated.note:
+                self.notes.append(simulated.note)
+            return simulated.value
         fn = relation.solver(key)
         point = {v.key: v.canonical for v in inputs}
         try:
@@ -157,50 +120,51 @@ class Solver(Structure):
         for v in inputs:
             if v.uncertainty and v.canonical:
                 shifted = dict(point)
-                shifted[v.key] = v.canonical * (1 + _STEP)
+                shifted[v.key] = v.canonical * (1 + STEP)
                 try:
-                    elasticity = (fn(shifted) - result) / (result * _STEP) if result else 0.0
+                    elasticity = (fn(shifted) - result) / (result * STEP) if result else 0.0
                 except (ValueError, ZeroDivisionError, OverflowError):
                     elasticity = 0.0
                 uncertainty += abs(elasticity) * v.uncertainty
         origin = RuleOrigin(relation.name, relation.kind, relation.rule.source, tuple(inputs))
         return self._make(key, result, origin, uncertainty)
 
-    def _simulate(self, relation: Relation, key: VarKey, inputs: list[Value]) -> Value | None:
-        from hwkb.solving.simulated import run_simulated_rule  # the scheduler model is imported only when a rule needs it
-        return run_simulated_rule(self, relation, key, inputs)
-
     def _evaluate_block(self, step: Step) -> None:
-        import sympy
         equations = []
         for r in step.relations:
-            residual = self.relations[r].residual
             subs = {symbol_of(k): self.values[k].canonical for k in self.relations[r].keys if k in self.values}
-            equations.append(residual.xreplace(subs))
+            equations.append(self.relations[r].residual.xreplace(subs))
         unknowns = [symbol_of(k) for k in step.outputs]
-        try:
-            roots = sympy.solve(equations, unknowns, dict=True)
-            explicit = all(s.get(u) is not None and s[u].is_number for s in roots for u in unknowns)
-        except (NotImplementedError, ValueError, TypeError):
-            roots, explicit = [], False
-        if explicit:
-            roots = [s for s in roots if all(s[u].is_real and s[u] > 0 for u in unknowns)]
-        else:  # no closed form: look for the positive root numerically
-            root = _newton_positive(equations, unknowns)
-            roots = [] if root is None else [root]
-            if root is not None:
-                self.notes.append(f"{', '.join(step.outputs)} solved numerically (SymPy found no closed form)")
+        found = positive_roots(equations, unknowns)
+        if found.numeric:
+            self.notes.append(f"{', '.join(step.outputs)} solved numerically (SymPy found no closed form)")
         names = ", ".join(self.relations[r].name for r in step.relations)
-        if len(roots) != 1:
-            self.notes.append(f"the system {names} has {len(roots)} positive solutions for {', '.join(step.outputs)}")
+        if len(found.roots) != 1:
+            self.notes.append(f"the system {names} has {len(found.roots)} positive solutions for "
+                              f"{', '.join(step.outputs)}")
             return
         inputs = tuple(self.values[k] for r in step.relations for k in self.relations[r].keys
                        if k in self.values and k not in step.outputs)
         for symbol in unknowns:
             key = key_of_symbol(symbol)
             origin = RuleOrigin(f"system({names})", "law", None, tuple(dict.fromkeys(inputs)))
-            self.values[key] = self._make(key, float(roots[0][symbol]), origin, 0.0)
+            self.values[key] = self._make(key, float(found.roots[0][symbol]), origin, 0.0)
             self.producer[key] = step.relations[0]
+
+    def reevaluate(self, trials: Mapping[VarKey, Value], steps: Sequence[Step]) -> None:
+        """Put ``trials`` in place of the values they name and re-run ``steps`` (single relations) after them.
+
+        Cheap what-ifs on one plan: a step whose input is missing at this point leaves its output empty.
+        """
+        self.notes.clear()
+        self.values.update(trials)
+        for step in steps:
+            (r,), (key,) = step.relations, step.outputs
+            value = self.route_value(r, key)
+            if value is None:
+                self.values.pop(key, None)
+            else:
+                self.values[key] = value
 
     # -- answers
     def alternatives(self, key: VarKey) -> list[Value]:
@@ -216,10 +180,10 @@ class Solver(Structure):
         return out
 
     def solution(self, key: VarKey) -> Solution:
-        unit = self.kb.model.variables[key.split("[")[0]].unit
+        unit = self.kb.model.unit_of(key)
         fact = self.context.facts.get(key)
         if fact is not None and not fact.applicable:
-            return Solution(key, "not_applicable", unit, notes=(f"{key} is stated as n/a at {fact.where}",))
+            return Solution(key, Status.NOT_APPLICABLE, unit, notes=(f"{key} is stated as n/a at {fact.where}",))
         value = self.values.get(key)
         if value is None:
             needs = find_needs(self.keysets, self.values, key, self.can_solve, self.usable,
@@ -229,13 +193,13 @@ class Solver(Structure):
                              for k in ks & self.context.not_applicable})
             if absent and not needs:
                 where = ", ".join(f"{k} ({self.context.facts[k].where})" for k in absent)
-                return Solution(key, "not_applicable", unit,
+                return Solution(key, Status.NOT_APPLICABLE, unit,
                                 notes=(f"{key} rests on what this context states as n/a: {where}",))
-            return Solution(key, "underdetermined", unit, needs=tuple(needs), notes=tuple(self.notes))
+            return Solution(key, Status.UNDERDETERMINED, unit, needs=tuple(needs), notes=tuple(self.notes))
         alternatives = tuple(self.alternatives(key))
         broken = self.broken_givens()
         consistent = all(value.agrees_with(a) for a in alternatives) and not broken
-        status = ("stated" if value.stated else "derived") if consistent else "inconsistent"
+        status = (Status.STATED if value.stated else Status.DERIVED) if consistent else Status.INCONSISTENT
         return Solution(key, status, unit, value, alternatives, notes=tuple(self.notes) + tuple(broken))
 
     def broken_givens(self) -> list[str]:
@@ -254,86 +218,19 @@ class Solver(Structure):
         return broken
 
     def blocks_regular(self, plan: Plan, target: VarKey) -> bool:
-        """Whether every joint block the target rests on has a Jacobian of full rank at a random point.
-
-        Structurally, {tc_peak[bf16], tc_peak[fp16]} are two equations in sm_count and clock_tc; in
-        numbers both fix only their product. Singular at a generic point means singular everywhere.
-        """
+        """Whether every joint block the target rests on is regular (:func:`~hwkb.solving.blocks.regular_at_random`)."""
         needed, blocks = {target}, []
         for step in reversed(plan.steps):
             if needed & set(step.outputs):
                 needed |= {k for r in step.relations for k in self.keysets[r]}
                 if step.is_block:
                     blocks.append(step)
-        return all(self._block_regular(step) for step in blocks)
-
-    def _block_regular(self, step: Step) -> bool:
-        """At random values of its inputs, the block has a positive root with a Jacobian of full rank.
-
-        Random inputs matter: two equations that fix only a product (or that force a relation among
-        the inputs, such as shading_units = sm_count * fp32_lanes_per_sm) have no root there at all.
-        """
-        key = (step.relations, step.outputs)
-        if key not in self._regular:
-            self._regular[key] = self._solvable_at_random(step)
-        return self._regular[key]
-
-    def _solvable_at_random(self, step: Step) -> bool:
-        import numpy as np
-        relations = [self.relations[r] for r in step.relations]
-        if any(r.template is None for r in relations):
-            return True  # a simulated rule: no equation to differentiate
-        rng = random.Random(2026)  # a fixed point: the same answer every run
-        point = {k: math.exp(rng.uniform(-1.0, 1.0)) for r in relations for k in r.keys if k not in step.outputs}
-        unknowns = [symbol_of(k) for k in step.outputs]
-        equations = [r.residual.xreplace({symbol_of(k): v for k, v in point.items() if k in r.keys})
-                     for r in relations]
-        root = _newton_positive(equations, unknowns)
-        if root is None:
-            return False
-        point.update({key_of_symbol(x): float(v) for x, v in root.items()})
-        jacobian = []
-        for relation in relations:
-            lhs, rhs = relation.residual_value(point)
-            scale = max(abs(lhs), abs(rhs)) or 1.0
-            row = []
-            for key in step.outputs:
-                shifted = dict(point)
-                shifted[key] = point[key] * (1 + _STEP)
-                l2, r2 = relation.residual_value(shifted)
-                row.append(((l2 - r2) - (lhs - rhs)) / (_STEP * scale))
-            jacobian.append(row)
-        return int(np.linalg.matrix_rank(np.array(jacobian), tol=1e-4)) == len(step.outputs)
+        for step in blocks:
+            key = (step.relations, step.outputs)
+            if key not in self._regular:
+                self._regular[key] = regular_at_random([self.relations[r] for r in step.relations], step.outputs)
+        return all(self._regular[(s.relations, s.outputs)] for s in blocks)
 
     def derived(self) -> list[Value]:
         """Every value the plan gives that the context does not state, in plan order."""
         return [self.values[k] for s in self.plan.steps for k in s.outputs if k in self.values]
-
-
-def _newton_positive(equations, unknowns, starts=(1.0, 1e-3, 1e3, 1e9, 1e-9), tolerance=1e-12):
-    """A positive root of the equations by Newton's method in log space (every KB quantity is positive).
-
-    Returns ``{symbol: value}`` or None; tried from a few starting magnitudes, since the canonical
-    values of one block can lie many orders apart.
-    """
-    import numpy as np
-    import sympy
-    logs = sympy.symbols(f"u0:{len(unknowns)}", real=True)
-    substituted = [e.xreplace({x: sympy.exp(u) for x, u in zip(unknowns, logs)}) for e in equations]
-    residual = sympy.lambdify(logs, substituted, modules="numpy")
-    jacobian = sympy.lambdify(logs, sympy.Matrix(substituted).jacobian(logs), modules="numpy")
-    for start in starts:
-        u = np.full(len(unknowns), math.log(start))
-        with np.errstate(all="ignore"):
-            for _ in range(100):
-                r = np.asarray(residual(*u), dtype=float)
-                if not np.all(np.isfinite(r)):
-                    break
-                try:
-                    step = np.linalg.solve(np.asarray(jacobian(*u), dtype=float), -r)
-                except np.linalg.LinAlgError:
-                    break
-                u = u + np.clip(step, -5.0, 5.0)  # damped: at most a factor e^5 per iteration
-                if np.max(np.abs(step)) < tolerance:
-                    return {x: sympy.Float(math.exp(v)) for x, v in zip(unknowns, u)}
-    return None

@@ -15,6 +15,7 @@ from hwkb.definitions.expressions import Num, Ref, RelationTree, parse_relation
 from hwkb.definitions.model import Model, Rule, VarKey
 from hwkb.definitions.units import Units
 from hwkb.errors import DimensionError, Location
+from hwkb.formats.caches import SolutionCache
 from hwkb.solving.context import Context, build_context
 from hwkb.solving.relations import Relation, check_dimensions, compile_relations
 
@@ -27,9 +28,11 @@ class System:
     Built twice, it gives two independent systems.
     """
 
-    def __init__(self, model: Model, units: Units, relations: list[Relation], directories: Sequence[Path] = ()):
+    def __init__(self, model: Model, units: Units, relations: list[Relation], directories: Sequence[Path] = (),
+                 solutions: SolutionCache | None = None):
         self.model, self.units, self.relations = model, units, relations
         self.directories = tuple(directories)
+        self.solutions = SolutionCache() if solutions is None else solutions  # --where equalities solve through it
         self.relation_index = {r.name: r for r in relations}
 
     def context(self, gpu: str | None = None, layers: Iterable[str] = (), facts: Iterable = (),
@@ -77,4 +80,4 @@ class System:
     def _compile_where(self, relation: RelationTree, name: str, text: str) -> Relation:
         rule = Rule(name, "law", f"given: {text}", "given on the command line", Location("--where"), relation, text)
         single = Model(self.model.indices, self.model.variables, {name: rule}, {}, ())
-        return compile_relations(single, self.units)[0]
+        return compile_relations(single, self.units, self.solutions)[0]

@@ -1,10 +1,17 @@
-"""Readable renderings of values and their derivations, for the terminal."""
+"""Readable renderings of values, their derivations and solutions, for the terminal: what the CLI prints.
+
+The renderers read their results by attribute and import none of the result
+modules, so a result type can print itself through them.
+"""
 from __future__ import annotations
+
+from typing import Sequence
 
 from hwkb.definitions.quantities import format_number
 from hwkb.solving.values import Value
 
-__all__ = ["render_tree", "format_intervals", "format_value"]
+__all__ = ["render_tree", "format_intervals", "format_value", "render_solution", "render_answer", "render_needs",
+           "render_derived", "MAX_NEEDS_SHOWN"]
 
 
 def format_value(value: Value) -> str:
@@ -41,12 +48,54 @@ def _render(value: Value, prefix: str, lines: list[str], seen: set, last: bool, 
 
 
 def format_intervals(intervals) -> str:
-    parts = []
-    for iv in intervals:
-        lo, hi = iv.get("lower"), iv.get("upper")
-        left = "(" if lo is None or not iv.get("lower_closed") else "["
-        right = ")" if hi is None or not iv.get("upper_closed") else "]"
-        parts.append(f"{left}{'-inf' if lo is None else lo:g}, {'inf' if hi is None else hi:g}{right}"
-                     if lo is not None and hi is not None else
-                     f"{left}{'-inf' if lo is None else f'{lo:g}'}, {'inf' if hi is None else f'{hi:g}'}{right}")
-    return " ∪ ".join(parts)
+    """Admissible intervals as a union: ``[128, inf)``."""
+    return " ∪ ".join(str(interval) for interval in intervals)
+
+
+#: an underdetermined answer lists this many sets of facts that would settle it; --json lists all
+MAX_NEEDS_SHOWN = 6
+
+
+def render_solution(solution, explain: bool = False) -> str:
+    """A solution as ``hwkb solve`` prints it, and with ``explain`` its derivation trees as ``hwkb explain`` does."""
+    lines = [render_answer(solution)]
+    if solution.status == "underdetermined":
+        lines.append(render_needs(solution.needs))
+    if solution.intervals:
+        lines.append(f"  admissible: {format_intervals(solution.intervals)}")
+    if solution.status == "inconsistent" and solution.alternatives:
+        lines.append("  independent routes disagree beyond rounding:")
+        for alternative in (solution.value, *solution.alternatives):
+            route = "the stated fact" if alternative.stated else alternative.origin.rule
+            lines.append(f"    {format_number(alternative.magnitude)} {alternative.unit} via {route}")
+    if explain and solution.value is not None:
+        lines.append(render_tree(solution.value))
+        for alternative in solution.alternatives:
+            lines.append("also, by an independent route:")
+            lines.append(render_tree(alternative))
+    lines += [f"  note: {note}" for note in solution.notes]
+    return "\n".join(lines)
+
+
+def render_answer(solution) -> str:
+    """The first line: the value and its status, or the status alone."""
+    if solution.value is not None:
+        return f"{solution.variable} = {format_number(solution.magnitude)} {solution.unit}  ({solution.status})"
+    return f"{solution.variable}: {solution.status.replace('_', ' ')}"
+
+
+def render_needs(needs) -> str:
+    """The sets of facts, any one of which would settle an underdetermined variable."""
+    if not needs:
+        return "  no further fact of the KB's variables settles it"
+    shown = needs[:MAX_NEEDS_SHOWN]
+    options = " or ".join("{" + ", ".join(keys) + "}" for keys in shown)
+    more = len(needs) - len(shown)
+    return f"  give one of {options}" + (f" (or one of {more} more sets: --json lists all)" if more else "")
+
+
+def render_derived(values: Sequence[Value]) -> str:
+    """Derived values as ``hwkb derive`` prints them: one aligned line each, with the rule that gave it."""
+    width = max((len(v.key) for v in values), default=0)
+    return "\n".join(f"{v.key:<{width}}  {format_number(v.magnitude):>10} {v.unit:<10}  via {v.origin.rule}"
+                     for v in values)

@@ -1,0 +1,206 @@
+"""What an audit finds: the verdicts and kinds of checks, and the result types a report is made of.
+
+A :class:`Check` is one over-determination of an entity's facts with its
+:class:`Verdict`; an :class:`EntityAudit` holds an entity's checks and the
+:class:`Suspect` facts most likely to be wrong. Every value a check shows is a
+:class:`Figure` in its display unit, with its enclosure.
+
+>>> Verdict.INCONSISTENT.rank, Verdict.WITHIN_ROUNDING.label, str(CheckKind.STATED_VS_DERIVED)
+(0, 'within rounding', 'stated_vs_derived')
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Mapping
+
+from hwkb.definitions.model import EntityId, VarKey
+from hwkb.definitions.quantities import format_number
+
+__all__ = ["Verdict", "CheckKind", "Figure", "Suspect", "Check", "EntityAudit", "EXPECTATION_CAVEAT", "quantity"]
+
+EXPECTATION_CAVEAT = "A datasheet can break an expectation without any of its figures being wrong"
+
+
+class _Labelled(StrEnum):
+    """The JSON prints the plain value; a table its label."""
+
+    @property
+    def label(self) -> str:
+        return self.value.replace("_", " ")
+
+
+class Verdict(_Labelled):
+    """A check's outcome, most severe first."""
+    INCONSISTENT = "inconsistent"
+    WITHIN_ROUNDING = "within_rounding"
+    CONSISTENT = "consistent"
+
+    @property
+    def rank(self) -> int:
+        """0 for the most severe: reports list checks and entities in this order."""
+        return list(Verdict).index(self)
+
+
+class CheckKind(_Labelled):
+    """What a check compares: stated facts under a law, a stated fact with a derived one, or an expectation."""
+    LAW = "law"
+    STATED_VS_DERIVED = "stated_vs_derived"
+    EXPECTATION = "expectation"
+
+
+def quantity(value: float | None, unit: str) -> str:
+    """``1.983 GHz`` as a report prints a value; ``-`` for none."""
+    return "-" if value is None else f"{format_number(value)}{' ' + unit if unit else ''}"
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One value of a check in its display unit, with its enclosure; ``via`` the rule that gave it (None: stated)."""
+    key: VarKey
+    value: float
+    unit: str
+    lower: float
+    upper: float
+    via: str | None = None
+    inputs: tuple[VarKey, ...] = ()   # the other keys of ``via``
+
+    @property
+    def text(self) -> str:
+        return quantity(self.value, self.unit)
+
+    def to_dict(self) -> dict:
+        out = {"key": self.key, "value": self.value, "unit": self.unit, "lower": self.lower, "upper": self.upper,
+               "via": self.via}
+        if self.inputs:
+            out["inputs"] = list(self.inputs)
+        return out
+
+
+@dataclass(frozen=True)
+class Suspect:
+    """A stated fact that may be wrong, and the value it would need for the others to agree."""
+    fact: VarKey
+    entity: EntityId | None
+    value: float
+    unit: str
+    text: str
+    implied: float | None
+    move: float | None         # |implied - value| in units of the printed precision
+    failed: int                # failed checks holding the fact
+    passing: int               # passing checks holding it
+    in_every_failed: bool
+    plausible: bool = True     # False when a count would have to be fractional
+    hint: str | None = None    # a mistake this fact's factor looks like (sparse, bits, binary prefix)
+
+    @property
+    def sentence(self) -> str:
+        if self.implied is None:
+            return f"{self.fact} alone cannot reconcile the others"
+        return f"{self.fact} would be {quantity(self.implied, self.unit)} if the others are right"
+
+    def to_dict(self) -> dict:
+        return {"fact": self.fact, "entity": self.entity, "value": self.value, "unit": self.unit, "text": self.text,
+                "implied": self.implied, "move": self.move, "failed": self.failed, "passing": self.passing,
+                "in_every_failed": self.in_every_failed, "plausible": self.plausible, "hint": self.hint,
+                "sentence": self.sentence}
+
+
+_AGREEMENT = {Verdict.CONSISTENT: "agree", Verdict.WITHIN_ROUNDING: "agree within the printed rounding",
+              Verdict.INCONSISTENT: "disagree beyond the printed rounding"}
+
+
+@dataclass(frozen=True)
+class Check:
+    """One over-determination of an entity's facts and its verdict."""
+    rule: str
+    kind: CheckKind
+    status: Verdict
+    deviation: float | None      # % of the target's value over the implied one
+    variables: tuple[VarKey, ...]  # the stated facts the verdict depends on
+    target: VarKey
+    value: Figure                # the target as stated (or as its own route gives it)
+    implied: Figure              # the target as the relation implies it from the others
+    sides: tuple[Figure, ...]    # every known value the check shows (derived ones with their rule)
+    doc: str
+    source: str
+    defaults: tuple[VarKey, ...] = ()
+    suspects: tuple[Suspect, ...] = ()
+    hint: str | None = None
+    tolerance: float = 0.0
+
+    @property
+    def severity(self) -> int:
+        return self.status.rank
+
+    @property
+    def routes(self) -> list[str]:
+        """Where each derived value came from: ``clock_tc = 1.83 GHz from tensor_peak[bf16] (tc_peak[bf16] ...)``."""
+        known = {s.key: s for s in self.sides}
+        out = []
+        for s in self.sides:
+            if s.via is not None:
+                inputs = ", ".join(f"{i} {known[i].text}" for i in s.inputs if i in known)
+                out.append(f"{s.key} = {s.text} from {s.via}" + (f" ({inputs})" if inputs else ""))
+        return out
+
+    @property
+    def detail(self) -> str:
+        own = f"{self.target} = {self.value.text}" + (f" (from {self.value.via})" if self.value.via else " (stated)")
+        dev = "" if self.deviation is None else f", {self.deviation:+.3g}%"
+        text = f"{own}; {self.rule} implies {self.implied.text}: {_AGREEMENT[self.status]}{dev}"
+        routes = self.routes
+        if routes:
+            text += f" [{'; '.join(routes)}]"
+        if self.kind == CheckKind.EXPECTATION:
+            text = f"expectation: {self.doc} — {text}. {EXPECTATION_CAVEAT}"
+        else:
+            text = f"{self.kind.label}: {self.doc} — {text}"
+        if self.suspects and self.status == Verdict.INCONSISTENT:
+            text += f"; {self.suspects_lead}: {self.suspects[0].sentence}"
+        if self.hint:
+            text += f"; hint: {self.hint}"
+        return text
+
+    @property
+    def suspects_lead(self) -> str:
+        """How the suspects are introduced: a broken expectation does not prove a figure wrong."""
+        return "if a figure is wrong instead" if self.kind == CheckKind.EXPECTATION else "likely"
+
+    def to_dict(self) -> dict:
+        return {"rule": self.rule, "kind": str(self.kind), "status": str(self.status), "deviation": self.deviation,
+                "variables": list(self.variables), "defaults": list(self.defaults), "target": self.target,
+                "value": self.value.to_dict(), "implied": self.implied.to_dict(),
+                "sides": [s.to_dict() for s in self.sides],
+                "suspects": [s.to_dict() for s in self.suspects], "hint": self.hint, "doc": self.doc,
+                "source": self.source, "tolerance": self.tolerance, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class EntityAudit:
+    """One entity's checks, most severe first, its suspects and the sets of facts that cannot all be right."""
+    entity: EntityId
+    name: str
+    checks: tuple[Check, ...]
+    suspects: tuple[Suspect, ...] = ()
+    conflicts: tuple[tuple[VarKey, ...], ...] = ()   # minimal sets of facts that cannot all be right
+    groups: Mapping[str, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def status(self) -> Verdict | None:
+        return min((c.status for c in self.checks), key=lambda v: v.rank, default=None)
+
+    def counts(self) -> dict[Verdict, int]:
+        return {v: sum(c.status == v for c in self.checks) for v in Verdict}
+
+    def to_dict(self) -> dict:
+        status = self.status
+        out = {"entity": self.entity, "name": self.name, "status": None if status is None else str(status),
+               "checks": [c.to_dict() for c in self.checks],
+               "suspects": [s.to_dict() for s in self.suspects], "conflicts": [list(c) for c in self.conflicts]}
+        if self.groups:
+            out["groups"] = dict(self.groups)
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out

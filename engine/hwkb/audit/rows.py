@@ -1,0 +1,95 @@
+"""An audited entity's known facts as one row of numbers: canonical values and their rounding.
+
+Facts stack as a query context stacks them (variables' defaults, then the
+entity's ancestry, most general first, later wins); n/a facts are set aside and
+take their relations out of the audit. A stated value is known to its printed
+digits (or its tolerance), a default and a whole count exactly.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Mapping, Sequence
+
+from hwkb.definitions.model import Entity, EntityId, Fact, Model, VarKey, ancestry, split_key
+from hwkb.errors import Location, UnknownNameError
+from hwkb.solving.system import System
+
+__all__ = ["Row", "Pattern", "EntityTable", "default_facts", "read_rows"]
+
+Pattern = tuple[frozenset[VarKey], frozenset[VarKey], frozenset[VarKey]]  # stated, defaults, n/a
+
+
+@dataclass
+class Row:
+    """One entity's known facts, in canonical numbers."""
+    entity: EntityId
+    name: str
+    facts: dict[VarKey, Fact]
+    mid: dict[VarKey, float]
+    radius: dict[VarKey, float]
+    not_applicable: frozenset[VarKey]
+    groups: Mapping[str, str]
+    undefined: list[str] = field(default_factory=list)  # rules a zero or infinite figure left unevaluated
+
+    @property
+    def pattern(self) -> Pattern:
+        """What the analysis depends on: entities of one pattern share their checks."""
+        return (frozenset(k for k, f in self.facts.items() if f.entity is not None),
+                frozenset(k for k, f in self.facts.items() if f.entity is None), self.not_applicable)
+
+
+class EntityTable:
+    """The KB's entities with extra ones on top, without copying either table."""
+
+    def __init__(self, base: Mapping[EntityId, Entity], extra: Mapping[EntityId, Entity]):
+        self.base, self.extra = base, extra
+        self._ancestry: dict[EntityId, list[EntityId]] = {}
+
+    def __contains__(self, eid) -> bool:
+        return eid in self.extra or eid in self.base
+
+    def __getitem__(self, eid) -> Entity:
+        return self.extra[eid] if eid in self.extra else self.base[eid]
+
+    def __iter__(self):
+        return iter({**self.base, **self.extra})
+
+    def ancestry(self, eid: EntityId) -> list[EntityId]:
+        """Most general first, later wins: the order of :func:`hwkb.solving.context.build_context`."""
+        if eid not in self._ancestry:
+            self._ancestry[eid] = ancestry(self, eid)
+        return self._ancestry[eid]
+
+
+def default_facts(model: Model) -> dict[VarKey, Fact]:
+    """Every key's default value, the facts below an entity's own."""
+    return {k: replace(v.default, key=k) for v in model.variables.values()
+            if v.default is not None for k in v.keys(model.indices)}
+
+
+def read_rows(system: System, defaults: Mapping[VarKey, Fact], entities: Sequence[Entity | str],
+              groups: Mapping[str, Mapping[str, str]] | None = None) -> list[Row]:
+    """A row per entity (KB ids or Entity objects), each audited once however often it is named."""
+    model, units = system.model, system.units
+    table = EntityTable(model.entities, {e.id: e for e in entities if isinstance(e, Entity)})
+    rows, seen = [], set()
+    for item in entities:
+        eid = item.id if isinstance(item, Entity) else item
+        if eid in seen:
+            continue
+        seen.add(eid)
+        if eid not in table:
+            raise UnknownNameError("entity", eid, model.entities, where=Location("--gpu"))
+        facts = dict(defaults)
+        for ancestor in table.ancestry(eid):
+            facts.update(table[ancestor].facts)
+        applicable = {k: f for k, f in facts.items() if f.applicable}
+        mid, radius = {}, {}
+        for k, f in applicable.items():
+            variable = model.variables[split_key(k)[0]]
+            mid[k] = units.to_canonical(f.value, f.unit)
+            exact = f.entity is None or (variable.integer and f.tolerance in (None, 0.0))
+            radius[k] = 0.0 if exact else abs(units.to_canonical(f.rounding, f.unit))
+        not_applicable = frozenset(k for k, f in facts.items() if not f.applicable)
+        rows.append(Row(eid, table[eid].name, applicable, mid, radius, not_applicable, (groups or {}).get(eid, {})))
+    return rows

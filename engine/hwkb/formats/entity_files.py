@@ -1,0 +1,49 @@
+"""Entity files (``gpus/*.yaml``): architectures, products, instruction shapes, scenarios ... and their facts.
+
+Entities are kept as :class:`~hwkb.formats.yaml_nodes.Declaration` until the
+rule files are read, then built against the declared variables: every fact key
+is checked (:func:`~hwkb.formats.rule_files.check_key`) and every value read by
+:func:`~hwkb.formats.facts.read_fact`.
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+from hwkb.definitions.model import ENTITY_KINDS, Entity, IndexSet, Variable, split_key
+from hwkb.definitions.units import Units
+from hwkb.formats.facts import read_fact
+from hwkb.formats.rule_files import check_key
+from hwkb.formats.yaml_nodes import Declaration, Node, NodeReader
+
+__all__ = ["read_entity_file", "build_entity"]
+
+_ENTITY_FIELDS = ("kind", "name", "doc", "extends", "source", "facts")
+
+
+def read_entity_file(reader: NodeReader, root: Node, entities: list[Declaration]) -> None:
+    """Add the file's entities, as written, to ``entities``."""
+    for eid, (key_node, node) in (reader.mapping(root, "an entities file") or {}).items():
+        fields = reader.mapping(node, f"entity {eid!r}", _ENTITY_FIELDS, ("kind",))
+        if fields is not None:
+            entities.append(Declaration(reader, eid, key_node, fields))
+
+
+def build_entity(item: Declaration, indices: Mapping[str, IndexSet], variables: Mapping[str, Variable],
+                 units: Units) -> Entity:
+    reader, eid, fields = item.reader, item.name, item.fields
+    kind = reader.text(fields["kind"][1], "kind") if "kind" in fields else None  # a missing one is reported
+    if kind is not None and kind not in ENTITY_KINDS:
+        reader.error(fields["kind"][1], f"unknown entity kind {kind!r}", f"use one of {', '.join(ENTITY_KINDS)}")
+    name = reader.text(fields["name"][1], "name") if "name" in fields else eid
+    doc = reader.text(fields["doc"][1], "doc") if "doc" in fields else ""
+    source = reader.text(fields["source"][1], "source") if "source" in fields else None
+    extends = tuple(reader.names(fields["extends"][1], "extends") or ()) if "extends" in fields else ()
+    facts = {}
+    if "facts" in fields:
+        for key, (key_node, node) in (reader.mapping(fields["facts"][1], f"the facts of {eid!r}") or {}).items():
+            if not check_key(reader, key_node, key, indices, variables):
+                continue
+            fact = read_fact(reader, node, variables[split_key(key)[0]], key, eid, source, units)
+            if fact is not None:
+                facts[key] = fact
+    return Entity(eid, kind or "", name or eid, doc or "", item.where, extends, facts, source)

@@ -1,0 +1,74 @@
+"""A fact as a KB file writes it: a value with its unit, or ``{value, source, doc, tolerance}``.
+
+Entities' facts and variables' defaults are written the same way. The value
+is read by the one quantity syntax (:mod:`hwkb.definitions.quantities`); the
+digits as printed are kept, because they give the rounding the audit allows.
+"""
+from __future__ import annotations
+
+from hwkb.definitions.model import Fact, Variable
+from hwkb.definitions.quantities import read_quantity
+from hwkb.definitions.units import Units
+from hwkb.errors import UnitError
+from hwkb.formats.yaml_nodes import Node, NodeReader
+
+__all__ = ["read_fact"]
+
+_FACT_FIELDS = ("value", "source", "doc", "tolerance")
+
+
+def read_fact(reader: NodeReader, node: Node, variable: Variable, key: str, entity: str | None,
+              default_source: str | None, units: Units) -> Fact | None:
+    """The fact ``node`` states for ``key`` (of ``variable``), or None with its problems reported."""
+    source, doc, tolerance_node = default_source, None, None
+    value_node = node
+    if reader.is_mapping(node):
+        fields = reader.mapping(node, f"fact {key!r}", _FACT_FIELDS, ("value",))
+        if fields is None or "value" not in fields:
+            return None
+        value_node = fields["value"][1]
+        if "source" in fields:
+            source = reader.text(fields["source"][1], "source")
+        if "doc" in fields:
+            doc = reader.text(fields["doc"][1], "doc")
+        tolerance_node = fields.get("tolerance", (None, None))[1]
+    text = reader.scalar(value_node, null=False)
+    if text is None:
+        reader.error(value_node, f"the value of {key!r} must be a number with its unit, e.g. '1.83 GHz', or n/a")
+        return None
+    where = reader.at(value_node)
+    try:
+        reading = read_quantity(text, variable.unit, units, where, key=key, in_file=True)
+    except UnitError as exc:
+        reader.errors.append(exc)
+        return None
+    if not reading.applicable:
+        return Fact(key, None, variable.unit, reading.text, source, entity, where, doc)
+    tolerance = None
+    if tolerance_node is not None:
+        tolerance = _absolute_tolerance(reader, tolerance_node, reading.magnitude, reading.unit, units)
+    elif variable.integer:
+        if abs(reading.value - round(reading.value)) > 1e-9 * max(1.0, abs(reading.value)):
+            reader.error(value_node, f"{key} counts whole things, but {reading.text!r} is not whole",
+                         "give a whole number, or a tolerance if the figure is an estimate")
+            return None
+        tolerance = 0.0
+    return Fact(key, reading.magnitude, reading.unit, reading.number, source, entity, where, doc, tolerance)
+
+
+def _absolute_tolerance(reader: NodeReader, node: Node, magnitude: float, unit: str, units: Units) -> float | None:
+    """A fact's tolerance in its own unit: given in that unit (or one of its dimension), or as a fraction."""
+    text = reader.text(node, "tolerance")
+    if text is None:
+        return None
+    try:
+        q = units.parse_quantity(text, reader.at(node))
+        if units.dimensions(str(q.units)) == frozenset():
+            relative = float(q.to("dimensionless").magnitude)
+            if units.dimensions(unit) == frozenset() and not text.strip().endswith("%"):
+                return abs(float(q.magnitude))
+            return abs(magnitude) * relative
+        return abs(float(q.to(unit).magnitude))
+    except Exception:
+        reader.error(node, f"tolerance {text!r} must be in the fact's unit or a percentage", cls=UnitError)
+        return None

@@ -1,0 +1,214 @@
+"""Rule files (``rules/*.yaml``): index sets, variables and rules, simulated rules among them.
+
+Index sets are built as their file is read; variables and rules are kept as
+:class:`~hwkb.formats.yaml_nodes.Declaration` until every file is read, since a
+rule may use a variable of a later file. References to variables (in rules,
+facts and simulation inputs) are checked here, against the index sets.
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+from hwkb.definitions.expressions import Ref, parse_relation
+from hwkb.definitions.model import (RULE_KINDS, SIMULATION_MODELS, IndexSet, Rule, Simulation, Variable,
+                                    split_key)
+from hwkb.definitions.units import Units
+from hwkb.errors import ExpressionError, UnitError, UnknownNameError
+from hwkb.formats.facts import read_fact
+from hwkb.formats.yaml_nodes import Declaration, Node, NodeReader
+
+__all__ = ["read_rule_file", "build_variable", "build_rule", "check_ref", "check_key"]
+
+_VARIABLE_FIELDS = ("unit", "doc", "index", "integer", "default", "source")
+_RULE_FIELDS = ("kind", "doc", "for", "eq", "source", "tolerance", "model", "inputs", "output", "options")
+
+
+def read_rule_file(reader: NodeReader, root: Node, indices: dict[str, IndexSet], variables: list[Declaration],
+                   rules: list[Declaration]) -> None:
+    """Add the file's index sets to ``indices`` and its variables and rules, as written, to the two lists."""
+    sections = reader.mapping(root, "a rules file", allowed=("indices", "variables", "rules"))
+    if not sections:
+        return
+    if "indices" in sections:
+        for name, (key_node, node) in (reader.mapping(sections["indices"][1], "indices") or {}).items():
+            fields = reader.mapping(node, f"index set {name!r}", ("values", "doc"), ("values",))
+            if fields is None or "values" not in fields:
+                continue
+            values = reader.names(fields["values"][1], f"the values of {name!r}") or []
+            doc = reader.text(fields["doc"][1], "doc") if "doc" in fields else ""
+            reader.declare(indices, name, key_node, IndexSet(name, tuple(values), doc or "", reader.at(key_node)))
+    for section, what, allowed, required, out in (
+            ("variables", "variable", _VARIABLE_FIELDS, ("unit", "doc"), variables),
+            ("rules", "rule", _RULE_FIELDS, ("doc", "source"), rules)):
+        if section in sections:
+            for name, (key_node, node) in (reader.mapping(sections[section][1], section) or {}).items():
+                fields = reader.mapping(node, f"{what} {name!r}", allowed, required)
+                if fields is not None:
+                    out.append(Declaration(reader, name, key_node, fields))
+
+
+def build_variable(item: Declaration, indices: Mapping[str, IndexSet], units: Units) -> Variable | None:
+    reader, name, fields = item.reader, item.name, item.fields
+    if "unit" not in fields or "doc" not in fields:  # reported by the mapping
+        return None
+    unit = reader.text(fields["unit"][1], "unit")
+    doc = reader.text(fields["doc"][1], "doc")
+    if unit is None or doc is None:
+        return None
+    try:
+        units.parse_unit(unit, where=reader.at(fields["unit"][1]))
+        units.dimensions(unit)
+    except UnitError as exc:
+        reader.errors.append(exc.at(reader.at(fields["unit"][1])))
+        return None
+    index = None
+    if "index" in fields:
+        index = reader.text(fields["index"][1], "index")
+        if index is not None and index not in indices:
+            reader.errors.append(UnknownNameError("index set", index, indices, where=reader.at(fields["index"][1])))
+            return None
+    integer = reader.flag(fields["integer"][1], "integer") if "integer" in fields else False
+    variable = Variable(name, unit, doc, item.where, index, integer)
+    default = None
+    if "default" in fields:
+        source = reader.text(fields["source"][1], "source") if "source" in fields else None
+        default = read_fact(reader, fields["default"][1], variable, name, None, source, units)
+    elif "source" in fields:
+        reader.error(fields["source"][0], "'source' on a variable belongs to its 'default'",
+                     "give a default value or move the source to the facts")
+    return Variable(name, unit, doc, item.where, index, integer, default)
+
+
+def build_rule(item: Declaration, indices: Mapping[str, IndexSet], variables: Mapping[str, Variable],
+               units: Units) -> Rule | None:
+    reader, name, fields = item.reader, item.name, item.fields
+    doc = reader.text(fields["doc"][1], "doc") if "doc" in fields else None  # a missing one is reported
+    source = reader.text(fields["source"][1], "source") if "source" in fields else None
+    kind = reader.text(fields["kind"][1], "kind") if "kind" in fields else "law"
+    if kind not in RULE_KINDS:
+        reader.error(fields["kind"][1], f"unknown rule kind {kind!r}", f"use one of {', '.join(RULE_KINDS)}")
+        return None
+    over: list[str] = []
+    if "for" in fields:
+        over = reader.names(fields["for"][1], "for") or []
+        for index in over:
+            if index not in indices:
+                reader.errors.append(UnknownNameError("index set", index, indices, where=reader.at(fields["for"][1])))
+                return None
+    tolerance = _relative_tolerance(reader, fields["tolerance"][1], units) if "tolerance" in fields else 0.0
+    if kind == "simulated":
+        simulation = _read_simulation(item, indices, variables)
+        if simulation is None or doc is None or source is None:
+            return None
+        return Rule(name, kind, doc, source, item.where, over=tuple(over), simulation=simulation)
+    if "eq" not in fields:
+        reader.error(item.key_node, f"rule {name!r} lacks 'eq'", "write eq: LHS = RHS")
+        return None
+    eq_node = fields["eq"][1]
+    text = reader.text(eq_node, "eq")
+    if text is None:
+        return None
+    try:
+        relation = parse_relation(text, reader.text_start(eq_node))
+    except ExpressionError as exc:
+        reader.errors.append(exc)
+        return None
+    if relation.op != "=":
+        reader.error(eq_node, f"a rule states an equation, not {relation.op!r}",
+                     "constraints belong in a query's --where")
+        return None
+    ok = True
+    for ref in dict.fromkeys(relation.references()):
+        ok &= check_ref(reader, eq_node, ref, indices, variables, over=set(over))
+    if not ok or doc is None or source is None:
+        return None
+    return Rule(name, kind, doc, source, item.where, relation, text, tuple(over), tolerance)
+
+
+def check_ref(reader: NodeReader, node: Node, ref: Ref, indices: Mapping[str, IndexSet],
+              variables: Mapping[str, Variable], over: set[str] | None = None) -> bool:
+    """Whether ``ref`` names a declared variable with a fitting index; reports why not at ``node``.
+
+    ``over`` is the index sets a rule runs over (``for:``); None outside a rule, where every index is a value.
+    """
+    where = reader.at(node)
+    if ref.name not in variables:
+        reader.errors.append(UnknownNameError("variable", ref.name, variables, where=where))
+        return False
+    variable = variables[ref.name]
+    if variable.index is None:
+        if ref.index is not None:
+            reader.error(node, f"{ref.name} has no index, but is written {ref}", f"write {ref.name}")
+            return False
+        return True
+    values = indices[variable.index].values
+    if ref.index is None:
+        reader.error(node, f"{ref.name} is indexed by {variable.index}",
+                     f"write {ref.name}[{variable.index}] with 'for: {variable.index}', or {ref.name}[{values[0]}]"
+                     if over is not None else f"write {ref.name}[{values[0]}] (one of {', '.join(values)})")
+        return False
+    if over is not None and ref.index in over:
+        if ref.index != variable.index:
+            reader.error(node, f"{ref} runs over {ref.index}, but {ref.name} is indexed by {variable.index}")
+            return False
+        return True
+    if ref.index not in values:
+        reader.errors.append(UnknownNameError(f"{variable.index} value", ref.index, values, where=where))
+        return False
+    return True
+
+
+def check_key(reader: NodeReader, node: Node, key: str, indices: Mapping[str, IndexSet],
+              variables: Mapping[str, Variable]) -> bool:
+    """Whether ``key`` (``sm_count``, ``tc_peak[bf16]``) is a key of a declared variable; reports why not."""
+    name, index = split_key(key)
+    return check_ref(reader, node, Ref(name, index), indices, variables)
+
+
+def _relative_tolerance(reader: NodeReader, node: Node, units: Units) -> float:
+    text = reader.text(node, "tolerance")
+    if text is None:
+        return 0.0
+    try:
+        q = units.parse_quantity(text, reader.at(node))
+        return float(q.to("dimensionless").magnitude)
+    except Exception:
+        reader.error(node, f"tolerance {text!r} must be a fraction, e.g. '1 %' or 0.01", cls=UnitError)
+        return 0.0
+
+
+def _read_simulation(item: Declaration, indices: Mapping[str, IndexSet],
+                     variables: Mapping[str, Variable]) -> Simulation | None:
+    reader, fields = item.reader, item.fields
+    for key in ("model", "inputs", "output"):
+        if key not in fields:
+            reader.error(item.key_node, f"a simulated rule needs '{key}'")
+            return None
+    model = reader.text(fields["model"][1], "model")
+    if model not in SIMULATION_MODELS:
+        reader.errors.append(UnknownNameError("simulation model", model or "", SIMULATION_MODELS,
+                                              where=reader.at(fields["model"][1])))
+        return None
+    parameters, allowed_options = SIMULATION_MODELS[model].parameters, SIMULATION_MODELS[model].options
+    inputs = {}
+    for param, (_, value) in (reader.mapping(fields["inputs"][1], "inputs") or {}).items():
+        key = reader.text(value, f"input {param}")
+        if key is not None and check_key(reader, value, key, indices, variables):
+            inputs[param] = key
+    missing = [p for p in parameters if p not in inputs]
+    extra = [p for p in inputs if p not in parameters]
+    if missing or extra:
+        reader.error(fields["inputs"][1], f"model {model!r} takes the inputs {', '.join(parameters)}",
+                     f"missing: {', '.join(missing) or 'none'}; unknown: {', '.join(extra) or 'none'}")
+        return None
+    output = reader.text(fields["output"][1], "output")
+    if output is None or not check_key(reader, fields["output"][1], output, indices, variables):
+        return None
+    options = {}
+    if "options" in fields:
+        for opt, (_, value) in (reader.mapping(fields["options"][1], "options") or {}).items():
+            if opt not in allowed_options:
+                reader.error(value, f"model {model!r} has no option {opt!r}",
+                             f"its options: {', '.join(allowed_options)}")
+            options[opt] = reader.plain_value(value)
+    return Simulation(model, inputs, output, options)

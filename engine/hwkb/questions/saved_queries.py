@@ -1,0 +1,116 @@
+"""Running a saved query (:mod:`hwkb.formats.query_files`): every cell a question to the solver.
+
+Each cell is asked as ``KnowledgeBase.solve`` asks: the row's layer, then the
+column's, make the context; a ``where`` with an inequality goes to
+:func:`~hwkb.questions.thresholds.solve_constrained`, anything else to a
+:class:`~hwkb.solving.solver.Solver`. An undetermined cell is None (shown as ``-``).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from hwkb.definitions.quantities import format_number
+from hwkb.errors import KBError, QueryError, UnitError
+from hwkb.formats.query_files import Column, Layer, Query
+from hwkb.questions.thresholds import solve_constrained
+from hwkb.solving.solution import Solution, Status
+from hwkb.solving.solver import Solver
+from hwkb.solving.system import System
+
+__all__ = ["QueryResult", "run_query"]
+
+_PLACEHOLDER = re.compile(r"\{([A-Za-z][A-Za-z0-9_]*)\}")
+
+
+@dataclass(frozen=True, repr=False)
+class QueryResult:
+    """A query's table: ``rows`` of numbers (None where undetermined), ``text`` as the cells are shown."""
+    title: str
+    columns: list[str]
+    rows: list[list]
+    text: list[list[str]]
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"title": self.title, "columns": self.columns, "rows": self.rows}
+
+    def __str__(self) -> str:
+        widths = [max([len(c), *(len(r[i]) for r in self.text)]) for i, c in enumerate(self.columns)]
+        aligned = lambda cells: "  ".join(t.ljust(w) if i == 0 else t.rjust(w)  # the label left, numbers right
+                                          for i, (t, w) in enumerate(zip(cells, widths)))
+        lines = [self.title, "", aligned(self.columns), *map(aligned, self.text)]
+        lines += [f"note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+
+def run_query(query: Query, system: System) -> QueryResult:
+    """Every cell computed by the engine; an undetermined cell is None (shown as '-')."""
+    rows, text, notes = [], [], []
+    for row in query.rows:
+        cells, shown = [], []
+        params = dict(row.layer.params)
+        for column in query.columns:
+            if column.variable is None:
+                cells.append(row.label)
+                shown.append(row.label)
+                continue
+            variable = _fill(column.variable, params, column)
+            try:
+                solution = _answer(system, variable, row.layer, column, params)
+            except KBError as exc:
+                raise QueryError(f"{query.name}: row {row.label!r}, column {column.header!r}: {exc}",
+                                 where=row.where) from exc
+            value = solution.magnitude if solution.determined else None
+            if column.unit and column.unit != solution.unit:
+                _check_column_unit(system, column, variable, solution.unit)
+                if value is not None:
+                    value = system.units.from_canonical(system.units.to_canonical(value, solution.unit), column.unit)
+            if solution.status == Status.INCONSISTENT:
+                notes.append(f"{row.label} / {column.header}: routes disagree ({solution.status})")
+            cells.append(value)
+            shown.append(_format(value, column))
+        rows.append(cells)
+        text.append(shown)
+    return QueryResult(query.title, [c.header for c in query.columns], rows, text, notes)
+
+
+def _answer(system: System, variable: str, row_layer: Layer, column: Column, params: dict) -> Solution:
+    """One cell: the row's context with the column's layer on top, asked as ``KnowledgeBase.solve`` asks."""
+    parts = [row_layer, column.layer]
+    system.check_key(variable)
+    context = system.context(column.layer.gpu or row_layer.gpu, [w for part in parts for w in part.layers],
+                             [_fill(s, params, column) for part in parts for s in part.facts])
+    where = [_fill(w, params, column) for part in parts for w in part.where]
+    if system.has_inequalities(where):
+        return solve_constrained(system, variable, context, where)
+    return Solver(system, context, where).solution(variable)
+
+
+def _check_column_unit(system: System, column: Column, variable: str, unit: str) -> None:
+    """A column shown in a unit of another dimension than its variable's is a mistake of the query file."""
+    try:
+        fits = system.units.dimensions(column.unit) == system.units.dimensions(unit)
+    except UnitError as exc:
+        raise QueryError(f"column {column.header!r}: {exc.message}", where=column.where, hint=exc.hint) from None
+    if not fits:
+        raise QueryError(f"column {column.header!r} shows {variable} in {column.unit!r}, but {variable} is in {unit}",
+                         where=column.where, hint=f"give a unit of the same dimension as {unit}")
+
+
+def _fill(template: str, params: dict, column: Column) -> str:
+    def sub(m):
+        if m.group(1) not in params:
+            raise QueryError(f"column {column.header!r} uses {{{m.group(1)}}}, which the row's params do not give",
+                             where=column.where)
+        return params[m.group(1)]
+    return _PLACEHOLDER.sub(sub, template)
+
+
+def _format(value, column: Column) -> str:
+    if value is None:
+        return "-"
+    text = format(value, column.format) if column.format else format_number(value)
+    return text + column.suffix

@@ -1,0 +1,162 @@
+"""Searches over one variable for where a condition holds, when no closed form says it.
+
+``feasible(x)`` answers whether the constraints hold at one value of the
+variable (display units) and raises
+:class:`~hwkb.errors.UnevaluablePoint` where it cannot be evaluated.
+
+* integers: doubling, then bisection for the least admissible one, then
+  doubling on to where the admissible run ends (one run of integers is assumed);
+* reals: a geometric scan over 2^-40 .. 2^60, 2^(1/8) apart, boundaries
+  bisected and each end tested for whether it belongs.
+
+>>> found = search_integers("n", lambda n: n * n >= 50)
+>>> found.least, found.intervals[0].upper
+(8, None)
+>>> least_integer([Interval(127.5, None, True, False)]), least_integer([Interval(128.0, None, False, False)])
+(128, 129)
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from hwkb.definitions.model import VarKey
+from hwkb.errors import NotDetermined, UnevaluablePoint
+from hwkb.solving.solution import Interval
+
+__all__ = ["Admissible", "search_integers", "scan_reals", "least_integer", "threshold", "REAL_PROBES",
+           "MAX_INTEGER", "SEARCH_BUDGET_S"]
+
+REAL_PROBES = tuple(2.0 ** (k / 8) for k in range(-40 * 8, 60 * 8 + 1))  # 2^(1/8) apart: windows of 9 %
+MAX_INTEGER = 2 ** 40
+SEARCH_BUDGET_S = 20.0
+
+
+@dataclass(frozen=True)
+class Admissible:
+    """Where the constraints hold, how that was found, and the least integer when one was searched for."""
+    variable: VarKey
+    intervals: tuple[Interval, ...]
+    method: str  # exact | numeric
+    notes: tuple[str, ...] = ()
+    least: int | None = None
+
+
+def search_integers(variable: VarKey, feasible: Callable[[float], bool]) -> Admissible:
+    deadline = time.monotonic() + SEARCH_BUDGET_S
+    below, probe = 0, 1
+    try:
+        while probe <= MAX_INTEGER and not feasible(probe):
+            if time.monotonic() > deadline:
+                return Admissible(variable, (), "numeric", (f"no admissible integer up to {probe} "
+                                                            f"(search stopped after {SEARCH_BUDGET_S:g} s)",))
+            below, probe = probe, probe * 2
+    except UnevaluablePoint as exc:
+        raise NotDetermined(f"the search stopped before any admissible value: {exc}") from None
+    if probe > MAX_INTEGER:
+        return Admissible(variable, (), "numeric", (f"no admissible integer up to {MAX_INTEGER}",))
+    least = _bisect_int(feasible, below, probe)
+    upper, last, stopped = None, probe, ""
+    try:
+        while last < MAX_INTEGER and time.monotonic() <= deadline:  # where the admissible run of integers ends
+            further = min(last * 2, MAX_INTEGER)
+            if not feasible(further):
+                upper = _bisect_int(lambda n: not feasible(n), last, further) - 1
+                break
+            last = further
+    except UnevaluablePoint as exc:
+        stopped = f" ({exc})"
+    if upper is None and last < MAX_INTEGER:
+        note = f"searched over the integers (doubling, then bisection); the end was not found up to {last}{stopped}"
+    else:
+        note = ("searched over the integers (doubling, then bisection), assuming the admissible integers are "
+                "one run" + (f" up to {MAX_INTEGER}" if upper is None else ""))
+    return Admissible(variable, (Interval(float(least), None if upper is None else float(upper), True,
+                                          upper is not None),), "numeric", (note,), least)
+
+
+def _bisect_int(holds: Callable[[float], bool], lo: int, hi: int) -> int:
+    """The least n in (lo, hi] with holds(n), given holds(hi) and not holds(lo)."""
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if holds(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def scan_reals(variable: VarKey, evaluate: Callable[[float], bool]) -> Admissible:
+    unevaluable: list[str] = []
+
+    def feasible(x: float) -> bool:
+        try:
+            return evaluate(x)
+        except UnevaluablePoint as exc:
+            unevaluable.append(str(exc))
+            return False
+
+    states = [feasible(x) for x in REAL_PROBES]
+    intervals, start = [], None
+    for i, state in enumerate(states):
+        if state and start is None:
+            start = 0.0 if i == 0 else _boundary(feasible, REAL_PROBES[i - 1], REAL_PROBES[i])
+        if not state and start is not None:
+            intervals.append((start, _boundary(feasible, REAL_PROBES[i - 1], REAL_PROBES[i])))
+            start = None
+    if start is not None:
+        intervals.append((start, None))
+    out = tuple(Interval(lo, hi, lo != 0.0 and feasible(lo), hi is not None and feasible(hi)) for lo, hi in intervals)
+    note = (f"scanned {REAL_PROBES[0]:g} .. {REAL_PROBES[-1]:g} by factors of 2^(1/8) and bisected the boundaries "
+            "(a window narrower than 9 % can be missed)")
+    notes = (note,) + ((f"{len(unevaluable)} points could not be evaluated, e.g. {unevaluable[0]}",) if unevaluable else ())
+    return Admissible(variable, out, "numeric", notes)
+
+
+def _boundary(feasible: Callable[[float], bool], a: float, b: float) -> float:
+    """Where feasibility changes between a and b (to about 12 digits)."""
+    side = feasible(a)
+    for _ in range(60):
+        mid = (a + b) / 2
+        if feasible(mid) == side:
+            a = mid
+        else:
+            b = mid
+    return float(f"{(a + b) / 2:.12g}")
+
+
+
+
+def least_integer(intervals: Sequence[Interval]) -> int | None:
+    """The least positive integer in the intervals.
+
+    >>> least_integer([Interval(127.5, None, True, False)]), least_integer([Interval(128.0, None, False, False)])
+    (128, 129)
+    """
+    for interval in intervals:
+        lower = interval.lower or 0.0
+        nearest = round(lower)
+        if abs(lower - nearest) <= _SNAP * max(1.0, abs(lower)):  # 64.00000000001 from float noise is 64
+            candidate = nearest if interval.lower_closed else nearest + 1
+        else:
+            candidate = math.ceil(lower) if interval.lower_closed else math.floor(lower) + 1
+        candidate = max(1, candidate)
+        upper = interval.upper
+        if upper is None or candidate < upper or (candidate <= upper * (1 + _SNAP) and interval.upper_closed):
+            return candidate
+    return None
+
+
+_SNAP = 1e-9  # relative: a bound this close to an integer is that integer
+
+
+def threshold(intervals: Sequence[Interval]) -> float | None:
+    """A real variable's answer: the admissible set's lower end when positive, else its finite upper end."""
+    if not intervals:
+        return None
+    first, last = intervals[0], intervals[-1]
+    if first.lower:
+        return first.lower
+    return last.upper

@@ -1,0 +1,132 @@
+"""The answers of the solving stage: :class:`Solution` (one variable), :class:`Explanation` and :class:`Derived`.
+
+``solve`` always returns a Solution, whatever its :class:`Status`; a threshold
+search (``--where`` inequalities) adds the admissible :class:`Interval` s. Each
+answer prints as the CLI prints it and gives the CLI's JSON with ``to_dict()``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Mapping
+
+from hwkb.definitions.model import EntityId, VarKey
+from hwkb.solving.text import render_derived, render_solution
+from hwkb.solving.values import Value
+
+__all__ = ["Status", "Interval", "Solution", "Explanation", "Derived"]
+
+
+class Status(StrEnum):
+    """How a variable was settled; the JSON and the text print the plain value."""
+    STATED = "stated"
+    DERIVED = "derived"
+    UNDERDETERMINED = "underdetermined"
+    INCONSISTENT = "inconsistent"
+    NOT_APPLICABLE = "not_applicable"
+
+    @property
+    def determined(self) -> bool:
+        return self in (Status.STATED, Status.DERIVED, Status.INCONSISTENT)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """Admissible values from ``lower`` to ``upper`` (display units; None is unbounded)."""
+    lower: float | None
+    upper: float | None
+    lower_closed: bool
+    upper_closed: bool
+
+    def to_dict(self) -> dict:
+        return {"lower": self.lower, "upper": self.upper, "lower_closed": self.lower_closed,
+                "upper_closed": self.upper_closed}
+
+    def __str__(self) -> str:
+        left = "[" if self.lower is not None and self.lower_closed else "("
+        right = "]" if self.upper is not None and self.upper_closed else ")"
+        lower = "-inf" if self.lower is None else f"{self.lower:g}"
+        upper = "inf" if self.upper is None else f"{self.upper:g}"
+        return f"{left}{lower}, {upper}{right}"
+
+
+@dataclass(frozen=True, repr=False)
+class Solution:
+    """The answer for one variable: always this type, whatever the status; prints as ``hwkb solve`` does."""
+    variable: VarKey
+    status: Status
+    unit: str
+    value: Value | None = None
+    alternatives: tuple[Value, ...] = ()
+    needs: tuple[tuple[VarKey, ...], ...] = ()
+    intervals: tuple[Interval, ...] | None = None
+    notes: tuple[str, ...] = ()
+    extra: Mapping[str, object] = field(default_factory=dict)
+
+    def __post_init__(self):
+        object.__setattr__(self, "status", Status(self.status))
+
+    @property
+    def determined(self) -> bool:
+        return self.status.determined
+
+    @property
+    def magnitude(self) -> float | None:
+        return None if self.value is None else self.value.magnitude
+
+    def __str__(self) -> str:
+        return render_solution(self)
+
+    __repr__ = __str__
+
+    def to_dict(self) -> dict:
+        out = {"variable": self.variable, "value": self.magnitude, "unit": self.unit, "status": str(self.status),
+               "derivation": None if self.value is None else self.value.derivation_dict()}
+        if self.alternatives:
+            out["alternatives"] = [{"value": a.magnitude, "unit": a.unit, "derivation": a.derivation_dict()}
+                                   for a in self.alternatives]
+        if self.status == Status.UNDERDETERMINED:
+            out["needs"] = [list(n) for n in self.needs]
+        if self.intervals is not None:
+            out["intervals"] = [i.to_dict() for i in self.intervals]
+        if self.notes:
+            out["notes"] = list(self.notes)
+        out.update(self.extra)
+        return out
+
+
+@dataclass(frozen=True, repr=False)
+class Explanation:
+    """A solution with its derivation trees: what ``hwkb explain`` prints (its JSON is the solution's)."""
+    solution: Solution
+
+    def __str__(self) -> str:
+        return render_solution(self.solution, explain=True)
+
+    __repr__ = __str__
+
+    def to_dict(self) -> dict:
+        return self.solution.to_dict()
+
+
+@dataclass(frozen=True, repr=False)
+class Derived:
+    """Every value a context gives that it does not state, in plan order: what ``hwkb derive`` prints."""
+    entity: EntityId | None
+    values: tuple[Value, ...]
+
+    def __str__(self) -> str:
+        return render_derived(self.values)
+
+    __repr__ = __str__
+
+    def __iter__(self):
+        return iter(self.values)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def to_dict(self) -> dict:
+        return {"entity": self.entity, "derived": [
+            {"variable": v.key, "value": v.magnitude, "unit": v.unit, "derivation": v.derivation_dict()}
+            for v in self.values]}

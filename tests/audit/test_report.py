@@ -1,0 +1,80 @@
+"""hwkb.audit.report: the report's exit codes, summary and its three forms; str(report) is the terminal table."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hwkb.audit.auditor import audit
+from hwkb.audit.report import AuditReport, render, render_html, render_markdown, render_table, summarise
+
+from audit_kbs import FAMILY, FAMILY_GPUS, GRID, exact_facts, make_kb, sheet
+
+
+@pytest.fixture(scope="module")
+def family_kb(tmp_path_factory):
+    return make_kb(tmp_path_factory.mktemp("kb") / "family", FAMILY, FAMILY_GPUS)
+
+
+@pytest.fixture(scope="module")
+def report(family_kb) -> AuditReport:
+    return audit(family_kb, ["chip", "slow"])
+
+
+def test_str_is_the_terminal_table(report):
+    assert str(report) + "\n" == render_table(report) == render(report)
+    assert str(report).startswith("slow (Slow chip): inconsistent — 1 inconsistent\n"
+                                  "  status        kind  rule      target       value     implied  deviation\n"
+                                  "  inconsistent  law   peak_law  peak    0.9 TFLOPS  0.6 TFLOPS       +50%\n"
+                                  "      likely: peak would be 0.6 TFLOPS if the others are right;")
+    assert render(report).endswith("summary: 2 entities, 4 checks: 1 inconsistent, 0 within rounding, 3 consistent\n"
+                                   "  1 entity inconsistent (0 through expectations only), 0 with no applicable check\n")
+
+
+def test_entities_most_severe_first_and_exit_codes(report, family_kb):
+    assert [e.entity for e in report.entities] == ["slow", "chip"]
+    assert report.failed() and report.failed(laws_only=True) and report.exit_code() == 1
+    clean = audit(family_kb, ["chip"])
+    assert not clean.failed() and clean.exit_code() == 0 and clean.exit_code("laws") == 0
+
+
+def test_a_broken_expectation_alone_fails_only_with_fail_on_any(tmp_path):
+    kb = make_kb(tmp_path / "grid", GRID)
+    broken = audit(kb, [sheet(kb, tmp_path, {**exact_facts(100, 1500, 1000), "boost": "1.5"})])
+    assert broken.exit_code("any") == 1 and broken.exit_code("laws") == 0
+    assert broken.summary["entities_expectations_only"] == 1
+
+
+def test_summary_counts_by_status_and_kind(report):
+    s = report.summary
+    assert (s["entities"], s["checks"]) == (2, 4)
+    assert s["counts"] == {"inconsistent": 1, "within_rounding": 0, "consistent": 3}
+    assert s["by_kind"]["law"] == {"inconsistent": 1, "within_rounding": 0, "consistent": 2}
+    assert s["by_kind"]["expectation"]["consistent"] == 1 and set(s["by_kind"]) == {"law", "stated_vs_derived",
+                                                                                     "expectation"}
+    assert (s["entities_inconsistent"], s["entities_unchecked"]) == (1, 0) and "systematic" not in s
+    assert all(type(k) is str for k in s["counts"])
+    assert json.loads(json.dumps(report.to_dict()))["summary"] == s
+
+
+def test_summary_with_groups_adds_the_population(report):
+    groups = {"chip": {"architecture": "test"}, "slow": {"architecture": "test"}}
+    s = summarise(report.entities, groups)
+    assert {"systematic", "isolated", "mixed", "population"} <= set(s)
+    assert s["population"] == {"counts": {"consistent": 3, "within_rounding": 0, "inconsistent": 1}}
+    assert [(i["entity"], i["rule"]) for i in s["isolated"]] == [("slow", "peak_law")]
+
+
+def test_markdown_and_html(report):
+    md = render_markdown(report)
+    assert md.startswith("# hwkb audit\n\n## Summary\n\n- 2 entities, 4 checks: 1 inconsistent")
+    assert "## slow" in md and "| inconsistent | law | peak_law | peak | 0.9 TFLOPS | 0.6 TFLOPS | +50% |" in md
+    assert "- **peak_law** (peak):" in md
+    page = render_html(report)
+    assert page.startswith("<!DOCTYPE html>") and page.count("<table>") == 2 and '<tr class="inconsistent">' in page
+    assert render(report, "html", failed_only=True).count("<table>") == 1
+
+
+def test_failed_only_keeps_the_failing_checks(report):
+    text = render_table(report, failed_only=True)
+    assert "chip (Test chip)" not in text and "peak_law" in text and "width_law" not in text

@@ -1,0 +1,33 @@
+"""hwkb.cli.flags: what every command shares: the KB it loads (caches on), the one JSON form, the error lines."""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from hwkb.cli import flags
+from hwkb.errors import KBErrors, QueryError
+
+
+def test_the_cli_loads_the_kb_with_the_cache_directory(monkeypatch, tmp_path):
+    monkeypatch.setenv("HWKB_CACHE_DIR", str(tmp_path))
+    calls = []
+    monkeypatch.setattr(flags.KnowledgeBase, "load", lambda *a, **kw: calls.append((a, kw)))
+    flags.load_kb(argparse.Namespace(kb=["mine"], no_default_kb=True))
+    assert calls == [((["mine"],), {"default": False, "cache": Path(tmp_path)})]
+    monkeypatch.setenv("HWKB_CACHE_DIR", "off")
+    flags.load_kb(argparse.Namespace(kb=[], no_default_kb=False))
+    assert calls[-1][1] == {"default": True, "cache": None}
+
+
+def test_one_json_form():
+    text = flags.json_text({"a": (1, 2), "b": frozenset(), "c": QueryError("x")})
+    assert text.startswith('{\n  "a": [\n    1,') and text.endswith("}\n")
+    assert json.loads(text) == {"a": [1, 2], "b": [], "c": QueryError("x").to_dict()}
+    assert flags.json_text({"a": [1, 2]}, compact=True) == '{"a":[1,2]}\n'
+
+
+def test_every_error_is_one_line(capsys):
+    flags.print_errors(KBErrors([QueryError("first"), QueryError("second", hint="try again")]))
+    flags.print_errors(QueryError("third"))
+    assert capsys.readouterr().err == "error: first\nerror: second; try again\nerror: third\n"

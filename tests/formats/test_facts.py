@@ -1,0 +1,111 @@
+"""hwkb.formats.facts: a fact as a KB file writes it, its value in the one quantity syntax."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import TINY, write_kb
+from hwkb.errors import KBErrors, UnitError
+from hwkb.formats import facts as facts_module
+from hwkb.formats.load import load_model
+
+
+def fact_of(tmp_path, monkeypatch, value: str, key: str = "clock"):
+    kb = write_kb(tmp_path, monkeypatch, {"gpus/x.yaml": f"x: {{kind: product, facts: {{'{key}': {value}}}}}\n"})
+    return load_model([kb])[0].entities["x"].facts[key]
+
+
+def errors_of(tmp_path, monkeypatch, gpus: str) -> list[KBErrors]:
+    kb = write_kb(tmp_path, monkeypatch, {"gpus/bad.yaml": gpus})
+    with pytest.raises(KBErrors) as info:
+        load_model([kb])
+    return info.value.errors
+
+
+@pytest.mark.parametrize("gpus, messages", [
+    ("x: {kind: product, facts: {clock: [1, GHz]}}\n",
+     ["gpus/bad.yaml:1:35: the value of 'clock' must be a number with its unit, e.g. '1.83 GHz', or n/a"]),
+    ("x: {kind: product, facts: {clock: }}\n",
+     ["gpus/bad.yaml:1:34: the value of 'clock' must be a number with its unit, e.g. '1.83 GHz', or n/a"]),
+    ("x: {kind: product, facts: {clock: {source: s}}}\n", ["gpus/bad.yaml:1:35: fact 'clock' lacks 'value'"]),
+    ("x: {kind: product, facts: {clock: {value: 1 GHz, sauce: s}}}\n",
+     ["gpus/bad.yaml:1:50: unknown field 'sauce' in fact 'clock'; did you mean 'source'?"]),
+    ("x: {kind: product, facts: {clock: fast}}\n",
+     ["gpus/bad.yaml:1:35: cannot read 'fast' as a value of clock; write a number and a unit that fits GHz, "
+      "e.g. '1 GHz'"]),
+    ("x: {kind: product, facts: {clock: 1e999 GHz}}\n", ["gpus/bad.yaml:1:35: '1e999 GHz' is not a finite number"]),
+    ("x: {kind: product, facts: {clock: -1 GHz}}\n",
+     ["gpus/bad.yaml:1:35: '-1 GHz' is negative, and no KB quantity is; "
+      "give the size of clock; every variable is a count, rate, size or time"]),
+    ("x: {kind: product, facts: {clock: 1 GHz**99999}}\n",
+     ["gpus/bad.yaml:1:35: unit 'gigahertz ** 99999' is out of range in '1 GHz**99999'; "
+      "use a unit within 1e-300 .. 1e300"]),
+    ("x: {kind: product, facts: {clock: {value: 1 GHz, tolerance: lots}}}\n",
+     ["gpus/bad.yaml:1:61: tolerance 'lots' must be in the fact's unit or a percentage"]),
+    ("x: {kind: product, facts: {sm_count: 107.5}}\n",
+     ["gpus/bad.yaml:1:38: sm_count counts whole things, but '107.5' is not whole; "
+      "give a whole number, or a tolerance if the figure is an estimate"]),
+])
+def test_error_branches(gpus, messages, tmp_path, monkeypatch):
+    assert [str(e) for e in errors_of(tmp_path, monkeypatch, gpus)] == messages
+
+
+def test_a_value_that_cannot_be_read_is_a_unit_error(tmp_path, monkeypatch):
+    (error,) = errors_of(tmp_path, monkeypatch, "x: {kind: product, facts: {clock: 5 TFLOPS}}\n")
+    assert isinstance(error, UnitError) and (error.where.line, error.where.col) == (1, 35)
+
+
+@pytest.mark.parametrize("text, value, unit, printed", [
+    ("1.5GHz", 1.5, "GHz", "1.5"), ("1500 MHz", 1500.0, "MHz", "1500"), ("1e9Hz", 1e9, "Hz", "1e9"),
+    ("2", 2.0, "GHz", "2"), ("n/a", None, "GHz", "n/a"), ("N/A", None, "GHz", "N/A"), ("none", None, "GHz", "none"),
+    ("1_000 MHz", 1000.0, "MHz", "1_000"), (".5 GHz", 0.5, "GHz", ".5"),
+])
+def test_fact_values(text, value, unit, printed, tmp_path, monkeypatch):
+    fact = fact_of(tmp_path, monkeypatch, f"'{text}'")
+    assert (fact.value, fact.unit, fact.text) == (value, unit, printed)
+
+
+@pytest.mark.parametrize("text", ["2 /cycle", "2/cycle", "2 1/cycle"])
+def test_a_unit_written_per_something(text, tmp_path, monkeypatch):
+    kb = write_kb(tmp_path, monkeypatch, {"rules/x.yaml": "variables:\n  per_cycle: {unit: 1/cycle, doc: d}\n",
+                                          "gpus/x.yaml": f"x: {{kind: product, facts: {{per_cycle: '{text}'}}}}\n"})
+    model, units = load_model([kb])
+    fact = model.entities["x"].facts["per_cycle"]
+    assert (fact.value, fact.unit, fact.text) == (2.0, "1/cycle", "2")
+    assert units.to_canonical(fact.value, fact.unit) == 2.0
+
+
+def test_a_unit_starting_with_e_is_not_an_exponent(tmp_path, monkeypatch):
+    kb = write_kb(tmp_path, monkeypatch, {"units.txt": (TINY / "units.txt").read_text() + "exp = [] = exps\n",
+                                          "rules/x.yaml": "variables:\n  exps_per_cycle: {unit: exp/cycle, doc: d}\n",
+                                          "gpus/x.yaml": "x: {kind: product, facts: {exps_per_cycle: 16exp/cycle}}\n"})
+    fact = load_model([kb])[0].entities["x"].facts["exps_per_cycle"]
+    assert (fact.value, fact.unit) == (16.0, "exp/cycle")
+
+
+@pytest.mark.parametrize("tolerance, expected", [("0.5 GHz", 0.5), ("500 MHz", 0.5), ("10 %", 0.15), ("0.01", 0.015)])
+def test_fact_tolerance(tolerance, expected, tmp_path, monkeypatch):
+    fact = fact_of(tmp_path, monkeypatch, f"{{value: 1.5 GHz, tolerance: '{tolerance}'}}")
+    assert fact.tolerance == pytest.approx(expected)
+
+
+def test_count_tolerance_is_absolute_unless_a_percentage(tmp_path, monkeypatch):
+    kb = write_kb(tmp_path, monkeypatch, {"gpus/x.yaml": "x: {kind: product, facts: {"
+                                                         "sm_count: {value: 100, tolerance: 2}, "
+                                                         "'peak[fp16]': {value: 200 TFLOPS, tolerance: 1 %}}}\n"})
+    facts = load_model([kb])[0].entities["x"].facts
+    assert facts["sm_count"].tolerance == 2.0
+    assert facts["peak[fp16]"].tolerance == pytest.approx(2.0)
+
+
+def test_a_count_with_a_tolerance_need_not_be_whole(tmp_path, monkeypatch):
+    fact = fact_of(tmp_path, monkeypatch, "{value: 107.5, tolerance: 1}", key="sm_count")
+    assert (fact.value, fact.tolerance) == (107.5, 1.0)
+
+
+def test_a_mapping_fact_keeps_its_source_and_doc(tmp_path, monkeypatch):
+    fact = fact_of(tmp_path, monkeypatch, "{value: n/a, source: a book, doc: not on this chip}")
+    assert (fact.value, fact.source, fact.doc, fact.applicable) == (None, "a book", "not on this chip", False)
+
+
+def test_module_surface():
+    assert facts_module.__all__ == ["read_fact"]

