@@ -2,8 +2,9 @@
 
 ``tests/fixtures/tiny`` is the unit tests' knowledge base (four variables, two
 rules, two entities); ``tests/fixtures/tiny_block`` holds a system that only
-solves jointly. Each directory of ``tests/fixtures/bad`` holds only the files
-that make one problem; :func:`build_kb` lays it over a copy of the tiny KB in a
+solves jointly; ``tests/fixtures/tiny_scheduler`` a simulated rule beside a law.
+Each directory of ``tests/fixtures/bad`` holds only the files that make one
+problem; :func:`build_kb` lays it over a copy of the tiny KB in a
 temporary directory, so every adversarial KB is complete and small.
 """
 from __future__ import annotations
@@ -27,6 +28,7 @@ from hwkb.errors import KBErrors
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 TINY = FIXTURES / "tiny"
 TINY_BLOCK = FIXTURES / "tiny_block"
+TINY_SCHEDULER = FIXTURES / "tiny_scheduler"
 BAD = FIXTURES / "bad"
 
 
@@ -86,6 +88,11 @@ def tiny_kb() -> KnowledgeBase:
 @pytest.fixture(scope="session")
 def block_kb() -> KnowledgeBase:
     return KnowledgeBase.load([TINY_BLOCK], default=False)
+
+
+@pytest.fixture(scope="session")
+def scheduler_kb() -> KnowledgeBase:
+    return KnowledgeBase.load([TINY_SCHEDULER], default=False)
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,7 @@ import pytest
 import sympy
 from hypothesis import given, settings, strategies as st
 
-from hwkb.audit.enclosures import Interval, compile_interval
+from hwkb.audit.enclosures import Enclosure, compile_interval
 
 x, y, z = sympy.symbols("x y z", positive=True)
 EXPRESSIONS = [
@@ -32,7 +32,7 @@ RELATIVE = st.floats(0.0, 0.1)
        radii=st.tuples(RELATIVE, RELATIVE, RELATIVE), where=st.tuples(*[st.floats(-1, 1)] * 3))
 def test_the_enclosure_holds_every_point_of_the_boxes(which, mids, radii, where):
     expr = EXPRESSIONS[which]
-    boxes = [Interval.around(m, m * r) for m, r in zip(mids, radii)]
+    boxes = [Enclosure.around(m, m * r) for m, r in zip(mids, radii)]
     enclosure = compile_interval(expr, (x, y, z))(boxes)
     point = {s: m * (1 + r * w) for s, m, r, w in zip((x, y, z), mids, radii, where)}
     value = float(expr.subs(point))
@@ -41,14 +41,14 @@ def test_the_enclosure_holds_every_point_of_the_boxes(which, mids, radii, where)
 
 def test_whole_columns_at_once():
     f = compile_interval(x * y, (x, y))
-    out = f([Interval.around(np.array([1.0, 2.0, 3.0]), 0.0), Interval.around(np.array([4.0, 5.0, 6.0]), 0.5)])
+    out = f([Enclosure.around(np.array([1.0, 2.0, 3.0]), 0.0), Enclosure.around(np.array([4.0, 5.0, 6.0]), 0.5)])
     assert out.lo.shape == (3,)
     assert np.all(out.lo <= np.array([4.0, 10.0, 18.0])) and np.all(np.array([4.0, 10.0, 18.0]) <= out.hi)
     assert out.lo[0] == pytest.approx(3.5) and out.hi[2] == pytest.approx(19.5)
 
 
 def test_bounds_are_rounded_outward():
-    third = compile_interval(x / 3, (x,))([Interval.around(1.0, 0.0)])
+    third = compile_interval(x / 3, (x,))([Enclosure.around(1.0, 0.0)])
     lo, hi = third.lo[0], third.hi[0]
     assert lo < 1 / 3 < hi  # rounded outward: the float nearest 1/3 lies strictly inside
     assert hi - lo <= 8 * math.ulp(1 / 3)  # x / 3 is x times an enclosure of 1/3: a few ulps, no more
@@ -56,7 +56,7 @@ def test_bounds_are_rounded_outward():
 
 @given(a=POSITIVE, b=POSITIVE, gap=st.floats(0.01, 0.5))
 def test_disjoint_enclosures_do_not_meet(a, b, gap):
-    lower = Interval.around(a, a * 0.001)
-    upper = Interval.around(a * (1 + gap) + a * 0.01, a * 0.001)
+    lower = Enclosure.around(a, a * 0.001)
+    upper = Enclosure.around(a * (1 + gap) + a * 0.01, a * 0.001)
     assert not lower.meets(upper).any()
-    assert lower.meets(Interval.around(a, b)).all()
+    assert lower.meets(Enclosure.around(a, b)).all()

@@ -23,11 +23,18 @@ variables:
   load:   {unit: "", doc: share of the capacity}
   capped: {unit: "", doc: the load capped at 1}
   bump:   {unit: "", doc: a function with a hump}
+  m:      {unit: "", integer: true, doc: a second count}
+  share:  {unit: "", doc: share of the capacity for n and m items}
+  fit:    {unit: "", integer: true, doc: whole items of n in 256}
+  fit_x:  {unit: "", integer: true, doc: whole sixteens in x}
 rules:
   cost_law:   {doc: cost of an item, eq: cost = 2 * n, source: test}
   load_law:   {doc: load of the capacity, eq: load = rate / cost / cap, source: test}
   capped_law: {doc: capped load, eq: "capped = min(load, 1)", source: test}
   bump_law:   {doc: a hump, eq: bump = x / (1 + x ** 2), source: test}
+  share_law:  {doc: n and m items, eq: share = rate / (cost + 2 * m) / cap, source: test}
+  fit_law:    {doc: items that fit, eq: "fit = floor(256 / n)", source: test}
+  fit_x_law:  {doc: sixteens that fit, eq: "fit_x = floor(x / 16)", source: test}
 """
 TINY_GPUS = """
 chip:
@@ -40,11 +47,6 @@ chip:
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     return kb_from_text(tmp_path_factory.mktemp("tiny_constraints"), TINY_RULES, TINY_GPUS)
-
-
-@pytest.fixture(scope="module")
-def kb(real_kb):
-    return real_kb
 
 
 def test_least_integer_exactly(tiny):
@@ -105,25 +107,26 @@ def test_undetermined_constraint_reports_needs(tiny):
     assert solution.needs == (("cap", "rate"),)
 
 
-def test_dimension_mismatch_in_where_is_an_error(kb):
+def test_dimension_mismatch_in_where_is_an_error(tiny):
     with pytest.raises(DimensionError):
-        solve_constrained(kb, "clock_tc", kb.context("h100-sxm"), ["tc_peak[bf16] >= 1000"])
+        solve_constrained(tiny, "n", tiny.context("chip"), ["rate >= 1000"])
 
 
-def test_head_dimension_threshold_in_fp8(kb):
-    solution = kb.solve("d_qk", gpu="h100-sxm", where=["d_v = d_qk", "exp_utilization[fp8] <= 1"])
-    assert solution.status == "derived" and solution.magnitude == 128
-    assert solution.intervals == (Interval(128.0, None, True, False),)
+def test_a_threshold_under_an_equality(tiny):
+    # share = 4096 / (2n + 2m) / 16 with m = n: 64 / n <= 1  <=>  n >= 64
+    solution = tiny.solve("n", gpu="chip", where=["m = n", "share <= 1"])
+    assert solution.status == "derived" and solution.magnitude == 64
+    assert solution.intervals == (Interval(64.0, None, True, False),)
     inputs = {v.key: v.magnitude for v in solution.value.origin.inputs}
-    assert inputs == {"exp_utilization[fp8]": 1.0}
+    assert inputs == {"share": 1.0}
 
 
-def test_symbolic_threshold_agrees_with_bisection_on_the_numeric_form(kb):
-    where = ["exp_utilization[bf16] <= 0.9"]
-    context = kb.context("b200", facts=["d_v=100"])
-    solution = solve_constrained(kb, "d_qk", context, where)
-    evaluate = PointEvaluator(kb, context, ["d_qk"], ["exp_utilization[bf16]"])
-    f = lambda d: evaluate({"d_qk": d})["exp_utilization[bf16]"].magnitude - 0.9
+def test_symbolic_threshold_agrees_with_bisection_on_the_numeric_form(tiny):
+    where = ["share <= 0.9"]
+    context = tiny.context("chip", facts=["m=100"])
+    solution = solve_constrained(tiny, "n", context, where)
+    evaluate = PointEvaluator(tiny, context, ["n"], ["share"])
+    f = lambda n: evaluate({"n": n})["share"].magnitude - 0.9
     lo, hi = 1.0, 4096.0
     for _ in range(80):
         mid = (lo + hi) / 2
@@ -133,21 +136,42 @@ def test_symbolic_threshold_agrees_with_bisection_on_the_numeric_form(kb):
 
 
 @settings(max_examples=4, deadline=None)
-@given(d_v=st.integers(1, 1024), bound=st.sampled_from([0.25, 0.5, 0.9, 1.0, 2.0]))
-def test_exact_and_numeric_thresholds_agree(kb, d_v, bound):
-    context = kb.context("h100-sxm", facts=[f"d_v={d_v}"])
-    where = [f"exp_utilization[fp8] <= {bound}"]
-    exact = solve_constrained(kb, "d_qk", context, where, method="exact")
-    numeric = solve_constrained(kb, "d_qk", context, where, method="numeric")
+@given(m=st.integers(1, 1024), bound=st.sampled_from([0.25, 0.5, 0.9, 1.0, 2.0]))
+def test_exact_and_numeric_thresholds_agree(tiny, m, bound):
+    context = tiny.context("chip", facts=[f"m={m}"])
+    where = [f"share <= {bound}"]
+    exact = solve_constrained(tiny, "n", context, where, method="exact")
+    numeric = solve_constrained(tiny, "n", context, where, method="numeric")
     assert exact.magnitude == numeric.magnitude
 
 
-def test_least_warps_by_search_through_the_simulation(kb):
-    solution = kb.solve("warps_per_scheduler", facts=["loads_per_round=4", "compute_per_round=64", "latency_cycles=500"],
-                        where=["scheduler_utilization >= 0.9"])
+def test_least_warps_by_search_through_the_simulation(scheduler_kb):
+    solution = scheduler_kb.solve("warps", gpu="round", where=["busy >= 0.9"])
     assert solution.status == "derived" and solution.magnitude == 8
     assert solution.intervals[0].lower == 8.0
     assert any("simulated rule scheduler_model" in n for n in solution.notes)
+
+
+def test_the_search_stops_where_the_simulation_refuses(scheduler_kb):
+    s = scheduler_kb.solve("warps", gpu="round", where=["busy >= 0.9"])
+    assert s.magnitude == 8 and "configuration too large for simulate" in s.notes[-1]
+
+
+@pytest.mark.parametrize("variable, where, intervals, value", [
+    ("n", ["fit >= 2"], [(1.0, 128.0, True, True)], 1),
+    ("x", ["fit_x >= 3", "fit_x < 4"], [(48.0, 64.0, True, False)], 48.0),
+    ("x", ["fit_x >= 2", "fit_x < 4"], [(32.0, 64.0, True, False)], 32.0),
+])
+def test_numeric_windows_find_both_ends_and_their_closedness(tiny, variable, where, intervals, value):
+    s = tiny.solve(variable, where=where)
+    assert [(i.lower, i.upper, i.lower_closed, i.upper_closed) for i in s.intervals] == \
+        [pytest.approx(i) for i in intervals]
+    assert s.magnitude == pytest.approx(value)
+
+
+def test_an_integer_variable_without_an_integer_in_range_is_inconsistent(tiny):
+    s = tiny.solve("n", where=["n > 100", "n < 101"])
+    assert s.status == "inconsistent" and s.notes[-1] == "no positive integer satisfies 'n > 100' and 'n < 101'"
 
 
 def test_interval_helpers():
@@ -155,28 +179,3 @@ def test_interval_helpers():
     assert least_integer([Interval(0.0, None, False, False)]) == 1
     assert threshold([Interval(0.0, 0.75, False, True)]) == 0.75
     assert threshold([Interval(128.0, None, True, False)]) == 128.0
-
-
-@pytest.mark.parametrize("variable, layers, where, intervals, value", [
-    ("tile_n", ["tcgen05-m128n256k16"], ["accumulators_in_tmem >= 2"], [(1.0, 256.0, True, True)], 1),
-    ("tmem_cell_bits", ["tcgen05-m128n256k16"], ["accumulators_in_tmem >= 3", "accumulators_in_tmem < 4"],
-     [(48.0, 64.0, True, False)], 48.0),
-    ("tmem_cell_bits", ["tcgen05-m128n256k16"], ["accumulators_in_tmem >= 2", "accumulators_in_tmem < 4"],
-     [(32.0, 64.0, True, False)], 32.0),
-])
-def test_numeric_windows_find_both_ends_and_their_closedness(kb, variable, layers, where, intervals, value):
-    s = kb.solve(variable, gpu="b200", layers=layers, where=where)
-    assert [(i.lower, i.upper, i.lower_closed, i.upper_closed) for i in s.intervals] == \
-        [pytest.approx(i) for i in intervals]
-    assert s.magnitude == pytest.approx(value)
-
-
-def test_an_integer_variable_without_an_integer_in_range_is_inconsistent(kb):
-    s = kb.solve("d_qk", where=["d_qk > 100", "d_qk < 101"])
-    assert s.status == "inconsistent" and s.notes[-1] == "no positive integer satisfies 'd_qk > 100' and 'd_qk < 101'"
-
-
-def test_the_search_stops_where_the_simulation_refuses(kb):
-    s = kb.solve("warps_per_scheduler", facts=["loads_per_round=4", "compute_per_round=64", "latency_cycles=500"],
-                 where=["scheduler_utilization >= 0.9"])
-    assert s.magnitude == 8 and "configuration too large for simulate" in s.notes[-1]

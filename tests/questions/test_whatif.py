@@ -3,73 +3,108 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import kb_from_text
 from hwkb.errors import QueryError, UnknownNameError
 from hwkb.questions.whatif import relative_change, scenario_contexts, what_if
 
+RULES = """
+variables:
+  n:        {unit: "", integer: true, doc: items of one kind per round}
+  m:        {unit: "", integer: true, doc: items of the other kind per round}
+  cost:     {unit: flop, doc: work per round}
+  rate:     {unit: flop/cycle, doc: work per cycle}
+  units:    {unit: "", integer: true, doc: exp units}
+  per_unit: {unit: exp/cycle, default: 4 exp/cycle, source: test, doc: exps one unit gives per cycle}
+  cap:      {unit: exp/cycle, doc: exps per cycle}
+  load:     {unit: "", doc: share of the exp capacity in use}
+rules:
+  cost_law: {doc: work of a round, eq: cost = 2 * n + 2 * m, source: test}
+  cap_law:  {doc: every unit at its rate, eq: cap = units * per_unit, source: test}
+  load_law: {doc: load of the capacity, eq: load = rate / cost / cap, source: test}
+"""
+GPUS = """
+chip:
+  kind: product
+  source: test
+  facts: {rate: 4096 flop/cycle, units: 4}
+chip-next:
+  kind: product
+  source: test
+  facts: {rate: 4096 flop/cycle, units: 4, per_unit: 8 exp/cycle}
+wide:
+  kind: scenario
+  doc: twice the exps per unit
+  facts: {per_unit: 8 exp/cycle}
+"""
+
 
 @pytest.fixture(scope="module")
-def kb(real_kb):
-    return real_kb
+def kb(tmp_path_factory):
+    return kb_from_text(tmp_path_factory.mktemp("whatif"), RULES, GPUS)
 
 
-GIVEN = ["d_qk=128", "d_v=128"]
+GIVEN = ["n=64", "m=64"]  # load = 4096 / 256 / 16 = 1
 
 
-def test_sfu_doubled_halves_the_exp_utilization(kb):
-    result = what_if(kb, ["exp_utilization[bf16]", "sfu_exp_per_sm_cycle"], gpu="b200", given=GIVEN,
-                     scenarios=["sfu-doubled"])
+def test_a_wider_unit_halves_the_load(kb):
+    result = what_if(kb, ["load", "cap"], gpu="chip", given=GIVEN, scenarios=["wide"])
     rows = {r.variable: (r.baseline.magnitude, r.scenario.magnitude, r.change) for r in result.rows}
-    assert rows == {"exp_utilization[bf16]": (1.0, 0.5, -0.5), "sfu_exp_per_sm_cycle": (16.0, 32.0, 1.0)}
-    assert result.changes == ("sfu_exp_per_unit_cycle",)
+    assert rows == {"load": (1.0, 0.5, -0.5), "cap": (16.0, 32.0, 1.0)}
+    assert result.changes == ("per_unit",)
 
 
 def test_without_variables_every_changed_value_is_shown(kb):
-    result = what_if(kb, gpu="b200", given=GIVEN, changes=["sfu_exp_per_unit_cycle=2"])
+    result = what_if(kb, gpu="chip", given=GIVEN, changes=["per_unit=2"])
     keys = [r.variable for r in result.rows]
-    assert keys[0] == "sfu_exp_per_unit_cycle" and result.rows[0].overridden
-    assert {"sfu_exp_per_sm_cycle", "sfu_exp_rate", "exp_utilization[bf16]", "exp_utilization[fp8]"} <= set(keys)
-    assert "tc_peak[bf16]" not in keys and "d_qk" not in keys
+    assert keys[0] == "per_unit" and result.rows[0].overridden
+    assert set(keys) == {"per_unit", "cap", "load"}
     assert all(r.change is not None for r in result.rows)
 
 
 def test_the_scenario_fact_carries_scenario_provenance(kb):
-    (row,) = what_if(kb, ["exp_utilization[bf16]"], gpu="b200", given=GIVEN, scenarios=["sfu-doubled"]).rows
+    (row,) = what_if(kb, ["load"], gpu="chip", given=GIVEN, scenarios=["wide"]).rows
     facts = {v.key: v.origin for v in row.scenario.facts()}
-    assert facts["sfu_exp_per_unit_cycle"].via == "scenario"
-    assert facts["sfu_exp_per_unit_cycle"].entity == "sfu-doubled"
-    assert facts["d_qk"].via == "given"
+    assert facts["per_unit"].via == "scenario"
+    assert facts["per_unit"].entity == "wide"
+    assert facts["n"].via == "given"
     baseline = {v.key: v.origin for v in row.baseline.facts()}
-    assert baseline["sfu_exp_per_unit_cycle"].via == "default"
+    assert baseline["per_unit"].via == "default"
 
 
 def test_a_scenario_entity_contributes_only_what_differs(kb):
-    baseline, scenario, _ = scenario_contexts(kb, gpu="b200", given=GIVEN, scenarios=["b300-like"])
-    assert [k for k, v in scenario.overrides.items() if v == "scenario"] == ["sfu_exp_per_unit_cycle"]
-    assert baseline.overrides == {"d_qk": "given", "d_v": "given"}
+    baseline, scenario, _ = scenario_contexts(kb, gpu="chip", given=GIVEN, scenarios=["chip-next"])
+    assert [k for k, v in scenario.overrides.items() if v == "scenario"] == ["per_unit"]
+    assert baseline.overrides == {"n": "given", "m": "given"}
 
 
 def test_set_wins_over_the_scenario_entity_and_given_stays(kb):
-    result = what_if(kb, ["sfu_exp_per_unit_cycle", "d_qk"], gpu="b200", given=GIVEN, scenarios=["sfu-doubled"],
-                     changes=["sfu_exp_per_unit_cycle=4"])
-    assert [(r.baseline.magnitude, r.scenario.magnitude) for r in result.rows] == [(1.0, 4.0), (128.0, 128.0)]
+    result = what_if(kb, ["per_unit", "n"], gpu="chip", given=GIVEN, scenarios=["wide"], changes=["per_unit=16"])
+    assert [(r.baseline.magnitude, r.scenario.magnitude) for r in result.rows] == [(4.0, 16.0), (64.0, 64.0)]
 
 
 def test_a_what_if_needs_a_change(kb):
     with pytest.raises(QueryError) as info:
-        what_if(kb, ["sfu_exp_rate"], gpu="b200")
+        what_if(kb, ["load"], gpu="chip")
     assert str(info.value) == "a what-if needs a change; give --set VAR=VALUE or --scenario ID (e.g. sfu-doubled)"
 
 
 def test_unknown_scenario_suggests(kb):
     with pytest.raises(UnknownNameError) as info:
-        what_if(kb, gpu="b200", scenarios=["sfu-double"])
-    assert str(info.value) == "--scenario: unknown entity 'sfu-double'; did you mean 'sfu-doubled'?"
+        what_if(kb, gpu="chip", scenarios=["wid"])
+    assert str(info.value) == "--scenario: unknown entity 'wid'; did you mean 'wide'?"
 
 
 def test_thresholds_compare_too(kb):
-    (row,) = what_if(kb, ["d_qk"], gpu="h100-sxm", scenarios=["sfu-doubled"],
-                     where=["d_v = d_qk", "exp_utilization[fp8] <= 1"]).rows
-    assert (row.baseline.magnitude, row.scenario.magnitude, row.change) == (128.0, 64.0, -0.5)
+    # load = 4096 / (4n) / cap <= 1: n >= 64 at 16 exps per cycle, n >= 32 at 32
+    (row,) = what_if(kb, ["n"], gpu="chip", scenarios=["wide"], where=["m = n", "load <= 1"]).rows
+    assert (row.baseline.magnitude, row.scenario.magnitude, row.change) == (64.0, 32.0, -0.5)
+
+
+def test_a_what_if_over_every_value_takes_only_equalities(kb):
+    with pytest.raises(QueryError) as info:
+        what_if(kb, gpu="chip", scenarios=["wide"], where=["m = n", "load <= 1"])
+    assert str(info.value) == ("a what-if over every value takes only equalities in --where; "
+                               "name the variables to compare, or drop the inequalities")
 
 
 def test_relative_change():

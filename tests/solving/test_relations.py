@@ -6,10 +6,10 @@ import random
 
 import pytest
 import sympy
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import TINY, build_kb, load_errors
+from conftest import TINY, build_kb, kb_from_text, load_errors
 from hwkb import KnowledgeBase
 from hwkb.solving import relations as relations_module
 from hwkb.errors import DimensionError, KBErrors
@@ -127,19 +127,11 @@ def test_one_positive_root_is_kept(forward_kb):
     assert rel.solver("t")({"s": 3.0}) == pytest.approx(9.0)
 
 
-def test_the_real_kb_marks_its_floor_forward_only(real_kb):
-    fits = next(r for r in real_kb.relations if r.rule.text and "floor(" in r.rule.text)
-    output = str(next(fits.rule.relation.references()))
-    assert fits.can_solve_for(output)
-    assert not any(fits.can_solve_for(k) for k in fits.keys if k != output)
-
-
-def test_a_simulated_rule_is_forward_only_to_its_output(real_kb):
-    sim = next(r for r in real_kb.relations if r.kind == "simulated")
-    assert sim.template is None
-    output = sim.rule.simulation.output
-    assert sim.can_solve_for(output)
-    assert not any(sim.can_solve_for(k) for k in sim.keys if k != output)
+def test_a_simulated_rule_is_forward_only_to_its_output(scheduler_kb):
+    sim = next(r for r in scheduler_kb.relations if r.kind == "simulated")
+    assert sim.template is None and sim.keys == ("warps", "loads", "compute", "latency", "busy")
+    assert sim.can_solve_for("busy")
+    assert not any(sim.can_solve_for(k) for k in sim.keys if k != "busy")
 
 
 # ---------------------------------------------------------------- dimensions
@@ -205,68 +197,70 @@ def test_balanced(tiny_kb, text):
     check_dimensions(parse_relation(text), tiny_kb.model, tiny_kb.units)
 
 
-# ---------------------------------------------------------------- the property, over the real KB
+# ---------------------------------------------------------------- the property, over laws of every shape
 
-def _directions(kb):
-    out = []
-    for rel in kb.relations:
-        if rel.kind != "law" or rel.template is None:
-            continue
-        sides = sympy.lambdify([symbol_of(k) for k in rel.keys], [rel.lhs, rel.rhs], modules="math")
-        for key in rel.keys:
-            if rel.can_solve_for(key):
-                out.append((rel, key, rel.solver(key), sides))
-    return out
+SHAPES = """
+variables:
+  a: {unit: "", doc: a}
+  b: {unit: "", doc: b}
+  c: {unit: "", doc: c}
+  d: {unit: "", doc: d}
+rules:
+  product:   {doc: d, source: s, eq: 'a = b * c / d'}
+  sum:       {doc: d, source: s, eq: 'a = b + 2 * c - d'}
+  powers:    {doc: d, source: s, eq: 'a = b ** 2 * c ** 3 / d'}
+  quadratic: {doc: d, source: s, eq: 'a = b ** 2 + c * b + d'}
+  root:      {doc: d, source: s, eq: 'a = sqrt(b * c) * d'}
+  growth:    {doc: d, source: s, eq: 'a = b * exp(c / d)'}
+  logarithm: {doc: d, source: s, eq: 'a = d * log(b / c)'}
+"""
 
 
 @pytest.fixture(scope="module")
-def directions(real_kb):
-    found = _directions(real_kb)
-    assert len(found) > 100  # every law, most of them in every direction
+def directions(tmp_path_factory, tiny_kb):
+    """Every solved direction of the tiny KB's laws (with units) and of the shapes above."""
+    shapes = kb_from_text(tmp_path_factory.mktemp("shapes"), SHAPES, "{}\n")
+    found = [(rel, key) for kb in (tiny_kb, shapes) for rel in kb.relations for key in rel.keys
+             if rel.can_solve_for(key)]
+    assert len(found) > 25  # most laws in every direction
     return found
 
 
 POSITIVE = st.floats(min_value=1e-3, max_value=1e6, allow_nan=False, allow_infinity=False)
 
 
-def _residual_ok(rel, key, solve, sides, values) -> bool | None:
-    """None when the point is outside the direction's domain, else whether the residual is ≤ 1e-9."""
+def residual_ok(rel, key, values) -> bool | None:
+    """None when the point has no positive value of ``key``, else whether the relative residual is at most 1e-9."""
     try:
-        values[key] = solve(values)
+        values[key] = rel.solver(key)(values)
     except (ZeroDivisionError, ValueError, OverflowError):
-        return None  # e.g. warps_needed = 1 exactly
+        return None
     if not (math.isfinite(values[key]) and values[key] > 0):
         return None  # every KB quantity is positive: a negative root is no value of the variable
-    lhs, rhs = sides(*(values[k] for k in rel.keys))
+    lhs, rhs = rel.residual_value(values)
     return abs(lhs - rhs) <= 1e-9 * max(abs(lhs), abs(rhs))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=300, deadline=None)
 @given(data=st.data())
 def test_solved_values_substituted_back_leave_no_residual(directions, data):
     """For any law, any direction it solves and any positive values of the other keys:
     the solved value substituted back leaves a relative residual of at most 1e-9."""
-    rel, key, solve, sides = data.draw(st.sampled_from(directions))
+    rel, key = data.draw(st.sampled_from(directions))
     values = {k: data.draw(POSITIVE) for k in rel.keys if k != key}
-    assert _residual_ok(rel, key, solve, sides, values) is not False, (rel.name, key, values)
+    assert residual_ok(rel, key, values) is not False, (rel.name, key, values)
 
 
 def test_every_direction_leaves_no_residual(directions):
     """The same law over every direction at once, at seeded random points."""
     rng = random.Random(2026)
     checked = 0
-    for rel, key, solve, sides in directions:
+    for rel, key in directions:
         values = {k: 10 ** rng.uniform(-3, 6) for k in rel.keys if k != key}
-        ok = _residual_ok(rel, key, solve, sides, values)
+        ok = residual_ok(rel, key, values)
         assert ok is not False, (rel.name, key, values)
         checked += ok is True
     assert checked >= len(directions) // 2
-
-
-def test_residual_value_agrees_with_the_sides(directions):
-    rel, key, solve, sides = directions[0]
-    values = {k: 1.5 + i for i, k in enumerate(rel.keys)}
-    assert rel.residual_value(values) == pytest.approx(tuple(sides(*(values[k] for k in rel.keys))))
 
 
 def test_compile_relations_alone(tiny_kb):

@@ -93,6 +93,14 @@ def test_underdetermined_from_nothing(tiny_kb):
     assert all(len(n) == 3 for n in s.needs)
 
 
+def test_needs_leave_out_sets_that_only_force_a_relation_among_themselves(tiny_kb):
+    """The two peaks with the SM count give three equations in the two rates and the clock that the clock
+    cannot be separated from: they force peak[bf16] = peak[fp16] instead of settling the clock."""
+    needs = tiny_kb.solve("clock", facts=["sm_count=100"]).needs
+    assert needs == (("fma_rate[bf16]", "peak[bf16]"), ("fma_rate[bf16]", "peak[fp16]"),
+                     ("fma_rate[fp16]", "peak[bf16]"), ("fma_rate[fp16]", "peak[fp16]"))
+
+
 # ---------------------------------------------------------------- inconsistent
 
 def test_inconsistent_routes(tiny_kb):
@@ -161,6 +169,12 @@ def test_solver_plan_and_derived(block_kb):
     assert [v.key for v in solver.derived()] == ["x", "y", "z"]
 
 
+def test_a_given_equality_the_facts_contradict_makes_the_answer_inconsistent(tiny_kb):
+    s = tiny_kb.solve("peak[bf16]", gpu="chip", where=["sm_count = 50"])  # the chip states 100 SMs
+    assert s.status == "inconsistent" and s.magnitude == pytest.approx(204.8)
+    assert s.notes[-1] == "'sm_count = 50' does not hold here (sm_count = 100)"
+
+
 def test_a_block_without_a_positive_solution_leaves_its_keys_open(block_kb):
     s = block_kb.solve("x", gpu="pair", facts=["b=12GHz"])  # x = 11, y = -1: no positive solution
     assert s.status == "underdetermined"
@@ -196,13 +210,6 @@ def test_derive_of_the_kb(tiny_kb):
         ("clock", 1.0), ("fma_rate[bf16]", 1024.0), ("peak[bf16]", 204.8)]
 
 
-def test_a_given_equality_the_facts_contradict_makes_the_answer_inconsistent(real_kb):
-    s = real_kb.solve("smem_share", gpu="hopper", layers=["wgmma-m64n64k16"], facts=["tile_n=128"],
-                      where=["b_cols = tile_n"])
-    assert s.status == "inconsistent" and s.magnitude == 0.5
-    assert s.notes[-1] == "'b_cols = tile_n' does not hold here (b_cols = 64, tile_n = 128)"
-
-
 NO_CLOSED_FORM_RULES = """
 variables:
   p: {unit: "", doc: first unknown}
@@ -221,11 +228,3 @@ def test_a_block_without_a_closed_form_is_solved_numerically(tmp_path):
     assert solution.status == "derived" and "solved numerically" in solution.notes[0]
     p, q = solution.magnitude, kb.solve("q", gpu="pair").magnitude
     assert p + math.exp(p) * q == pytest.approx(5, rel=1e-10) and p * q + math.log(q) == pytest.approx(1, abs=1e-10)
-
-
-def test_needs_leave_out_sets_that_only_force_a_relation_among_themselves(real_kb):
-    """shading_units with fp32_lanes_per_sm gives two equations in fp32_peak and clock_fp32 that the clock
-    cancels out of: they force shading_units = sm_count x lanes instead of settling the clock."""
-    needs = real_kb.solve("clock_fp32", gpu="b200").needs
-    assert needs == (("fp32_lanes_per_sm", "fp32_peak"), ("fp32_peak", "shading_units"),
-                     ("fp32_lanes_per_partition", "fp32_peak"))

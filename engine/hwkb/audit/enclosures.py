@@ -8,17 +8,17 @@ Each operation rounds its bounds outward (one ulp for the correctly rounded
 ``+ - * /``, two for ``exp``, ``log`` and non-integer powers, whose libm results
 may be off by one), so an enclosure never loses a value to floating point.
 
-An :class:`Interval` holds arrays of lower and upper bounds, so one compiled
+An :class:`Enclosure` holds arrays of lower and upper bounds, so one compiled
 expression evaluates a whole column of datasheets at once (mpmath's ``iv`` does
 the same one number at a time, a thousand times slower).
 
 >>> import sympy
 >>> x, y = sympy.symbols("x y", positive=True)
 >>> f = compile_interval(x * y / 2, (x, y))
->>> r = f([Interval.around(3.0, 0.5), Interval.around(4.0, 0.0)])
+>>> r = f([Enclosure.around(3.0, 0.5), Enclosure.around(4.0, 0.0)])
 >>> float(r.lo[0]) < 5.0 < 7.0 < float(r.hi[0])
 True
->>> bool(Interval.around(1.0, 0.1).meets(Interval.around(1.25, 0.1))[0])
+>>> bool(Enclosure.around(1.0, 0.1).meets(Enclosure.around(1.25, 0.1))[0])
 False
 """
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Callable, Sequence
 import numpy as np
 import sympy
 
-__all__ = ["Interval", "compile_interval", "outward"]
+__all__ = ["Enclosure", "compile_interval", "outward"]
 
 _NEG, _POS = -np.inf, np.inf
 
@@ -46,7 +46,7 @@ def outward(lo: np.ndarray, hi: np.ndarray, ulps: int = 1) -> tuple[np.ndarray, 
     return lo, hi
 
 
-class Interval:
+class Enclosure:
     """Closed intervals [lo, hi], elementwise over arrays of one shape."""
 
     __slots__ = ("lo", "hi")
@@ -56,14 +56,14 @@ class Interval:
         self.hi = np.asarray(hi, dtype=float)
 
     @classmethod
-    def around(cls, mid, radius) -> "Interval":
+    def around(cls, mid, radius) -> "Enclosure":
         """``mid ± radius``, rounded outward (``radius`` 0 gives a one-ulp box)."""
         mid = np.atleast_1d(np.asarray(mid, dtype=float))
         radius = np.abs(np.asarray(radius, dtype=float))
         return cls(*outward(mid - radius, mid + radius))
 
     @classmethod
-    def constant(cls, value: sympy.Number | float | int, shape=()) -> "Interval":
+    def constant(cls, value: sympy.Number | float | int, shape=()) -> "Enclosure":
         """A number written in a rule: exact if it is a float, else the tightest enclosing floats."""
         if isinstance(value, (int, sympy.Integer)) and abs(int(value)) < 2 ** 53:
             lo = hi = float(int(value))
@@ -81,7 +81,7 @@ class Interval:
     def mid(self) -> np.ndarray:
         return 0.5 * (self.lo + self.hi)
 
-    def meets(self, other: "Interval", slack=0.0) -> np.ndarray:
+    def meets(self, other: "Enclosure", slack=0.0) -> np.ndarray:
         """Where the two intervals share a point (after widening each by ``slack`` times its magnitude)."""
         widen_a = np.abs(self.mid) * slack
         widen_b = np.abs(other.mid) * slack
@@ -91,32 +91,32 @@ class Interval:
         return (self.lo <= 0.0) & (self.hi >= 0.0)
 
     # -- arithmetic
-    def __add__(self, other: "Interval") -> "Interval":
-        return Interval(*outward(self.lo + other.lo, self.hi + other.hi))
+    def __add__(self, other: "Enclosure") -> "Enclosure":
+        return Enclosure(*outward(self.lo + other.lo, self.hi + other.hi))
 
-    def __sub__(self, other: "Interval") -> "Interval":
-        return Interval(*outward(self.lo - other.hi, self.hi - other.lo))
+    def __sub__(self, other: "Enclosure") -> "Enclosure":
+        return Enclosure(*outward(self.lo - other.hi, self.hi - other.lo))
 
-    def __neg__(self) -> "Interval":
-        return Interval(-self.hi, -self.lo)
+    def __neg__(self) -> "Enclosure":
+        return Enclosure(-self.hi, -self.lo)
 
-    def __mul__(self, other: "Interval") -> "Interval":
+    def __mul__(self, other: "Enclosure") -> "Enclosure":
         with np.errstate(invalid="ignore"):
             p = np.stack([self.lo * other.lo, self.lo * other.hi, self.hi * other.lo, self.hi * other.hi])
             p = np.where(np.isnan(p), 0.0, p)  # 0 * inf: the zero bound wins
-        return Interval(*outward(p.min(axis=0), p.max(axis=0)))
+        return Enclosure(*outward(p.min(axis=0), p.max(axis=0)))
 
-    def reciprocal(self) -> "Interval":
+    def reciprocal(self) -> "Enclosure":
         with np.errstate(divide="ignore"):
             lo, hi = 1.0 / self.hi, 1.0 / self.lo
         lo, hi = outward(lo, hi)
         spans = self.contains_zero()
-        return Interval(np.where(spans, _NEG, lo), np.where(spans, _POS, hi))
+        return Enclosure(np.where(spans, _NEG, lo), np.where(spans, _POS, hi))
 
-    def __truediv__(self, other: "Interval") -> "Interval":
+    def __truediv__(self, other: "Enclosure") -> "Enclosure":
         return self * other.reciprocal()
 
-    def power(self, exponent: sympy.Number) -> "Interval":
+    def power(self, exponent: sympy.Number) -> "Enclosure":
         """``self ** exponent`` for a number exponent (integer, rational or float)."""
         if exponent == -1:
             return self.reciprocal()
@@ -125,41 +125,41 @@ class Interval:
             if n < 0:
                 return self.power(sympy.Integer(-n)).reciprocal()
             if n == 0:
-                return Interval(np.ones_like(self.lo), np.ones_like(self.hi))
+                return Enclosure(np.ones_like(self.lo), np.ones_like(self.hi))
             a, b = self.lo ** n, self.hi ** n
             if n % 2:  # odd: monotone
-                return Interval(*outward(a, b))
+                return Enclosure(*outward(a, b))
             lo = np.where(self.contains_zero(), 0.0, np.minimum(a, b))
             hi = np.maximum(a, b)
-            return Interval(*outward(lo, hi))
+            return Enclosure(*outward(lo, hi))
         e = float(exponent)
         with np.errstate(invalid="ignore"):
             lo = np.where(self.lo < 0, np.nan, self.lo)
             a, b = np.power(lo, e), np.power(self.hi, e)
         if e < 0:
             a, b = b, a
-        return Interval(*outward(a, b, 2))
+        return Enclosure(*outward(a, b, 2))
 
-    def apply_monotone(self, fn: Callable, increasing: bool = True, ulps: int = 2) -> "Interval":
+    def apply_monotone(self, fn: Callable, increasing: bool = True, ulps: int = 2) -> "Enclosure":
         with np.errstate(invalid="ignore", divide="ignore"):
             a, b = fn(self.lo), fn(self.hi)
         if not increasing:
             a, b = b, a
-        return Interval(*outward(a, b, ulps))
+        return Enclosure(*outward(a, b, ulps))
 
-    def minimum(self, other: "Interval") -> "Interval":
-        return Interval(np.minimum(self.lo, other.lo), np.minimum(self.hi, other.hi))
+    def minimum(self, other: "Enclosure") -> "Enclosure":
+        return Enclosure(np.minimum(self.lo, other.lo), np.minimum(self.hi, other.hi))
 
-    def maximum(self, other: "Interval") -> "Interval":
-        return Interval(np.maximum(self.lo, other.lo), np.maximum(self.hi, other.hi))
+    def maximum(self, other: "Enclosure") -> "Enclosure":
+        return Enclosure(np.maximum(self.lo, other.lo), np.maximum(self.hi, other.hi))
 
     def __repr__(self) -> str:
-        return f"Interval({self.lo!r}, {self.hi!r})"
+        return f"Enclosure({self.lo!r}, {self.hi!r})"
 
 
 # ---------------------------------------------------------------- compiling SymPy expressions
 
-Compiled = Callable[[Sequence[Interval]], Interval]
+Compiled = Callable[[Sequence[Enclosure]], Enclosure]
 
 
 def compile_interval(expr: sympy.Expr, symbols: Sequence[sympy.Symbol]) -> Compiled:
@@ -177,7 +177,7 @@ def _compile(e: sympy.Expr, position: dict) -> Compiled:
         i = position[e]
         return lambda args: args[i]
     if e.is_Number:
-        return lambda args, e=e: Interval.constant(e, np.shape(args[0].lo) if args else ())
+        return lambda args, e=e: Enclosure.constant(e, np.shape(args[0].lo) if args else ())
     parts = [_compile(a, position) for a in e.args]
     if e.is_Add:
         def add(args):

@@ -17,7 +17,7 @@ from typing import Sequence
 import numpy as np
 
 from hwkb.audit.analysis import CompiledCheck, Side
-from hwkb.audit.enclosures import Interval
+from hwkb.audit.enclosures import Enclosure
 from hwkb.audit.findings import Verdict
 from hwkb.audit.rows import Row
 from hwkb.definitions.model import VarKey
@@ -46,13 +46,13 @@ class Evaluation:
     fact_implied: dict[VarKey, float]     # failed checks: the value (canonical) each fact would need
 
 
-def _arrays(rows: Sequence[Row], symbols: Sequence[VarKey], radius: bool = True) -> list[Interval]:
+def _arrays(rows: Sequence[Row], symbols: Sequence[VarKey], radius: bool = True) -> list[Enclosure]:
     """One interval array per symbol over ``rows``: the stated boxes, or (``radius=False``) their points."""
     out = []
     for k in symbols:
         mid = np.fromiter((r.mid[k] for r in rows), float, len(rows))
         rad = np.fromiter((r.radius[k] for r in rows), float, len(rows)) if radius else 0.0
-        out.append(Interval.around(mid, rad))
+        out.append(Enclosure.around(mid, rad))
     return out
 
 
@@ -92,7 +92,7 @@ def evaluate(check: CompiledCheck, rows: Sequence[Row], system: System) -> list[
     return out
 
 
-def _display(box: Interval, point: np.ndarray, i: int, scale: float) -> tuple[float, float, float]:
+def _display(box: Enclosure, point: np.ndarray, i: int, scale: float) -> tuple[float, float, float]:
     return float(point[i]) * scale, float(box.lo[i]) * scale, float(box.hi[i]) * scale
 
 
@@ -108,8 +108,8 @@ def solve_for_fact(check: CompiledCheck, rows: Sequence[Row], which: np.ndarray,
     x = points[i].copy()
 
     def log_ratio(values):
-        args = [Interval.around(v, 0.0) for v in points[:i]] + [Interval.around(values, 0.0)] + \
-               [Interval.around(v, 0.0) for v in points[i + 1:]]
+        args = [Enclosure.around(v, 0.0) for v in points[:i]] + [Enclosure.around(values, 0.0)] + \
+               [Enclosure.around(v, 0.0) for v in points[i + 1:]]
         with np.errstate(all="ignore"):
             return np.log(check.ratio(args).mid)
 

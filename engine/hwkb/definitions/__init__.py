@@ -1,0 +1,8 @@
+"""Stage 1, definitions: what the knowledge base is made of, before any file or any algebra.
+
+* :mod:`~hwkb.definitions.model`: frozen data — index sets, variables, facts, rules, entities, the Model —
+  and the names of keys (``tc_peak[bf16]``) and of the simulation models a rule may use;
+* :mod:`~hwkb.definitions.expressions`: the whitelist language of rules and ``--where``, parsed with ``ast``;
+* :mod:`~hwkb.definitions.units`: the project's Pint registry and canonical-unit arithmetic;
+* :mod:`~hwkb.definitions.quantities`: the one syntax of a quantity as text (``989.4 TFLOPS``, ``n/a``).
+"""

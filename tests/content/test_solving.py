@@ -1,0 +1,114 @@
+"""Solving on the real KB: its forward-only rules, every solved direction of its laws, its needs and givens.
+
+The engine's behaviour is tested on small KBs in tests/solving; these tests run
+on kb/'s own rules and facts, so editing kb/ may change them.
+"""
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+import sympy
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hwkb.solving.relations import symbol_of
+
+
+# ---------------------------------------------------------------- forward-only rules of the real KB
+
+def test_the_real_kb_marks_its_floor_forward_only(real_kb):
+    fits = next(r for r in real_kb.relations if r.rule.text and "floor(" in r.rule.text)
+    output = str(next(fits.rule.relation.references()))
+    assert fits.can_solve_for(output)
+    assert not any(fits.can_solve_for(k) for k in fits.keys if k != output)
+
+
+def test_a_simulated_rule_is_forward_only_to_its_output(real_kb):
+    sim = next(r for r in real_kb.relations if r.kind == "simulated")
+    assert sim.template is None
+    output = sim.rule.simulation.output
+    assert sim.can_solve_for(output)
+    assert not any(sim.can_solve_for(k) for k in sim.keys if k != output)
+
+
+# ---------------------------------------------------------------- the property, over the real KB
+
+def _directions(kb):
+    out = []
+    for rel in kb.relations:
+        if rel.kind != "law" or rel.template is None:
+            continue
+        sides = sympy.lambdify([symbol_of(k) for k in rel.keys], [rel.lhs, rel.rhs], modules="math")
+        for key in rel.keys:
+            if rel.can_solve_for(key):
+                out.append((rel, key, rel.solver(key), sides))
+    return out
+
+
+@pytest.fixture(scope="module")
+def directions(real_kb):
+    found = _directions(real_kb)
+    assert len(found) > 100  # every law, most of them in every direction
+    return found
+
+
+POSITIVE = st.floats(min_value=1e-3, max_value=1e6, allow_nan=False, allow_infinity=False)
+
+
+def _residual_ok(rel, key, solve, sides, values) -> bool | None:
+    """None when the point is outside the direction's domain, else whether the residual is ≤ 1e-9."""
+    try:
+        values[key] = solve(values)
+    except (ZeroDivisionError, ValueError, OverflowError):
+        return None  # e.g. warps_needed = 1 exactly
+    if not (math.isfinite(values[key]) and values[key] > 0):
+        return None  # every KB quantity is positive: a negative root is no value of the variable
+    lhs, rhs = sides(*(values[k] for k in rel.keys))
+    return abs(lhs - rhs) <= 1e-9 * max(abs(lhs), abs(rhs))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_solved_values_substituted_back_leave_no_residual(directions, data):
+    """For any law, any direction it solves and any positive values of the other keys:
+    the solved value substituted back leaves a relative residual of at most 1e-9."""
+    rel, key, solve, sides = data.draw(st.sampled_from(directions))
+    values = {k: data.draw(POSITIVE) for k in rel.keys if k != key}
+    assert _residual_ok(rel, key, solve, sides, values) is not False, (rel.name, key, values)
+
+
+def test_every_direction_leaves_no_residual(directions):
+    """The same law over every direction at once, at seeded random points."""
+    rng = random.Random(2026)
+    checked = 0
+    for rel, key, solve, sides in directions:
+        values = {k: 10 ** rng.uniform(-3, 6) for k in rel.keys if k != key}
+        ok = _residual_ok(rel, key, solve, sides, values)
+        assert ok is not False, (rel.name, key, values)
+        checked += ok is True
+    assert checked >= len(directions) // 2
+
+
+def test_residual_value_agrees_with_the_sides(directions):
+    rel, key, solve, sides = directions[0]
+    values = {k: 1.5 + i for i, k in enumerate(rel.keys)}
+    assert rel.residual_value(values) == pytest.approx(tuple(sides(*(values[k] for k in rel.keys))))
+
+
+# ---------------------------------------------------------------- answers on the real KB
+
+def test_a_given_equality_the_facts_contradict_makes_the_answer_inconsistent(real_kb):
+    s = real_kb.solve("smem_share", gpu="hopper", layers=["wgmma-m64n64k16"], facts=["tile_n=128"],
+                      where=["b_cols = tile_n"])
+    assert s.status == "inconsistent" and s.magnitude == 0.5
+    assert s.notes[-1] == "'b_cols = tile_n' does not hold here (b_cols = 64, tile_n = 128)"
+
+
+def test_needs_leave_out_sets_that_only_force_a_relation_among_themselves(real_kb):
+    """shading_units with fp32_lanes_per_sm gives two equations in fp32_peak and clock_fp32 that the clock
+    cancels out of: they force shading_units = sm_count x lanes instead of settling the clock."""
+    needs = real_kb.solve("clock_fp32", gpu="b200").needs
+    assert needs == (("fp32_lanes_per_sm", "fp32_peak"), ("fp32_peak", "shading_units"),
+                     ("fp32_lanes_per_partition", "fp32_peak"))
