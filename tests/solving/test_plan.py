@@ -20,7 +20,7 @@ BLOCK = [frozenset({"a", "x", "y"}), frozenset({"b", "x", "y"}), frozenset({"z",
 
 
 def test_all_names_exist():
-    assert sorted(plan_module.__all__) == ["Plan", "Step", "find_needs", "make_plan", "routes_to"]
+    assert sorted(plan_module.__all__) == ["Plan", "Step", "find_needs", "make_plan", "maximum_matching", "routes_to"]
 
 
 def test_plan_imports_networkx_and_not_sympy():
@@ -176,3 +176,19 @@ def test_routes_need_the_direction_and_determined_keys():
     assert routes_to(TINY, p, "clock", lambda r, k: r != 0, lambda k: set()) == [1]
     p = make_plan(TINY, {"sms", "clock"}, ANY)
     assert routes_to(TINY, p, "clock", ANY, lambda k: set()) == []
+
+
+def test_the_matching_is_maximum_and_the_same_whatever_the_hash_seed():
+    import os
+    import subprocess
+    import sys
+    unknowns = {0: ["x", "y"], 1: ["x"], 2: ["y", "z"], 3: ["z"]}
+    assert plan_module.maximum_matching(unknowns) == {"x": 1, "y": 0, "z": 2}  # 3 keys: 3 is the maximum
+    code = ("from hwkb.solving.plan import make_plan; "
+            "r = [frozenset({'a', 'x', 'y'}), frozenset({'b', 'x', 'y'}), frozenset({'x', 'y'})]; "
+            "print(make_plan(r, {'a', 'b'}, lambda i, k: True).steps)")
+    engine = str(Path(plan_module.__file__).resolve().parents[2])
+    outputs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                              env={**os.environ, "PYTHONPATH": engine, "PYTHONHASHSEED": seed}).stdout
+               for seed in ("0", "9", "77")}
+    assert len(outputs) == 1

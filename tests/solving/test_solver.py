@@ -228,3 +228,24 @@ def test_a_block_without_a_closed_form_is_solved_numerically(tmp_path):
     assert solution.status == "derived" and "solved numerically" in solution.notes[0]
     p, q = solution.magnitude, kb.solve("q", gpu="pair").magnitude
     assert p + math.exp(p) * q == pytest.approx(5, rel=1e-10) and p * q + math.log(q) == pytest.approx(1, abs=1e-10)
+
+
+def test_an_extraneous_root_of_a_solved_direction_is_no_value(tmp_path):
+    """``a = sqrt(b * c) + d`` solved for b is ``(a - d)**2 / c``: with a < d no positive b satisfies it."""
+    kb = kb_from_text(tmp_path, """
+variables:
+  a: {unit: GHz, doc: a}
+  b: {unit: GHz, doc: b}
+  c: {unit: GHz, doc: c}
+  d: {unit: GHz, doc: d}
+rules:
+  r: {doc: a root plus an offset, eq: a = sqrt(b * c) + d, source: test}
+""", """
+below: {kind: product, facts: {a: 1 GHz, c: 1 GHz, d: 2 GHz}}
+above: {kind: product, facts: {a: 3 GHz, c: 1 GHz, d: 2 GHz}}
+""")
+    none = kb.solve("b", gpu="below")
+    assert none.status == "underdetermined" and none.value is None
+    assert "r has no solution for b here (its solved form gives 1e+09, which does not satisfy it)" in none.notes
+    some = kb.solve("b", gpu="above")
+    assert some.status == "derived" and some.magnitude == pytest.approx(1.0)

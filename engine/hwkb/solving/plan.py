@@ -5,7 +5,7 @@ The stages are named as in equation-based modelling tools:
 1. **propagation** — take a relation with exactly one unknown and solve it for
    that unknown (if that direction can be solved), round after round;
 2. **matching** — for what remains, a maximum matching between relations and
-   unknowns (``networkx.bipartite``);
+   unknowns (Kuhn's augmenting paths, deterministic);
 3. **blocks** — the strongly connected components of the matched dependency
    graph, in topological order, are systems to solve jointly;
 4. **needs** — when the target stays unknown, the smallest sets of further
@@ -28,9 +28,8 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 import networkx as nx
-from networkx.algorithms import bipartite
 
-__all__ = ["Step", "Plan", "make_plan", "find_needs", "routes_to"]
+__all__ = ["Step", "Plan", "make_plan", "find_needs", "routes_to", "maximum_matching"]
 
 CanSolve = Callable[[int, str], bool]
 MAX_NEED_SIZE = 3
@@ -111,23 +110,11 @@ def _next_block(relations, known: set, by_key, used: set, usable) -> Step | None
     pending = [r for r in range(len(relations)) if usable(r) and r not in used and len(relations[r] - known) >= 2]
     if len(pending) < 2:
         return None
-    graph = nx.Graph()
-    graph.add_nodes_from((("r", r) for r in pending), bipartite=0)
-    for r in pending:
-        for k in relations[r] - known:
-            graph.add_edge(("r", r), ("k", k))
-    top = [("r", r) for r in pending]
-    matching = bipartite.hopcroft_karp_matching(graph, top_nodes=top)
+    owner = maximum_matching({r: sorted(relations[r] - known) for r in pending})
     depends = nx.DiGraph()
-    owner: dict[str, int] = {}
-    for r in pending:
-        mate = matching.get(("r", r))
-        if mate is None:
-            continue
-        key = mate[1]
-        owner[key] = r
+    for key, r in sorted(owner.items(), key=lambda item: item[1]):
         depends.add_node(key)
-        for other in relations[r] - known - {key}:
+        for other in sorted(relations[r] - known - {key}):
             depends.add_edge(other, key)
     if depends.number_of_nodes() == 0:
         return None
@@ -143,6 +130,39 @@ def _next_block(relations, known: set, by_key, used: set, usable) -> Step | None
             settled |= members
         # else: this component is not settled; one that does not depend on it may still be
     return None
+
+
+def maximum_matching(unknowns: dict[int, list[str]]) -> dict[str, int]:
+    """A maximum matching of relations to unknowns (Kuhn's augmenting paths), as ``{key: relation}``.
+
+    The same input gives the same matching on every run: relations are tried in order and each one's
+    unknowns in the order given, so the plan never depends on hash order (networkx's Hopcroft-Karp
+    iterates sets). Augmenting paths are walked with an explicit stack, not recursion.
+
+    >>> maximum_matching({0: ["x", "y"], 1: ["x"], 2: ["x", "y"]})
+    {'x': 1, 'y': 0}
+    """
+    owner: dict[str, int] = {}
+    for start in unknowns:
+        seen: set[str] = set()
+        stack = [(start, iter(unknowns[start]))]
+        path: list[tuple[int, str]] = []
+        while stack:
+            r, choices = stack[-1]
+            key = next((k for k in choices if k not in seen), None)
+            if key is None:
+                stack.pop()
+                if path:
+                    path.pop()
+                continue
+            seen.add(key)
+            path.append((r, key))
+            if key not in owner:
+                for relation, k in path:  # flip the path: every relation on it takes its key
+                    owner[k] = relation
+                break
+            stack.append((owner[key], iter(unknowns[owner[key]])))
+    return owner
 
 
 def routes_to(relations: Sequence[frozenset[str]], plan: Plan, target: str, can_solve: CanSolve,

@@ -99,6 +99,12 @@ class _Template:
                 return None
         return expr
 
+    @cached_property
+    def sides(self) -> Callable:
+        """Both sides of the equation as one numeric function of the placeholders, in order."""
+        symbol = lambda ref: self.placeholders[int(ref.name[1:])]
+        return lambdify_math(self.placeholders, [to_sympy(self.ast.lhs, symbol), to_sympy(self.ast.rhs, symbol)])
+
     def function(self, position: int) -> Callable | None:
         if position not in self.solved:
             expr = self.solution(position)
@@ -187,8 +193,24 @@ class Relation:
 
     def residual_value(self, values: Mapping[VarKey, float]) -> tuple[float, float]:
         """Both sides at canonical values (for audits and consistency checks)."""
-        subs = {symbol_of(k): values[k] for k in self.keys}
-        return float(self.lhs.xreplace(subs)), float(self.rhs.xreplace(subs))
+        try:
+            lhs, rhs = self.template.sides(*(float(values[k]) for k in self.keys))
+            return float(lhs), float(rhs)
+        except (ValueError, ZeroDivisionError, OverflowError, TypeError):  # outside math's domain: SymPy's answer
+            subs = {symbol_of(k): values[k] for k in self.keys}
+            return float(self.lhs.xreplace(subs)), float(self.rhs.xreplace(subs))
+
+    def holds(self, values: Mapping[VarKey, float], relative: float = 1e-7) -> bool:
+        """Whether the equation holds at these canonical values, to ``relative`` of its larger side.
+
+        A solved direction can be an extraneous root: ``a = sqrt(b) + d`` solved for ``b`` gives
+        ``(a - d)**2``, which no positive ``b`` satisfies when ``a < d``.
+        """
+        try:
+            lhs, rhs = self.residual_value(values)
+        except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+            return False
+        return abs(lhs - rhs) <= relative * max(abs(lhs), abs(rhs), 1e-300)
 
 
 def compile_relations(model: Model, units: Units, cache: SolutionCache | None = None) -> list[Relation]:

@@ -116,6 +116,10 @@ class Solver(Structure):
         if not (isinstance(result, float) and math.isfinite(result)):
             self.notes.append(f"{relation.name} gives no finite {key} here")
             return None
+        if not relation.holds({**point, key: result}):
+            self.notes.append(f"{relation.name} has no solution for {key} here (its solved form gives "
+                              f"{result:g}, which does not satisfy it)")
+            return None
         uncertainty = 0.0
         for v in inputs:
             if v.uncertainty and v.canonical:
