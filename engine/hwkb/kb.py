@@ -102,8 +102,16 @@ class KnowledgeBase(System):
 
     def derive(self, gpu: EntityId | None = None, layers: Iterable[EntityId] = (),
                facts: Iterable[str] = ()) -> Derived:
-        """Every value that follows from the context but is not stated in it."""
-        return Derived(gpu, tuple(Solver(self, self.context(gpu, layers, facts)).derived()))
+        """Every value that follows from the context but is not stated in it, each checked against its
+        independent routes (``conflicts`` holds those they contradict)."""
+        solver = Solver(self, self.context(gpu, layers, facts))
+        values = tuple(solver.derived())
+        conflicts = {}
+        for value in values:
+            disagree = tuple(a for a in solver.alternatives(value.key) if not value.agrees_with(a))
+            if disagree:
+                conflicts[value.key] = disagree
+        return Derived(gpu, values, conflicts)
 
     def what_if(self, variables: Sequence[VarKey] = (), gpu: EntityId | None = None,
                 layers: Iterable[EntityId] = (), given: Iterable[str] = (), changes: Iterable[str] = (),

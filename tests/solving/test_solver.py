@@ -15,7 +15,7 @@ from hwkb.solving.values import FactOrigin, RuleOrigin
 
 
 def test_all_names_exist():
-    assert sorted(solve_module.__all__) == ["Solver", "Structure"]
+    assert sorted(solve_module.__all__) == ["MAX_DETOUR", "Solver", "Structure"]
     assert [str(s) for s in Status] == ["stated", "derived", "underdetermined", "inconsistent", "not_applicable"]
 
 

@@ -7,7 +7,6 @@ from pathlib import Path
 from hwkb.cli import flags
 from hwkb.cli.writeback import derived_entity_text, write_atomic
 from hwkb.errors import UsageError
-from hwkb.solving.text import render_derived
 
 __all__ = ["register", "run"]
 
@@ -30,9 +29,7 @@ def run(args: argparse.Namespace) -> int:
         write_atomic(Path(args.write), derived_entity_text(args.gpu, kb.model.entity(args.gpu).kind, values),
                      overwrite=args.force)
     if args.json:
-        flags.emit_json({"entity": args.gpu, "derived": [
-            {"variable": v.key, "value": v.magnitude, "unit": v.unit, "derivation": v.derivation_dict()}
-            for v in values]})
+        flags.emit_json(values.to_dict())
     elif values:
-        print(render_derived(values))
-    return 0
+        print(values)
+    return 0 if values.consistent else 1

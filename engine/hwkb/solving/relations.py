@@ -191,6 +191,19 @@ class Relation:
             return None
         return expr.xreplace(dict(zip(self.template.placeholders, map(symbol_of, self.keys))))
 
+    def limits(self, key: VarKey) -> tuple[VarKey, ...]:
+        """The arguments of ``key = min(a, b, ...)`` (or max), when each is a variable: the named limits.
+
+        Solved for its left side, such a law takes the least (greatest) of them; the solver
+        reports which one that was (:attr:`~hwkb.solving.values.RuleOrigin.bound_by`).
+        """
+        if self.ast is None or str(self.ast.lhs) != key or not isinstance(self.ast.rhs, Call):
+            return ()
+        call = self.ast.rhs
+        if call.func not in ("min", "max") or not all(isinstance(a, Ref) for a in call.args):
+            return ()
+        return tuple(str(a) for a in call.args)
+
     def residual_value(self, values: Mapping[VarKey, float]) -> tuple[float, float]:
         """Both sides at canonical values (for audits and consistency checks)."""
         try:

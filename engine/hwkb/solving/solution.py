@@ -74,6 +74,14 @@ class Solution:
     def magnitude(self) -> float | None:
         return None if self.value is None else self.value.magnitude
 
+    @property
+    def limiter(self) -> Value | None:
+        """The value a min/max law of named limits gave on the way to this one (``blocks_per_sm``), if any.
+
+        Its ``origin.bound_by`` names the limits it equals: the resource that binds.
+        """
+        return None if self.value is None else self.value.binding_limit()
+
     def __str__(self) -> str:
         return render_solution(self)
 
@@ -82,6 +90,10 @@ class Solution:
     def to_dict(self) -> dict:
         out = {"variable": self.variable, "value": self.magnitude, "unit": self.unit, "status": str(self.status),
                "derivation": None if self.value is None else self.value.derivation_dict()}
+        limiter = self.limiter
+        if limiter is not None:
+            out["limiter"] = limiter.origin.bound_by[0]
+            out["limiters"] = list(limiter.origin.bound_by)
         if self.alternatives:
             out["alternatives"] = [{"value": a.magnitude, "unit": a.unit, "derivation": a.derivation_dict()}
                                    for a in self.alternatives]
@@ -111,12 +123,17 @@ class Explanation:
 
 @dataclass(frozen=True, repr=False)
 class Derived:
-    """Every value a context gives that it does not state, in plan order: what ``hwkb derive`` prints."""
+    """Every value a context gives that it does not state, in plan order: what ``hwkb derive`` prints.
+
+    ``conflicts`` are the values an independent route contradicts beyond rounding (their status is
+    inconsistent; ``hwkb derive`` then exits 1).
+    """
     entity: EntityId | None
     values: tuple[Value, ...]
+    conflicts: Mapping[VarKey, tuple[Value, ...]] = field(default_factory=dict)
 
     def __str__(self) -> str:
-        return render_derived(self.values)
+        return render_derived(self.values, self.conflicts)
 
     __repr__ = __str__
 
@@ -126,7 +143,16 @@ class Derived:
     def __len__(self) -> int:
         return len(self.values)
 
+    @property
+    def consistent(self) -> bool:
+        return not self.conflicts
+
     def to_dict(self) -> dict:
-        return {"entity": self.entity, "derived": [
-            {"variable": v.key, "value": v.magnitude, "unit": v.unit, "derivation": v.derivation_dict()}
-            for v in self.values]}
+        def item(v: Value) -> dict:
+            out = {"variable": v.key, "value": v.magnitude, "unit": v.unit, "derivation": v.derivation_dict(),
+                   "status": str(Status.INCONSISTENT if v.key in self.conflicts else Status.DERIVED)}
+            if v.key in self.conflicts:
+                out["alternatives"] = [{"value": a.magnitude, "unit": a.unit, "derivation": a.derivation_dict()}
+                                       for a in self.conflicts[v.key]]
+            return out
+        return {"entity": self.entity, "derived": [item(v) for v in self.values]}

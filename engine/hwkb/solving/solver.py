@@ -14,14 +14,17 @@ from typing import Iterable, Mapping, Sequence
 from hwkb.definitions.model import Fact, VarKey
 from hwkb.solving.blocks import STEP, positive_roots, regular_at_random
 from hwkb.solving.context import Context
-from hwkb.solving.plan import Plan, Step, find_needs, make_plan, routes_to
+from hwkb.solving.plan import Plan, Step, find_needs, make_plan
 from hwkb.solving.relations import Relation, key_of_symbol, symbol_of
 from hwkb.solving.simulated import run_simulated_rule
 from hwkb.solving.solution import Solution, Status
 from hwkb.solving.system import System
 from hwkb.solving.values import FactOrigin, RuleOrigin, Value
 
-__all__ = ["Solver", "Structure"]
+__all__ = ["Solver", "Structure", "MAX_DETOUR"]
+
+#: how many relations deep an independent route may go around a value computed from its target
+MAX_DETOUR = 3
 
 
 class Structure:
@@ -95,12 +98,13 @@ class Solver(Structure):
             self.values[key] = value
             self.producer[key] = r
 
-    def route_value(self, r: int, key: VarKey) -> Value | None:
-        """``key`` as relation ``r`` gives it from the current values of its other keys."""
+    def route_value(self, r: int, key: VarKey, values: Mapping[VarKey, Value] | None = None) -> Value | None:
+        """``key`` as relation ``r`` gives it from the values of its other keys (by default the current ones)."""
         relation = self.relations[r]
-        if any(k not in self.values for k in relation.keys if k != key):
+        values = self.values if values is None else values
+        if any(k not in values for k in relation.keys if k != key):
             return None
-        inputs = [self.values[k] for k in relation.keys if k != key]
+        inputs = [values[k] for k in relation.keys if k != key]
         if relation.template is None:
             simulated = run_simulated_rule(relation, key, inputs, self.kb.model, self.kb.units)
             if simulated.note:
@@ -130,7 +134,8 @@ class Solver(Structure):
                 except (ValueError, ZeroDivisionError, OverflowError):
                     elasticity = 0.0
                 uncertainty += abs(elasticity) * v.uncertainty
-        origin = RuleOrigin(relation.name, relation.kind, relation.rule.source, tuple(inputs))
+        bound_by = tuple(k for k in relation.limits(key) if math.isclose(point[k], result, rel_tol=1e-9))
+        origin = RuleOrigin(relation.name, relation.kind, relation.rule.source, tuple(inputs), bound_by=bound_by)
         return self._make(key, result, origin, uncertainty)
 
     def _evaluate_block(self, step: Step) -> None:
@@ -172,16 +177,51 @@ class Solver(Structure):
 
     # -- answers
     def alternatives(self, key: VarKey) -> list[Value]:
-        """Independent routes to ``key`` other than the one used, each evaluated."""
+        """Independent routes to ``key`` other than the one used, each evaluated.
+
+        A relation whose input was itself computed from ``key`` is no independent route as it stands;
+        that input is then taken from another of its sources that does not rest on ``key``, when there
+        is one (an FP8 rate from the FP8 ratio law, rather than back from the FP8 peak and the very
+        clock being checked). Such detours go at most :data:`MAX_DETOUR` relations deep.
+        """
         produced_by = self.producer.get(key)
-        depends = lambda k: set(self.values[k].depends) if k in self.values else set()
         out = []
-        for r in routes_to(self.keysets, self.plan, key, self.can_solve, depends):
-            if r != produced_by and self.usable(r):
-                value = self.route_value(r, key)
-                if value is not None:
-                    out.append(value)
+        for r, keys in enumerate(self.keysets):
+            if (r == produced_by or key not in keys or not self.usable(r) or not keys <= self.plan.determined
+                    or not self.can_solve(r, key)):
+                continue
+            inputs = self._inputs_without(r, key, key, {r}, MAX_DETOUR)
+            value = None if inputs is None else self.route_value(r, key, inputs)
+            if value is not None:
+                out.append(value)
         return out
+
+    def _inputs_without(self, r: int, output: VarKey, avoid: VarKey, used: set[int], depth: int) -> dict | None:
+        """The inputs of relation ``r`` for ``output``, none resting on ``avoid``, or None if there are none."""
+        inputs = {}
+        for k in self.relations[r].keys:
+            if k == output:
+                continue
+            value = self.values.get(k)
+            if value is not None and avoid in value.depends:
+                value = self._value_without(k, avoid, used, depth)
+            if value is None:
+                return None
+            inputs[k] = value
+        return inputs
+
+    def _value_without(self, key: VarKey, avoid: VarKey, used: set[int], depth: int) -> Value | None:
+        """``key`` from a relation not in ``used`` whose inputs do not rest on ``avoid``."""
+        if depth == 0:
+            return None
+        for r, keys in enumerate(self.keysets):
+            if r in used or key not in keys or avoid in keys or not self.usable(r) or not self.can_solve(r, key):
+                continue
+            inputs = self._inputs_without(r, key, avoid, used | {r}, depth - 1)
+            value = None if inputs is None else self.route_value(r, key, inputs)
+            if value is not None:
+                return value
+        return None
 
     def solution(self, key: VarKey) -> Solution:
         unit = self.kb.model.unit_of(key)

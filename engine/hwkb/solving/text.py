@@ -10,8 +10,8 @@ from typing import Sequence
 from hwkb.definitions.quantities import format_number
 from hwkb.solving.values import Value
 
-__all__ = ["render_tree", "format_intervals", "format_value", "render_solution", "render_answer", "render_needs",
-           "render_derived", "MAX_NEEDS_SHOWN"]
+__all__ = ["render_tree", "format_intervals", "format_value", "render_solution", "render_answer", "render_limiter",
+           "render_needs", "render_derived", "MAX_NEEDS_SHOWN"]
 
 
 def format_value(value: Value) -> str:
@@ -38,7 +38,9 @@ def _render(value: Value, prefix: str, lines: list[str], seen: set, last: bool, 
         lines.append(f"{prefix}{branch}{head}   [{who or 'fact'}]")
         return
     label = "simulation" if origin.kind == "simulated" else origin.kind
-    lines.append(f"{prefix}{branch}{head}   by {label} {origin.rule}" + (f" — {origin.source}" if origin.source else ""))
+    bound = f" [bound by {', '.join(origin.bound_by)}]" if origin.bound_by else ""
+    lines.append(f"{prefix}{branch}{head}   by {label} {origin.rule}{bound}"
+                 + (f" — {origin.source}" if origin.source else ""))
     if origin.parameters:
         params = ", ".join(f"{k}={v}" for k, v in origin.parameters)
         lines.append(f"{prefix}{'' if root else ('   ' if last else '│  ')}   ({params})")
@@ -59,6 +61,9 @@ MAX_NEEDS_SHOWN = 6
 def render_solution(solution, explain: bool = False) -> str:
     """A solution as ``hwkb solve`` prints it, and with ``explain`` its derivation trees as ``hwkb explain`` does."""
     lines = [render_answer(solution)]
+    limiter = solution.limiter
+    if limiter is not None:
+        lines.append(render_limiter(limiter))
     if solution.status == "underdetermined":
         lines.append(render_needs(solution.needs))
     if solution.intervals:
@@ -75,6 +80,13 @@ def render_solution(solution, explain: bool = False) -> str:
             lines.append(render_tree(alternative))
     lines += [f"  note: {note}" for note in solution.notes]
     return "\n".join(lines)
+
+
+def render_limiter(value: Value) -> str:
+    """Which named limit a min/max law took, and every limit's value: ``limited by blocks_limit_regs``."""
+    bound = " = ".join(value.origin.bound_by)
+    limits = ", ".join(f"{i.key} {format_value(i)}" for i in value.origin.inputs)  # a min of names: all limits
+    return f"  limited by {bound} ({value.key} = {format_value(value)} by {value.origin.rule}; limits: {limits})"
 
 
 def render_answer(solution) -> str:
@@ -94,8 +106,16 @@ def render_needs(needs) -> str:
     return f"  give one of {options}" + (f" (or one of {more} more sets: --json lists all)" if more else "")
 
 
-def render_derived(values: Sequence[Value]) -> str:
-    """Derived values as ``hwkb derive`` prints them: one aligned line each, with the rule that gave it."""
+def render_derived(values: Sequence[Value], conflicts=None) -> str:
+    """Derived values as ``hwkb derive`` prints them: one aligned line each, with the rule that gave it;
+    a value an independent route contradicts is marked, with the other routes' values."""
+    conflicts = conflicts or {}
     width = max((len(v.key) for v in values), default=0)
-    return "\n".join(f"{v.key:<{width}}  {format_number(v.magnitude):>10} {v.unit:<10}  via {v.origin.rule}"
-                     for v in values)
+    lines = []
+    for v in values:
+        line = f"{v.key:<{width}}  {format_number(v.magnitude):>10} {v.unit:<10}  via {v.origin.rule}"
+        if v.key in conflicts:
+            others = ", ".join(f"{format_value(a)} via {a.origin.rule}" for a in conflicts[v.key])
+            line += f"  [inconsistent: {others}]"
+        lines.append(line)
+    return "\n".join(lines)

@@ -35,12 +35,15 @@ class RuleOrigin:
     source: str | None
     inputs: tuple["Value", ...]
     parameters: tuple[tuple[str, object], ...] = ()
+    bound_by: tuple[VarKey, ...] = ()  # the named limits of a min/max law that the value equals
 
     def to_dict(self, value: "Value") -> dict:
         out = {"rule": self.rule, "kind": self.kind, "variable": value.key, "value": value.magnitude,
                "unit": value.unit, "source": self.source, "inputs": [i.derivation_dict() for i in self.inputs]}
         if self.parameters:
             out["simulation"] = dict(self.parameters)
+        if self.bound_by:
+            out["bound_by"] = list(self.bound_by)
         return out
 
 
@@ -78,6 +81,18 @@ class Value:
             for f in i.facts():
                 seen.setdefault(f.key, f)
         return list(seen.values())
+
+    def binding_limit(self) -> "Value | None":
+        """The nearest value in this derivation that a min/max law took from named limits (depth first)."""
+        if self.stated:
+            return None
+        if self.origin.bound_by:
+            return self
+        for i in self.origin.inputs:
+            found = i.binding_limit()
+            if found is not None:
+                return found
+        return None
 
     def agrees_with(self, other: "Value") -> bool:
         """True when the two differ by no more than their combined rounding."""
