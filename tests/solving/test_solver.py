@@ -249,3 +249,27 @@ above: {kind: product, facts: {a: 3 GHz, c: 1 GHz, d: 2 GHz}}
     assert "r has no solution for b here (its solved form gives 1e+09, which does not satisfy it)" in none.notes
     some = kb.solve("b", gpu="above")
     assert some.status == "derived" and some.magnitude == pytest.approx(1.0)
+
+
+def test_a_target_behind_a_block_that_fixes_only_a_product_says_what_would_settle_it(tmp_path):
+    """Two peaks of one rate fix only sm_count x clock: the target is underdetermined, the needs name a
+    figure that settles it (not 'no further fact settles it'), and the block's note stays with its keys."""
+    kb = kb_from_text(tmp_path, """
+variables:
+  sms: {unit: "", doc: SMs}
+  clock: {unit: GHz, doc: clock}
+  rate_a: {unit: FMA/cycle, doc: rate a}
+  rate_b: {unit: FMA/cycle, doc: rate b}
+  peak_a: {unit: TFLOPS, doc: peak a}
+  peak_b: {unit: TFLOPS, doc: peak b}
+rules:
+  law_a: {doc: peak a, eq: peak_a = sms * rate_a * clock, source: test}
+  law_b: {doc: peak b, eq: peak_b = sms * rate_b * clock, source: test}
+  twice: {doc: b is twice a, eq: rate_b = 2 * rate_a, source: test}
+""", """
+sheet: {kind: product, facts: {sms: 100, peak_a: 102.4 TFLOPS, peak_b: 204.9 TFLOPS}}
+""")
+    s = kb.solve("clock", gpu="sheet")
+    assert s.status == "underdetermined"
+    assert ("rate_a",) in s.needs and ("rate_b",) in s.needs
+    assert kb.solve("sms", gpu="sheet").notes == ()

@@ -101,6 +101,11 @@ def regular_at_random(relations: Sequence[Relation], outputs: Sequence[VarKey]) 
     if root is None:
         return False
     point.update({key_of_symbol(x): float(v) for x, v in root.items()})
+    return _rank(relations, outputs, point) == len(outputs)
+
+
+def _rank(relations: Sequence[Relation], outputs: Sequence[VarKey], point: dict) -> int:
+    """The rank of the block's Jacobian in its outputs at ``point`` (relative finite differences)."""
     jacobian = []
     for relation in relations:
         lhs, rhs = relation.residual_value(point)
@@ -112,4 +117,4 @@ def regular_at_random(relations: Sequence[Relation], outputs: Sequence[VarKey]) 
             l2, r2 = relation.residual_value(shifted)
             row.append(((l2 - r2) - (lhs - rhs)) / (STEP * scale))
         jacobian.append(row)
-    return int(np.linalg.matrix_rank(np.array(jacobian), tol=1e-4)) == len(outputs)
+    return int(np.linalg.matrix_rank(np.array(jacobian), tol=1e-4))

@@ -183,12 +183,16 @@ def find_needs(relations: Sequence[frozenset[str]], known: Iterable[str], target
 
     Structure cannot see that two equations are one equation twice (two peaks
     that both fix only ``sm_count * clock``); ``accept`` is asked of each
-    candidate's plan so the caller can reject such sets by their numbers.
+    candidate's plan so the caller can reject such sets by their numbers. When
+    the knowns' own plan is rejected (the target rests on such a block), the
+    search starts again from the knowns alone.
     """
     known = set(known)
     base = make_plan(relations, known, can_solve, usable)
     if target in base.determined:
-        return []
+        if accept(base):
+            return []
+        base = Plan((), frozenset(known), ())
     excluded = set(excluded) | {target}
     graph = nx.Graph()
     for r, keys in enumerate(relations):

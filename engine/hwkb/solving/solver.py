@@ -56,6 +56,7 @@ class Solver(Structure):
     def __init__(self, kb: System, context: Context, where: Iterable[str] = (), use_expectations: bool = False):
         super().__init__(kb, context, where, use_expectations)
         self.notes: list[str] = []
+        self._note_keys: dict[str, frozenset[VarKey]] = {}  # a note -> the keys it is about
         self._regular: dict[tuple, bool] = {}
         self.values: dict[VarKey, Value] = {}
         for key, fact in context.facts.items():
@@ -108,21 +109,21 @@ class Solver(Structure):
         if relation.template is None:
             simulated = run_simulated_rule(relation, key, inputs, self.kb.model, self.kb.units)
             if simulated.note:
-                self.notes.append(simulated.note)
+                self._note(simulated.note, relation.keys)
             return simulated.value
         fn = relation.solver(key)
         point = {v.key: v.canonical for v in inputs}
         try:
             result = fn(point)
         except (ValueError, ZeroDivisionError, OverflowError, TypeError) as exc:
-            self.notes.append(f"{relation.name} cannot give {key} here: {exc}")
+            self._note(f"{relation.name} cannot give {key} here: {exc}", relation.keys)
             return None
         if not (isinstance(result, float) and math.isfinite(result)):
-            self.notes.append(f"{relation.name} gives no finite {key} here")
+            self._note(f"{relation.name} gives no finite {key} here", relation.keys)
             return None
         if not relation.holds({**point, key: result}):
-            self.notes.append(f"{relation.name} has no solution for {key} here (its solved form gives "
-                              f"{result:g}, which does not satisfy it)")
+            self._note(f"{relation.name} has no solution for {key} here (its solved form gives {result:g}, "
+                       f"which does not satisfy it)", relation.keys)
             return None
         uncertainty = 0.0
         for v in inputs:
@@ -146,11 +147,11 @@ class Solver(Structure):
         unknowns = [symbol_of(k) for k in step.outputs]
         found = positive_roots(equations, unknowns)
         if found.numeric:
-            self.notes.append(f"{', '.join(step.outputs)} solved numerically (SymPy found no closed form)")
+            self._note(f"{', '.join(step.outputs)} solved numerically (SymPy found no closed form)", step.outputs)
         names = ", ".join(self.relations[r].name for r in step.relations)
         if len(found.roots) != 1:
-            self.notes.append(f"the system {names} has {len(found.roots)} positive solutions for "
-                              f"{', '.join(step.outputs)}")
+            self._note(f"the system {names} has {len(found.roots)} positive solutions for "
+                       f"{', '.join(step.outputs)}", step.outputs)
             return
         inputs = tuple(self.values[k] for r in step.relations for k in self.relations[r].keys
                        if k in self.values and k not in step.outputs)
@@ -159,6 +160,25 @@ class Solver(Structure):
             origin = RuleOrigin(f"system({names})", "law", None, tuple(dict.fromkeys(inputs)))
             self.values[key] = self._make(key, float(found.roots[0][symbol]), origin, 0.0)
             self.producer[key] = step.relations[0]
+
+    def _note(self, text: str, keys) -> None:
+        self.notes.append(text)
+        self._note_keys[text] = frozenset(keys)
+
+    def notes_about(self, key: VarKey, value: Value | None = None) -> tuple[str, ...]:
+        """The notes about ``key`` or what it rests on (the values it came from, or the plan steps that
+        would have given it), not those of unrelated parts of the context."""
+        related = {key} | (set(value.depends) if value is not None else self._steps_to(self.plan, key)[0])
+        return tuple(n for n in self.notes if self._note_keys.get(n, related) & related)
+
+    def _steps_to(self, plan: Plan, target: VarKey) -> tuple[set[VarKey], list[Step]]:
+        """The keys and the steps of ``plan`` that ``target`` rests on."""
+        needed, steps = {target}, []
+        for step in reversed(plan.steps):
+            if needed & set(step.outputs):
+                needed |= {k for r in step.relations for k in self.keysets[r]}
+                steps.append(step)
+        return needed, steps
 
     def reevaluate(self, trials: Mapping[VarKey, Value], steps: Sequence[Step]) -> None:
         """Put ``trials`` in place of the values they name and re-run ``steps`` (single relations) after them.
@@ -239,12 +259,12 @@ class Solver(Structure):
                 where = ", ".join(f"{k} ({self.context.facts[k].where})" for k in absent)
                 return Solution(key, Status.NOT_APPLICABLE, unit,
                                 notes=(f"{key} rests on what this context states as n/a: {where}",))
-            return Solution(key, Status.UNDERDETERMINED, unit, needs=tuple(needs), notes=tuple(self.notes))
+            return Solution(key, Status.UNDERDETERMINED, unit, needs=tuple(needs), notes=self.notes_about(key))
         alternatives = tuple(self.alternatives(key))
         broken = self.broken_givens()
         consistent = all(value.agrees_with(a) for a in alternatives) and not broken
         status = (Status.STATED if value.stated else Status.DERIVED) if consistent else Status.INCONSISTENT
-        return Solution(key, status, unit, value, alternatives, notes=tuple(self.notes) + tuple(broken))
+        return Solution(key, status, unit, value, alternatives, notes=self.notes_about(key, value) + tuple(broken))
 
     def broken_givens(self) -> list[str]:
         """The --where equalities that the values of this context contradict, each as a note."""
@@ -263,12 +283,7 @@ class Solver(Structure):
 
     def blocks_regular(self, plan: Plan, target: VarKey) -> bool:
         """Whether every joint block the target rests on is regular (:func:`~hwkb.solving.blocks.regular_at_random`)."""
-        needed, blocks = {target}, []
-        for step in reversed(plan.steps):
-            if needed & set(step.outputs):
-                needed |= {k for r in step.relations for k in self.keysets[r]}
-                if step.is_block:
-                    blocks.append(step)
+        blocks = [step for step in self._steps_to(plan, target)[1] if step.is_block]
         for step in blocks:
             key = (step.relations, step.outputs)
             if key not in self._regular:
