@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from hwkb.solving import plan as plan_module
-from hwkb.solving.plan import Plan, Step, find_needs, make_plan, routes_to
+from hwkb.solving.plan import Plan, Step, find_needs, make_plan
 
 ANY = lambda r, k: True  # noqa: E731  every direction solvable
 
@@ -20,7 +20,8 @@ BLOCK = [frozenset({"a", "x", "y"}), frozenset({"b", "x", "y"}), frozenset({"z",
 
 
 def test_all_names_exist():
-    assert sorted(plan_module.__all__) == ["Plan", "Step", "find_needs", "make_plan", "maximum_matching", "routes_to"]
+    assert sorted(plan_module.__all__) == ["Plan", "Step", "components_in_order", "find_needs", "make_plan",
+                                           "maximum_matching"]
 
 
 def test_plan_imports_networkx_and_not_sympy():
@@ -156,26 +157,14 @@ def test_needs_through_a_block():
     assert find_needs(BLOCK, {"a"}, "z", ANY) == [("x",), ("y",), ("b",)]  # z's own inputs before the far b
 
 
-# ---------------------------------------------------------------- routes
-
-def test_routes_to_a_stated_key():
-    known = {"sms", "rate[fp16]", "peak[fp16]", "clock"}
-    p = make_plan(TINY, known, ANY)
-    assert routes_to(TINY, p, "clock", ANY, lambda k: set()) == [0, 1]
+# ---------------------------------------------------------------- blocks in order
 
 
-def test_routes_exclude_relations_whose_inputs_rest_on_the_target():
-    p = make_plan(TINY, {"sms", "rate[fp16]", "peak[fp16]"}, ANY)
-    depends = {"clock": {"sms", "rate[fp16]", "peak[fp16]"}, "rate[bf16]": {"rate[fp16]"},
-               "peak[bf16]": {"clock", "sms", "rate[bf16]", "rate[fp16]", "peak[fp16]"}}
-    assert routes_to(TINY, p, "clock", ANY, lambda k: depends.get(k, set())) == [0]
-
-
-def test_routes_need_the_direction_and_determined_keys():
-    p = make_plan(TINY, {"sms", "rate[fp16]", "peak[fp16]", "clock"}, ANY)
-    assert routes_to(TINY, p, "clock", lambda r, k: r != 0, lambda k: set()) == [1]
-    p = make_plan(TINY, {"sms", "clock"}, ANY)
-    assert routes_to(TINY, p, "clock", ANY, lambda k: set()) == []
+def test_components_come_before_what_depends_on_them():
+    graph = {"x": ["y"], "y": ["x", "z"], "z": [], "w": ["x"]}
+    assert plan_module.components_in_order(graph) == [["w"], ["x", "y"], ["z"]]
+    chain = {str(i): [str(i + 1)] for i in range(5000)}  # no recursion, however deep
+    assert len(plan_module.components_in_order(chain)) == 5001
 
 
 def test_the_matching_is_maximum_and_the_same_whatever_the_hash_seed():

@@ -29,7 +29,7 @@ from typing import Callable, Iterable, Sequence
 
 import networkx as nx
 
-__all__ = ["Step", "Plan", "make_plan", "find_needs", "routes_to", "maximum_matching"]
+__all__ = ["Step", "Plan", "make_plan", "find_needs", "maximum_matching", "components_in_order"]
 
 CanSolve = Callable[[int, str], bool]
 MAX_NEED_SIZE = 3
@@ -111,17 +111,16 @@ def _next_block(relations, known: set, by_key, used: set, usable) -> Step | None
     if len(pending) < 2:
         return None
     owner = maximum_matching({r: sorted(relations[r] - known) for r in pending})
-    depends = nx.DiGraph()
+    depends: dict[str, list[str]] = {}  # key -> the keys that need it
     for key, r in sorted(owner.items(), key=lambda item: item[1]):
-        depends.add_node(key)
+        depends.setdefault(key, [])
         for other in sorted(relations[r] - known - {key}):
-            depends.add_edge(other, key)
-    if depends.number_of_nodes() == 0:
+            depends.setdefault(other, []).append(key)
+    if not depends:
         return None
-    condensed = nx.condensation(depends)
     settled = set(known)
-    for component in nx.topological_sort(condensed):
-        members = set(condensed.nodes[component]["members"])
+    for component in components_in_order(depends):
+        members = set(component)
         rels = {owner[k] for k in members if k in owner}
         unknowns = set().union(*(relations[r] - settled for r in rels)) if rels else {None}
         if len(members) >= 2 and len(rels) == len(members) and unknowns <= members:
@@ -130,6 +129,54 @@ def _next_block(relations, known: set, by_key, used: set, usable) -> Step | None
             settled |= members
         # else: this component is not settled; one that does not depend on it may still be
     return None
+
+
+def components_in_order(successors: dict[str, list[str]]) -> list[list[str]]:
+    """The strongly connected components of a directed graph, each before those that depend on it.
+
+    Tarjan's algorithm, with an explicit stack; it finds components in reverse topological order.
+
+    >>> components_in_order({"a": ["b"], "b": ["c"], "c": ["b"], "d": []})
+    [['d'], ['a'], ['b', 'c']]
+    """
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found: list[list[str]] = []
+    for root in successors:
+        if root in index:
+            continue
+        work = [(root, iter(successors.get(root, ())))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(successors.get(child, ()))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                found.append(sorted(component))
+    return found[::-1]
 
 
 def maximum_matching(unknowns: dict[int, list[str]]) -> dict[str, int]:
@@ -163,17 +210,6 @@ def maximum_matching(unknowns: dict[int, list[str]]) -> dict[str, int]:
                 break
             stack.append((owner[key], iter(unknowns[owner[key]])))
     return owner
-
-
-def routes_to(relations: Sequence[frozenset[str]], plan: Plan, target: str, can_solve: CanSolve,
-              depends_on: Callable[[str], set[str]]) -> list[int]:
-    """Relations that give ``target`` from determined keys that do not themselves depend on it."""
-    routes = []
-    for r, keys in enumerate(relations):
-        if target in keys and keys <= plan.determined and can_solve(r, target):
-            if not any(target in depends_on(k) for k in keys - {target}):
-                routes.append(r)
-    return routes
 
 
 def find_needs(relations: Sequence[frozenset[str]], known: Iterable[str], target: str, can_solve: CanSolve,

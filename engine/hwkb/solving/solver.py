@@ -78,7 +78,7 @@ class Solver(Structure):
             entity = self.kb.model.entities.get(fact.entity) if fact.entity else None
             via = "default" if fact.entity is None else ("scenario" if entity and entity.kind == "scenario" else "fact")
         uncertainty = abs(fact.rounding / fact.value) if fact.value else 0.0
-        origin = FactOrigin(fact.key, fact.entity, fact.source, str(fact.where), via)
+        origin = FactOrigin(fact.key, fact.entity, fact.source, fact.where, via)
         return Value(fact.key, display, unit, units.to_canonical(fact.value, fact.unit), origin, uncertainty)
 
     def _make(self, key: VarKey, canonical: float, origin: RuleOrigin, uncertainty: float) -> Value:

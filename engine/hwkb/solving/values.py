@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from hwkb.definitions.model import VarKey
+from hwkb.errors import Location
 
 __all__ = ["Derivation", "FactOrigin", "RuleOrigin", "Value"]
 
@@ -14,14 +15,14 @@ class FactOrigin:
     key: VarKey
     entity: str | None
     source: str | None
-    where: str | None
+    where: Location | None  # formatted only when shown: resolving a path per fact is most of a warm solve
     via: str = "fact"  # fact | default | set | scenario
 
     def to_dict(self, value: "Value") -> dict:
         out = {"fact": self.key, "value": value.magnitude, "unit": value.unit,
                "entity": self.entity, "source": self.source}
-        if self.where:
-            out["where"] = self.where
+        if self.where is not None and str(self.where):
+            out["where"] = str(self.where)
         if self.via != "fact":
             out["via"] = self.via
         return out
