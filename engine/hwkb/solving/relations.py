@@ -183,6 +183,8 @@ class Relation:
         if fn is None:
             return None
         others = [k for i, k in enumerate(self.keys) if i != position]
+        if not others:  # a relation of one key: `sm_count = 100`
+            return lambda values: float(fn())
         if len(others) == 1:
             (only,) = others
             return lambda values: float(fn(values[only]))
