@@ -13,7 +13,7 @@ def test_all_names_exist():
     assert sorted(errors.__all__) == sorted([
         "Location", "KBError", "LoadError", "ExpressionError", "UnitError", "DimensionError",
         "UnknownNameError", "ContextError", "QueryError", "NotDetermined", "NoClosedForm", "UnevaluablePoint",
-        "SimulationInputError", "MissingExtraError", "UsageError", "KBErrors", "suggest"])
+        "SimulationInputError", "MissingExtraError", "UsageError", "LimitError", "KBErrors", "suggest"])
     for name in errors.__all__:
         assert hasattr(errors, name)
 
@@ -81,11 +81,13 @@ def test_error_carries_its_fields():
     assert (e.message, e.where, e.hint) == ("unknown unit 'GHzz'", where, "units are defined in units.txt")
 
 
-def test_as_dict(tmp_path, monkeypatch):
+def test_as_dict_keeps_the_file_as_given(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     e = LoadError("duplicate key 'x'", where=Location(str(tmp_path / "f.yaml"), 3, 4), hint="keep one")
-    assert e.to_dict() == {"file": "f.yaml", "line": 3, "message": "duplicate key 'x'; keep one"}
-    assert KBError("bad").to_dict() == {"file": None, "line": None, "message": "bad"}
+    assert e.to_dict() == {"file": str(tmp_path / "f.yaml"), "line": 3, "column": 4, "message": "duplicate key 'x'",
+                           "hint": "keep one"}
+    assert str(e) == "f.yaml:3:4: duplicate key 'x'; keep one"  # the text shows it from the working directory
+    assert KBError("bad").to_dict() == {"file": None, "line": None, "column": None, "message": "bad", "hint": None}
 
 
 def test_unknown_name_suggests_the_nearest():

@@ -99,3 +99,31 @@ def test_operand_bandwidth_table_matches_the_chapter(kb):
         "Blackwell two-SM m256n256k16": ["0.0156", "64", "50%", "128 KB"],
     }
     assert result.notes == []
+
+
+def test_simt_launch_reproduces_the_textbooks_vector_multiply(kb):
+    _, rows = table(kb, "simt_launch")
+    # H&P 4.4: 8192 / 512 = 16 thread blocks, 512 / 32 = 16 SIMD threads, 16 lanes take 2 clocks
+    assert rows["P100"] == ["16", "16", "16", "2"]
+    assert rows["A100"][3] == "2" and rows["H100 SXM"][2:] == ["32", "1"]   # the chapter: 16 per partition take two
+    assert rows["DAXPY n=8192"][0] == "32"                                   # nblocks = (n + 255) / 256
+
+
+def test_divergence_halves_per_nesting_level(kb):
+    _, rows = table(kb, "divergence")
+    assert rows["2"] == ["8", "25.0%"] and rows["3"] == ["4", "12.5%"]       # H&P 4.4: 25 %, 12.5 %
+
+
+def test_p100_table_matches_the_textbook(kb):
+    _, rows = table(kb, "p100")
+    assert rows["P100"][:6] == ["56", "10 TFLOP/s", "5 TFLOP/s", "20 TFLOP/s", "732 GB/s", "160 GB/s"]
+    assert rows["Pascal (textbook)"][6] == "8192" and rows["RV64V"][6] == "1024"   # 256 x 32 and 32 x 32
+    assert rows["P100"][6] == "8160"                                         # NVIDIA's 255 registers per thread
+
+
+def test_occupancy_table_shows_every_limit(kb):
+    result, rows = table(kb, "occupancy")
+    assert result.columns[1:3] == ["occupancy", "blocks/SM"]
+    assert rows["A100 256x64"] == ["50.0%", "4", "32", "8", "4", "164", "32"]    # the example
+    assert rows["A100 256x32 48KB"][:2] == ["37.5%", "3"]                     # 3 x (48 + 1) KB in 164 KB
+    assert rows["H100 256x32 48KB"][:2] == ["50.0%", "4"]                     # 4 x 49 KB in 228 KB

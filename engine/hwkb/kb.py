@@ -169,4 +169,4 @@ class CheckReport:
     __repr__ = __str__
 
     def to_dict(self) -> dict:
-        return {"ok": self.ok, "errors": [e.to_dict() for e in self.errors]}
+        return {"command": "check", "status": "ok" if self.ok else "error", "ok": self.ok, "errors": [e.to_dict() for e in self.errors]}

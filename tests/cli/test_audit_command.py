@@ -132,7 +132,7 @@ def test_json_contract(capsys, chips_kb):
     code, out, err = run(capsys, "audit", "--gpu", "big", "--json", "--kb", str(directory), "--no-default-kb")
     assert code == 1 and err == ""
     document = json.loads(out)
-    assert set(document) == {"entities", "summary"}
+    assert set(document) == {"command", "status", "entities", "summary"} and document["status"] == "inconsistent"
     (entity,) = document["entities"]
     assert entity["entity"] == "big"
     for check in entity["checks"]:

@@ -7,12 +7,13 @@ from pathlib import Path
 
 from hwkb.cli import flags
 from hwkb.errors import KBErrors, QueryError
+from hwkb.kb import KnowledgeBase
 
 
 def test_the_cli_loads_the_kb_with_the_cache_directory(monkeypatch, tmp_path):
     monkeypatch.setenv("HWKB_CACHE_DIR", str(tmp_path))
     calls = []
-    monkeypatch.setattr(flags.KnowledgeBase, "load", lambda *a, **kw: calls.append((a, kw)))
+    monkeypatch.setattr(KnowledgeBase, "load", lambda *a, **kw: calls.append((a, kw)))
     flags.load_kb(argparse.Namespace(kb=["mine"], no_default_kb=True))
     assert calls == [((["mine"],), {"default": False, "cache": Path(tmp_path)})]
     monkeypatch.setenv("HWKB_CACHE_DIR", "off")

@@ -13,7 +13,8 @@ run_json = run_cli_json
 @pytest.mark.parametrize("what, expected", [("entities", "h100-sxm"), ("variables", "sm_count"),
                                             ("rules", "tensor_peak")])
 def test_list(capsys, what, expected):
-    code, items, _ = run_json(capsys, "list", what)
+    code, doc, _ = run_json(capsys, "list", what)
+    items = doc["items"]
     assert code == 0 and expected in {i["id"] for i in items}
     assert all(i["doc"] for i in items if i.get("kind") in (None, "law", "expectation", "architecture", "product"))
 

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from hwkb.cli import simulate as cli_simulate
+from hwkb.cli.main import build_parser
 from hwkb.cli.plots import plot_utilization
 from hwkb.errors import MissingExtraError
 from hwkb.errors import SimulationInputError
@@ -15,10 +16,8 @@ from hwkb.solving.scheduler import simulate
 
 
 def _main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="hwkb")
-    cli_simulate.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["simulate", *argv])
-    assert args.handler is cli_simulate.run
+    args = build_parser().parse_args(["simulate", *argv])
+    assert args.handler.module == cli_simulate.__name__
     return cli_simulate.run(args)
 
 
@@ -49,7 +48,7 @@ def test_json(capsys):
     out, err = capsys.readouterr()
     document = json.loads(out)  # exactly one document, nothing else on stdout
     assert err == ""
-    assert list(document) == ["runs"]
+    assert list(document) == ["command", "status", "units", "runs"] and document["status"] == "ok"
     runs = document["runs"]
     assert [(r["warps"], r["ilp"]) for r in runs] == [(1, 1), (1, 4), (2, 1), (2, 4)]
     assert list(runs[0]) == ["warps", "ilp", "compute", "latency", "iters", "policy", "utilization",

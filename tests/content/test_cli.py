@@ -37,7 +37,7 @@ def test_json_contract(capsys):
     code, out, err = run(capsys, "audit", "--gpu", "h100-sxm", "--json")
     assert code == 1 and err == ""
     document = json.loads(out)
-    assert set(document) == {"entities", "summary"}
+    assert set(document) == {"command", "status", "entities", "summary"}
     (entity,) = document["entities"]
     assert entity["entity"] == "h100-sxm"
     for check in entity["checks"]:
@@ -278,7 +278,7 @@ def test_sweep_json_and_csv(capsys):
     assert document["rows"] == [[64.0, 64.0, 2.0], [64.0, 128.0, 4 / 3], [128.0, 64.0, 4 / 3], [128.0, 128.0, 1.0]]
     code, out, _ = run(capsys, "solve", "exp_utilization[fp8]", "--gpu", "h100-sxm", "--sweep", "d_qk=64",
                        "--set", "d_v=64", "--format", "csv")
-    assert out == "d_qk,exp_utilization[fp8]\n64.0,2.0\n"
+    assert out == "d_qk,exp_utilization[fp8]\n64,2.0\n"  # d_qk counts whole things: integers
 
 
 def test_sweep_errors_are_one_line(capsys):

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import TINY
 from hwkb.definitions import units as units_module
-from hwkb.errors import Location, UnitError
+from hwkb.errors import LimitError, Location, UnitError
 from hwkb.formats.resources import default_kb_dirs
 from hwkb.definitions.units import Units, format_dimensions
 
@@ -20,7 +20,7 @@ def units() -> Units:
 
 
 def test_all_names_exist():
-    assert sorted(units_module.__all__) == ["Dimensions", "Units", "format_dimensions"]
+    assert sorted(units_module.__all__) == ["Dimensions", "NUMBER", "Units", "format_dimensions", "parse_unit_text"]
 
 
 def test_our_cycle_is_a_dimension_not_pints_angle(units):
@@ -105,14 +105,18 @@ def test_an_empty_unit_is_dimensionless(units):
     assert units.parse_unit("") == units.registry.parse_units("dimensionless")
 
 
-def test_out_of_range_unit_is_a_unit_error(units):
-    with pytest.raises(UnitError) as info:
+def test_an_exponent_beyond_the_limit_is_a_limit_error(units):
+    with pytest.raises(LimitError) as info:
         units.dimensions("GHz**99999")
-    assert str(info.value) == "unit 'GHz**99999' is out of range; use a unit within 1e-300 .. 1e300"
+    assert str(info.value) == "unit 'GHz**99999': exponent 99999 exceeds the limit of 8"
+    assert (info.value.what, info.value.found, info.value.limit) == ("exponent", "99999", 8)
 
 
-def test_fractional_dimensions(units):
-    assert units.dimensions("Hz**0.5") == frozenset({("[cycle]", Fraction(1, 2)), ("[time]", Fraction(-1, 2))})
+def test_unit_exponents_are_whole_numbers(units):
+    assert units.dimensions("Hz^2") == frozenset({("[cycle]", Fraction(2)), ("[time]", Fraction(-2))})
+    with pytest.raises(UnitError) as info:
+        units.dimensions("Hz**0.5")
+    assert info.value.message == "cannot read unit 'Hz**0.5': unexpected '.'"
 
 
 @pytest.mark.parametrize("dims, text", [

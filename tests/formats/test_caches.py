@@ -96,7 +96,7 @@ def test_solutions_survive_on_disk_written_atomically(cache_dir):
     cache = SolutionCache.in_directory(cache_dir)
     assert cache.path == cache_dir / "solutions.json"
     cache.put("k", "x1 * 2")
-    assert json.loads(cache.path.read_text()) == {"k": "x1 * 2"}
+    assert json.loads(cache.path.read_text())["k"]["text"] == "x1 * 2"  # with its checksum beside it
     assert [p.name for p in cache_dir.iterdir()] == ["solutions.json"]  # no temporary file left behind
     assert SolutionCache.in_directory(cache_dir).get("k") == "x1 * 2"
     assert SolutionCache.in_directory(None).path is None
@@ -109,7 +109,18 @@ def test_a_tampered_solution_file_is_ignored(cache_dir, payload):
     cache = SolutionCache.in_directory(cache_dir)
     assert cache.get("k") is None
     cache.put("k", "x1")
-    assert json.loads((cache_dir / "solutions.json").read_text()) == {"k": "x1"}
+    assert list(json.loads((cache_dir / "solutions.json").read_text())) == ["k"]
+    assert SolutionCache.in_directory(cache_dir).get("k") == "x1"
+
+
+def test_a_solution_entry_that_does_not_match_its_checksum_is_a_miss(cache_dir):
+    SolutionCache.in_directory(cache_dir).put("k", "x1 * 2")
+    stored = json.loads((cache_dir / "solutions.json").read_text())
+    assert set(stored["k"]) == {"text", "checksum"}
+    stored["k"]["text"] = "exp(exp(exp(x1)))"
+    (cache_dir / "solutions.json").write_text(json.dumps({**stored, "old": "x1"}))
+    assert (SolutionCache.in_directory(cache_dir).get("k"), SolutionCache.in_directory(cache_dir).get("old")) == (
+        None, None)
 
 
 def test_an_unwritable_solution_file_is_skipped(tmp_path):

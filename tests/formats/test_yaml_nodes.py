@@ -98,5 +98,5 @@ def test_only_yaml_nodes_imports_ruamel():
 
 
 def test_module_surface():
-    assert sorted(yaml_nodes.__all__) == ["Declaration", "Node", "NodeReader", "cached_tree", "read_yaml",
+    assert sorted(yaml_nodes.__all__) == ["Declaration", "Node", "NodeReader", "cached_tree", "dump_yaml", "read_yaml",
                                           "store_tree", "tree_entry"]

@@ -67,7 +67,8 @@ def test_a_result_prints_as_the_cli_prints_it(kb, tmp_path):
         "Chip BF16                 100  1000 MHz  204.8      204.8\n"
         "Arch                      128         -      -          -\n"
         "least SMs for 100 TFLOPS   49  1000 MHz  262.1      184.3")
-    assert result.to_dict() == {"title": "Tiny peaks", "columns": result.columns, "rows": result.rows}
+    assert result.to_dict() == {"command": "run", "status": "ok", "title": "Tiny peaks", "columns": result.columns,
+                                "units": [None, "", "MHz", "TFLOPS", "TFLOPS"], "rows": result.rows}
 
 
 def test_an_inequality_is_answered_as_solve_answers_it(kb, tmp_path):

@@ -242,7 +242,7 @@ def test_simulation_runs_table_and_json():
         "    1    1       16      500    100  gto            3.3%    1700   51600",
         "   16    1       16      500    100  gto           52.2%   26960   51600"]
     first = runs.runs[0]
-    assert runs.to_dict() == {"runs": [
+    assert runs.to_dict() == {"command": "simulate", "status": "ok", "units": scheduler.SimulationRuns.UNITS, "runs": [
         {"warps": r.warps, "ilp": r.ilp, "compute": r.compute, "latency": r.latency, "iters": r.iters,
          "policy": r.policy, "utilization": r.issued / r.cycles, "cycles": r.cycles, "issued": r.issued}
         for r in runs.runs]}

@@ -39,17 +39,17 @@ def test_derived_with_its_derivation(tiny_kb, monkeypatch):
     s = tiny_kb.solve("clock", gpu="chip")
     assert (s.status, s.magnitude, s.unit) == ("derived", pytest.approx(1.0), "GHz")
     assert s.value.canonical == pytest.approx(1e9)
-    assert s.to_dict() == {
-        "variable": "clock", "value": pytest.approx(1.0), "unit": "GHz", "status": "derived",
+    assert s.to_dict() == {  # where: the file as loaded, whatever the working directory
+        "command": "solve", "variable": "clock", "value": pytest.approx(1.0), "unit": "GHz", "status": "derived",
         "derivation": {
             "rule": "peak_law[fp16]", "kind": "law", "variable": "clock", "value": pytest.approx(1.0), "unit": "GHz",
             "source": "tiny book, page 1", "inputs": [
                 {"fact": "peak[fp16]", "value": 204.8, "unit": "TFLOPS", "entity": "chip", "source": "tiny datasheet",
-                 "where": "gpus/chips.yaml:16:25"},
+                 "where": f"{TINY}/gpus/chips.yaml:16:25"},
                 {"fact": "sm_count", "value": 100.0, "unit": "", "entity": "chip", "source": "tiny datasheet",
-                 "where": "gpus/chips.yaml:15:23"},
+                 "where": f"{TINY}/gpus/chips.yaml:15:23"},
                 {"fact": "fma_rate[fp16]", "value": 1024.0, "unit": "FMA/cycle", "entity": "arch",
-                 "source": "tiny whitepaper, table 3", "where": "gpus/chips.yaml:8:29"},
+                 "source": "tiny whitepaper, table 3", "where": f"{TINY}/gpus/chips.yaml:8:29"},
             ]}}
 
 
@@ -82,7 +82,7 @@ def test_underdetermined_names_what_would_settle_it(tiny_kb):
     s = tiny_kb.solve("clock", gpu="arch")
     assert (s.status, s.value, s.magnitude, s.determined) == ("underdetermined", None, None, False)
     assert s.needs == (("peak[bf16]",), ("peak[fp16]",))
-    assert s.to_dict() == {"variable": "clock", "value": None, "unit": "GHz", "status": "underdetermined",
+    assert s.to_dict() == {"command": "solve", "variable": "clock", "value": None, "unit": "GHz", "status": "underdetermined",
                            "derivation": None, "needs": [["peak[bf16]"], ["peak[fp16]"]]}
 
 

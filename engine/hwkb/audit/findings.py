@@ -17,7 +17,10 @@ from typing import Mapping
 from hwkb.definitions.model import EntityId, VarKey
 from hwkb.definitions.quantities import format_number
 
-__all__ = ["Verdict", "CheckKind", "Figure", "Suspect", "Check", "EntityAudit", "EXPECTATION_CAVEAT", "quantity"]
+__all__ = ["Verdict", "CheckKind", "Figure", "Suspect", "Check", "EntityAudit", "EXPECTATION_CAVEAT", "quantity",
+           "fraction_of_percent", "UNCHECKED"]
+
+UNCHECKED = "unchecked"  # the JSON status of an entity (or a report) no check applies to
 
 EXPECTATION_CAVEAT = "A datasheet can break an expectation without any of its figures being wrong"
 
@@ -52,6 +55,11 @@ class CheckKind(_Labelled):
 def quantity(value: float | None, unit: str) -> str:
     """``1.983 GHz`` as a report prints a value; ``-`` for none."""
     return "-" if value is None else f"{format_number(value)}{' ' + unit if unit else ''}"
+
+
+def fraction_of_percent(percent: float | None) -> float | None:
+    """A deviation as the JSON gives it, a fraction (the text shows percent): 8.35 -> 0.0835."""
+    return None if percent is None else percent / 100
 
 
 @dataclass(frozen=True)
@@ -116,7 +124,7 @@ class Check:
     rule: str
     kind: CheckKind
     status: Verdict
-    deviation: float | None      # % of the target's value over the implied one
+    deviation: float | None      # % of the target's value over the implied one (the JSON's is a fraction)
     variables: tuple[VarKey, ...]  # the stated facts the verdict depends on
     target: VarKey
     value: Figure                # the target as stated (or as its own route gives it)
@@ -168,7 +176,8 @@ class Check:
         return "if a figure is wrong instead" if self.kind == CheckKind.EXPECTATION else "likely"
 
     def to_dict(self) -> dict:
-        return {"rule": self.rule, "kind": str(self.kind), "status": str(self.status), "deviation": self.deviation,
+        return {"rule": self.rule, "kind": str(self.kind), "status": str(self.status),
+                "deviation": fraction_of_percent(self.deviation),
                 "variables": list(self.variables), "defaults": list(self.defaults), "target": self.target,
                 "value": self.value.to_dict(), "implied": self.implied.to_dict(),
                 "sides": [s.to_dict() for s in self.sides],
@@ -196,7 +205,7 @@ class EntityAudit:
 
     def to_dict(self) -> dict:
         status = self.status
-        out = {"entity": self.entity, "name": self.name, "status": None if status is None else str(status),
+        out = {"entity": self.entity, "name": self.name, "status": UNCHECKED if status is None else str(status),
                "checks": [c.to_dict() for c in self.checks],
                "suspects": [s.to_dict() for s in self.suspects], "conflicts": [list(c) for c in self.conflicts]}
         if self.groups:

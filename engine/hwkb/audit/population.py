@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Iterable, Mapping
 
-from hwkb.audit.findings import Verdict
+from hwkb.audit.findings import Verdict, fraction_of_percent
 
 __all__ = ["Outcome", "SystematicGroup", "IsolatedFailure", "PopulationSummary", "classify"]
 
@@ -106,7 +106,7 @@ class IsolatedFailure:
 
     def to_dict(self) -> dict:
         return {"rule": self.rule, "entity": self.entity, "group_by": self.group_by, "group": self.group,
-                "deviation": self.deviation, "failed": self.failed, "checked": self.checked}
+                "deviation": fraction_of_percent(self.deviation), "failed": self.failed, "checked": self.checked}
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ import html
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from hwkb.audit.findings import EXPECTATION_CAVEAT, Check, CheckKind, EntityAudit, Verdict
+from hwkb.audit.findings import EXPECTATION_CAVEAT, UNCHECKED, Check, CheckKind, EntityAudit, Verdict
 from hwkb.audit.population import Outcome, classify
 
 __all__ = ["AuditReport", "summarise", "render", "render_table", "render_markdown", "render_html", "FORMATS"]
@@ -44,8 +44,14 @@ class AuditReport:
         """1 when anything is inconsistent (``fail_on="laws"``: a broken expectation alone does not count)."""
         return 1 if self.failed(laws_only=fail_on == "laws") else 0
 
+    @property
+    def status(self) -> str:
+        """The most severe verdict of any check (``inconsistent`` first), or ``unchecked`` when nothing was checked."""
+        verdicts = [e.status for e in self.entities if e.status is not None]
+        return str(min(verdicts, key=lambda v: v.rank)) if verdicts else UNCHECKED
+
     def to_dict(self) -> dict:
-        return {"entities": [e.to_dict() for e in self.entities], "summary": dict(self.summary)}
+        return {"command": "audit", "status": self.status, "entities": [e.to_dict() for e in self.entities], "summary": dict(self.summary)}
 
     def __str__(self) -> str:
         """The terminal table ``hwkb audit`` prints (which ends the table with a newline of its own)."""
@@ -135,20 +141,30 @@ def _summary_lines(report: AuditReport) -> list[str]:
              f"{s['entities_unchecked']} with no applicable check"]
     if "systematic" in s:
         lines.append(f"systematic failures (a rule failing for most of a group): {len(s['systematic'])}")
-        for g in list(s["systematic"])[:_MAX_LISTED]:
-            lines.append(f"  {g['rule']} fails for {g['failed']} of {g['checked']} rows with "
-                         f"{g['group_by']} = {g['group']}")
+        lines += _listed(s["systematic"], lambda g: f"{g['rule']} fails for {g['failed']} of {g['checked']} rows "
+                                                    f"with {g['group_by']} = {g['group']}")
         lines.append(f"isolated failures (one row against a consistent group): {len(s['isolated'])}")
-        for i in list(s["isolated"])[:_MAX_LISTED]:
-            dev = "" if i.get("deviation") is None else f" ({i['deviation']:+.3g}%)"
-            lines.append(f"  {i['entity']}: {i['rule']}{dev}, among {i['group_by']} = {i['group']}")
+        lines += _listed(s["isolated"], lambda i: f"{i['entity']}: {i['rule']}{_percent(i.get('deviation'))}, "
+                                                  f"among {i['group_by']} = {i['group']}")
         mixed = list(s.get("mixed", []))
         if mixed:
             lines.append(f"mixed failures (a group where the rule holds for some rows and not others): {len(mixed)}")
-            for i in mixed[:_MAX_LISTED]:
-                lines.append(f"  {i['entity']}: {i['rule']}, {i['failed']} of {i['checked']} failing among "
-                             f"{i['group_by']} = {i['group']}")
+            lines += _listed(mixed, lambda i: f"{i['entity']}: {i['rule']}, {i['failed']} of {i['checked']} failing "
+                                              f"among {i['group_by']} = {i['group']}")
     return lines
+
+
+def _listed(items, line) -> list[str]:
+    """The first :data:`_MAX_LISTED` items, one indented line each, and how many more there are."""
+    items = list(items)
+    shown = [f"  {line(item)}" for item in items[:_MAX_LISTED]]
+    return shown + ([f"  ... and {len(items) - _MAX_LISTED} more (--json lists every one)"]
+                    if len(items) > _MAX_LISTED else [])
+
+
+def _percent(fraction: float | None) -> str:
+    """A JSON deviation (a fraction) as the text shows it: `` (+26.4%)``."""
+    return "" if fraction is None else f" ({100 * fraction:+.3g}%)"
 
 
 # ---------------------------------------------------------------- terminal

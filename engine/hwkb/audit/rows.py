@@ -14,7 +14,15 @@ from hwkb.definitions.model import Entity, EntityId, Fact, Model, VarKey, ancest
 from hwkb.errors import Location, UnknownNameError
 from hwkb.solving.system import System
 
-__all__ = ["Row", "Pattern", "EntityTable", "default_facts", "read_rows"]
+__all__ = ["Row", "Pattern", "EntityTable", "default_facts", "read_rows", "DERIVED_SOURCE", "written_by_derive"]
+
+#: how the source of every fact ``hwkb derive --write`` writes begins: the audit sets such facts aside, since
+#: checking a derived value against the facts it came from is circular
+DERIVED_SOURCE = "derived by hwkb"
+
+
+def written_by_derive(fact: Fact) -> bool:
+    return (fact.source or "").startswith(DERIVED_SOURCE)
 
 Pattern = tuple[frozenset[VarKey], frozenset[VarKey], frozenset[VarKey]]  # stated, defaults, n/a
 
@@ -82,7 +90,7 @@ def read_rows(system: System, defaults: Mapping[VarKey, Fact], entities: Sequenc
             raise UnknownNameError("entity", eid, model.entities, where=Location("--gpu"))
         facts = dict(defaults)
         for ancestor in table.ancestry(eid):
-            facts.update(table[ancestor].facts)
+            facts.update({k: f for k, f in table[ancestor].facts.items() if not written_by_derive(f)})
         applicable = {k: f for k, f in facts.items() if f.applicable}
         mid, radius = {}, {}
         for k, f in applicable.items():

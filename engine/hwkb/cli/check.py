@@ -1,22 +1,20 @@
 """``hwkb check``: validate the KB, every problem at once.
 
 Exit 0 and a one-line count when the KB loads; 2 and every problem (one
-``error:`` line each, or the JSON ``{"ok": false, "errors": [...]}``) when it does not.
+``error:`` line each on stderr; with ``--json`` also the error document, with ``"ok": false``) when it does not.
 """
 from __future__ import annotations
 
 import argparse
 
 from hwkb.cli import flags
-from hwkb.errors import KBError, KBErrors
+from hwkb.errors import KBError
 
-__all__ = ["register", "run"]
+__all__ = ["add_arguments", "run"]
 
 
-def register(subparsers) -> None:
-    p = subparsers.add_parser("check", help="validate the KB")
-    flags.add_common(p)
-    p.set_defaults(handler=run)
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = "Load the KB and report every problem at once (file:line:col: message; hint)."
 
 
 def run(args: argparse.Namespace) -> int:
@@ -24,13 +22,11 @@ def run(args: argparse.Namespace) -> int:
         kb = flags.load_kb(args)
     except KBError as exc:
         if args.json:
-            problems = exc.errors if isinstance(exc, KBErrors) else [exc]
-            flags.emit_json({"ok": False, "errors": [e.to_dict() for e in problems]})
-        else:
-            flags.print_errors(exc)
+            flags.emit_json({**flags.error_document(args.command, exc), "ok": False})
+        flags.print_errors(exc)
         return 2
     if args.json:
-        flags.emit_json({"ok": True, "errors": []})
+        flags.emit_json(flags.document(args.command, {"status": "ok", "ok": True, "errors": []}))
     else:
         m = kb.model
         print(f"ok: {len(m.variables)} variables, {len(m.rules)} rules ({len(kb.relations)} relations), "

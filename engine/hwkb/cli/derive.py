@@ -8,16 +8,13 @@ from hwkb.cli import flags
 from hwkb.cli.writeback import derived_entity_text, write_atomic
 from hwkb.errors import UsageError
 
-__all__ = ["register", "run"]
+__all__ = ["add_arguments", "run"]
 
 
-def register(subparsers) -> None:
-    p = subparsers.add_parser("derive", help="every value derivable but not stated")
+def add_arguments(p: argparse.ArgumentParser) -> None:
     flags.add_context(p)
     p.add_argument("--write", metavar="FILE", help="also write the values as an entity file (atomically)")
     p.add_argument("--force", action="store_true", help="with --write: replace an existing file")
-    flags.add_common(p)
-    p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -26,10 +23,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("derive needs --gpu ID", hint="see 'hwkb list entities'")
     values = kb.derive(**flags.context_keywords(args))
     if args.write:
-        write_atomic(Path(args.write), derived_entity_text(args.gpu, kb.model.entity(args.gpu).kind, values),
+        model = kb.model
+        counts = {key for v in model.variables.values() if v.integer for key in v.keys(model.indices)}
+        write_atomic(Path(args.write), derived_entity_text(args.gpu, model.entity(args.gpu).kind, values, counts),
                      overwrite=args.force)
     if args.json:
-        flags.emit_json(values.to_dict())
+        flags.emit_json(flags.document(args.command, values.to_dict()))
     elif values:
         print(values)
     return 0 if values.consistent else 1

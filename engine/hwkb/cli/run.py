@@ -2,20 +2,31 @@
 from __future__ import annotations
 
 import argparse
+import re
 
 from hwkb.cli import flags
 from hwkb.formats.caches import cache_directory
 from hwkb.formats.query_files import load_query
+from hwkb.formats.resources import queries_dir
 from hwkb.questions.saved_queries import run_query
 
-__all__ = ["register", "run"]
+__all__ = ["add_arguments", "run", "saved_queries"]
 
 
-def register(subparsers) -> None:
-    p = subparsers.add_parser("run", help="a saved query, by name or path")
-    p.add_argument("query", metavar="QUERY")
-    flags.add_common(p)
-    p.set_defaults(handler=run)
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = "Run a saved query: a table of rows (entities or parameter sets) by columns (variables)."
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
+    p.epilog = "saved queries:\n" + "\n".join(f"  {name:<20} {title}" for name, title in saved_queries())
+    p.add_argument("query", metavar="QUERY", help="a saved query's name (below) or the path of a query file")
+
+
+def saved_queries() -> list[tuple[str, str]]:
+    """The saved queries' names and titles, read without the YAML parser (``--help`` stays light)."""
+    out = []
+    for path in sorted(queries_dir().glob("*.yaml")):
+        title = re.search(r"^title:\s*(.+)$", path.read_text(encoding="utf-8"), re.MULTILINE)
+        out.append((path.stem, title.group(1).strip().strip("'\"") if title else ""))
+    return out
 
 
 def run(args: argparse.Namespace) -> int:

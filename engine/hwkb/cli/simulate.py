@@ -1,6 +1,6 @@
 """``hwkb simulate``: the warp-scheduler model over a grid of configurations.
 
-``register(subparsers)`` adds the subcommand and ``run(args)`` runs it and
+``add_arguments(parser)`` adds the subcommand's arguments and ``run(args)`` runs it and
 returns the exit code: 0 on success, 2 on bad input (any :class:`KBError`)
 with one ``error:`` line on stderr. The lists are taken as plain strings so
 that every bad value is reported here, in the scheduler's own words, rather
@@ -17,17 +17,15 @@ from hwkb.cli.plots import check_plot_path, plot_utilization
 from hwkb.errors import KBError, SimulationInputError
 from hwkb.solving.scheduler import GRID_MAX_CONFIGS, SimulationRuns, run_grid
 
-__all__ = ["register", "run", "parse_int_list", "parse_iters", "simulate_grid"]
+__all__ = ["add_arguments", "run", "parse_int_list", "parse_iters", "simulate_grid"]
 
 _INT = re.compile(r"[+-]?\d+")
 _LIST_HELP = "comma-separated integers and inclusive START:STOP[:STEP] ranges, e.g. 1,2,4 or 1:16"
 
 
-def register(subparsers) -> None:
-    """Add the ``simulate`` subcommand to an argparse subparsers object."""
-    p = subparsers.add_parser(
-        "simulate", help="the warp-scheduler model over a grid of configurations",
-        description="Simulate one warp scheduler for every combination of the lists and report the "
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The ``simulate`` subcommand's arguments (the common ones, --kb included, are main's: the simulator reads no KB)."""
+    p.description = ("Simulate one warp scheduler for every combination of the lists and report the "
                     "fraction of cycles that issue an instruction.")
     for name, doc in (("warps", "warps per scheduler"), ("ilp", "loads per round"),
                       ("compute", "compute instructions per round"), ("latency", "load latency in cycles")):
@@ -36,13 +34,9 @@ def register(subparsers) -> None:
                    help="rounds the first warp to finish completes (default 100)")
     p.add_argument("--policy", default="gto", metavar="gto|lrr",
                    help="greedy-then-oldest (default) or loose round-robin")
-    p.add_argument("--json", action="store_true", help="one JSON document on stdout")
     p.add_argument("--plot", metavar="FILE", help="also draw utilization against warps (.png or .svg; "
                    "needs the plot extra)")
-    p.add_argument("--kb", action="append", default=[], metavar="DIR",
-                   help="accepted like every command's; the simulator reads no KB")
-    p.add_argument("--no-default-kb", action="store_true", help=argparse.SUPPRESS)
-    p.set_defaults(handler=run)
+    p.add_argument("--force", action="store_true", help="with --plot: replace an existing file")
 
 
 def parse_int_list(text: str, option: str) -> list[int]:
@@ -86,7 +80,7 @@ def simulate_grid(args: argparse.Namespace) -> SimulationRuns:
     lists = {name: parse_int_list(getattr(args, name), f"--{name}") for name in ("warps", "ilp", "compute", "latency")}
     iters = parse_iters(args.iters)
     if args.plot:  # a bad suffix or a missing matplotlib fails before the simulations run
-        check_plot_path(args.plot)
+        check_plot_path(args.plot, overwrite=args.force)
     runs = SimulationRuns(tuple(run_grid(**lists, iters=iters, policy=args.policy)))
     if args.plot:
         try:
@@ -106,7 +100,6 @@ def run(args: argparse.Namespace) -> int:
     try:
         runs = simulate_grid(args)
     except KBError as exc:
-        flags.print_errors(exc)
-        return 2
+        return flags.report_error(args.command, args.json, exc)
     flags.emit(args, runs, str(runs))
     return 0

@@ -20,15 +20,21 @@ from hwkb.questions.text import render_symbolic
 from hwkb.solving.solution import Solution, Status
 from hwkb.solving.text import render_solution
 
-__all__ = ["register", "run", "run_symbolic", "run_sweep", "answer_exit_code"]
+__all__ = ["add_arguments", "run", "run_symbolic", "run_sweep", "answer_exit_code"]
 
 #: a flag of one mode of solve -> the flag that asks for that mode
 MODE_OF_FLAG = {"--free": "--symbolic", "--sensitivity": "--symbolic", "--format": "--sweep", "--plot": "--sweep"}
 
 
-def register(subparsers) -> None:
-    p = subparsers.add_parser("solve", help="the value of a variable in a context")
-    p.add_argument("variable", metavar="VAR")
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = ("The value of VAR in a context (--gpu, --with, --set, --where), with its derivation: stated, "
+                     "derived, underdetermined (with the facts that would settle it) or inconsistent (independent "
+                     "routes disagree beyond rounding). --symbolic gives the closed form in the --free variables, "
+                     "--sweep the value over a grid.")
+    p.epilog = ("examples: hwkb solve clock_tc --gpu h100-sxm;  hwkb solve 'exp_utilization[bf16]' --gpu h100-sxm "
+                "--symbolic --free d_qk,d_v;  hwkb solve smem_share --gpu hopper --sweep tile_n=64,128,256")
+    p.add_argument("variable", metavar="VAR", help="a variable of the KB, e.g. clock_tc or 'tc_peak[bf16]' "
+                   "(hwkb list variables)")
     flags.add_context(p)
     p.add_argument("--symbolic", action="store_true", help="the closed form in the free variables")
     p.add_argument("--free", default="", metavar="A,B", help="with --symbolic: the variables to keep symbolic")
@@ -37,8 +43,7 @@ def register(subparsers) -> None:
                    help="evaluate over a grid (repeatable)")
     p.add_argument("--format", choices=["table", "csv", "json"], default="table", help="output format of a sweep")
     p.add_argument("--plot", metavar="FILE", help="with --sweep: draw the result (needs the plot extra)")
-    flags.add_common(p)
-    p.set_defaults(handler=run)
+    p.add_argument("--force", action="store_true", help="with --plot: replace an existing file")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -86,7 +91,7 @@ def run_sweep(args: argparse.Namespace, kb: KnowledgeBase) -> int:
     if args.symbolic:
         raise QueryError("--symbolic and --sweep are separate questions", hint="give one of them")
     if args.plot:
-        check_plot_path(args.plot)
+        check_plot_path(args.plot, overwrite=args.force)
     axes = [parse_axis(kb, text) for text in args.sweep]
     try:
         result = sweep(kb, args.variable, kb.context(**flags.context_keywords(args)), axes, args.where)
@@ -96,7 +101,7 @@ def run_sweep(args: argparse.Namespace, kb: KnowledgeBase) -> int:
         plot_sweep(result, args.plot)
     fmt = "json" if args.json else args.format
     if fmt == "json":
-        flags.emit_json(result.to_dict())
+        flags.emit_json(flags.document(args.command, result.to_dict()))
     elif fmt == "csv":
         sys.stdout.write(result.to_csv())
     else:

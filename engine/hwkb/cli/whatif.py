@@ -14,16 +14,13 @@ import argparse
 
 from hwkb.cli import flags
 from hwkb.questions.text import render_whatif
-from hwkb.questions.whatif import WhatIf, what_if
-from hwkb.solving.solution import Status
+from hwkb.questions.whatif import what_if
 
-__all__ = ["register", "run", "unsettled"]
+__all__ = ["add_arguments", "run"]
 
 
-def register(subparsers) -> None:
-    p = subparsers.add_parser(
-        "whatif", help="baseline and scenario side by side, every downstream value recomputed",
-        description="Compare a baseline (the entities + --given) with a scenario (the baseline + --scenario "
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = ("Compare a baseline (the entities + --given) with a scenario (the baseline + --scenario "
                     "entities + --set). Without VAR, every value that changes.")
     p.add_argument("variables", nargs="*", metavar="VAR", help="the variables to compare (default: all that change)")
     flags.add_context(p)
@@ -31,8 +28,6 @@ def register(subparsers) -> None:
                    help="a fact of the baseline (and so of the scenario)")
     p.add_argument("--scenario", action="append", default=[], metavar="ID",
                    help="a scenario entity whose facts the scenario takes, e.g. sfu-doubled (repeatable)")
-    flags.add_common(p)
-    p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,10 +35,4 @@ def run(args: argparse.Namespace) -> int:
     result = what_if(kb, args.variables, gpu=args.gpu, layers=args.with_, given=args.given, changes=args.set,
                      scenarios=args.scenario, where=args.where)
     flags.emit(args, result, render_whatif(result))
-    return 1 if unsettled(result) else 0
-
-
-def unsettled(result: WhatIf) -> list[str]:
-    """The variables settled on neither side, or inconsistent on one."""
-    return [r.variable for r in result.rows if (r.baseline is None and r.scenario is None)
-            or Status.INCONSISTENT in (r.baseline_status, r.scenario_status)]
+    return 1 if result.unsettled() else 0

@@ -154,6 +154,12 @@ def _parse(text: str, where: Location | None) -> ast.expr:
         raise ExpressionError("empty expression", where=where)
     if len(text) > MAX_LENGTH:
         raise ExpressionError(f"expression longer than {MAX_LENGTH} characters", where=where)
+    foreign = next((i for i, c in enumerate(text) if not c.isascii() or (not c.isprintable() and c not in " \t")), None)
+    if foreign is not None:  # Python reads names in NFKC form: a fullwidth name would be the ASCII one
+        raise ExpressionError(f"character {text[foreign]!r} is not allowed in {text.strip()!r}",
+                              where=where if where is None or where.col is None else
+                              Location(where.file, where.line, where.col + foreign),
+                              hint="an expression is ASCII: names, numbers, + - * / ** ( ) [ ] and the functions")
     source = _LONE_EQ.sub("==", text.strip())
     try:
         return ast.parse(source, mode="eval").body

@@ -210,15 +210,19 @@ def ancestry(entities: Mapping[EntityId, Entity], entity_id: EntityId) -> list[E
     The one order every context follows; a parent missing from the table is an
     UnknownNameError at the child's place (the loader has ruled out cycles).
     """
-    order: list[EntityId] = []
-
-    def visit(eid: EntityId):
-        for parent in entities[eid].extends:
-            if parent not in entities:
-                raise UnknownNameError("entity", parent, entities, where=entities[eid].where)
-            visit(parent)
-        if eid not in order:
-            order.append(eid)
-
-    visit(entity_id)
-    return order
+    order: dict[EntityId, None] = {}
+    stack = [(entity_id, iter(entities[entity_id].extends))]  # a stack, not recursion: chains may be long
+    walking = {entity_id}
+    while stack:
+        eid, parents = stack[-1]
+        parent = next(parents, None)
+        if parent is None:
+            order.setdefault(eid)
+            walking.discard(eid)
+            stack.pop()
+        elif parent not in entities:
+            raise UnknownNameError("entity", parent, entities, where=entities[eid].where)
+        elif parent not in order and parent not in walking:  # each entity once: a diamond costs its edges
+            walking.add(parent)
+            stack.append((parent, iter(entities[parent].extends)))
+    return list(order)

@@ -2,8 +2,8 @@
 
 A KB file, ``--set``, ``--given`` and a sweep value share one grammar: a number
 (a Python float literal, underscores allowed; an exponent needs digits, so
-``16exp/cycle`` is 16 of the unit ``exp/cycle``), then an optional unit in
-Pint's syntax, or ``n/a`` (also ``na``, ``none``; any case) for a quantity that
+``16exp/cycle`` is 16 of the unit ``exp/cycle``), then an optional unit in the
+project's unit grammar (:mod:`hwkb.definitions.units`), or ``n/a`` (also ``na``, ``none``; any case) for a quantity that
 does not exist. A bare number is in the unit it is read for.
 
 >>> from hwkb.errors import Location
@@ -19,20 +19,17 @@ False
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from hwkb.definitions.units import Units
-from hwkb.errors import Location, UnitError
+from hwkb.definitions.limits import MAX_MAGNITUDE, MAX_QUANTITY_CHARS
+from hwkb.definitions.units import NUMBER, Units
+from hwkb.errors import LimitError, Location, UnitError
 
 __all__ = ["NOT_APPLICABLE", "QuantityReading", "read_quantity", "format_number"]
 
 #: the spellings of "this quantity does not exist here", compared without case
 NOT_APPLICABLE = ("n/a", "na", "none")
-
-# a float literal; an exponent needs digits after the e, so '16exp/cycle' is 16 exp/cycle
-_NUMBER = re.compile(r"[+-]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?:[eE][+-]?[0-9]+)?")
 
 
 @dataclass(frozen=True)
@@ -57,11 +54,17 @@ def read_quantity(text: str, unit: str, units: Units, where: Location, *, key: s
                   in_file: bool = False) -> QuantityReading:
     """``text`` read as a value of ``unit``: a number with an optional unit of the same dimension, or n/a.
 
-    Negative and non-finite numbers are refused: every KB quantity is a count, rate, size or time. ``key``
-    names the variable in messages; ``in_file`` gives the hints for a KB file, where a value is written with
-    its unit, rather than those for a flag, where the unit is optional. Raises UnitError at ``where``.
+    A number and a unit and nothing else: the unit is read by the project's grammar
+    (:func:`~hwkb.definitions.units.parse_unit_text`), never by Pint's evaluator. Negative and non-finite
+    numbers are refused (every KB quantity is a count, rate, size or time), and so are magnitudes beyond
+    :data:`~hwkb.definitions.limits.MAX_MAGNITUDE`. ``key`` names the variable in messages; ``in_file`` gives
+    the hints for a KB file, where a value is written with its unit, rather than those for a flag, where the
+    unit is optional. Raises UnitError or LimitError at ``where``.
     """
     text = text.strip()
+    if len(text) > MAX_QUANTITY_CHARS:
+        raise LimitError("length", f"{len(text)} characters", f"{MAX_QUANTITY_CHARS} characters",
+                         subject=f"quantity {text[:20]!r}...", where=where)
     if text.lower() in NOT_APPLICABLE:
         return QuantityReading(text, text, None, unit, None)
     shown = unit or "plain numbers"
@@ -77,34 +80,39 @@ def read_quantity(text: str, unit: str, units: Units, where: Location, *, key: s
     except ValueError:
         raise cannot_read from None
     try:
-        quantity = units.parse_quantity(f"{number} {written}" if written else number, where)
-    except UnitError:
+        fits = units.dimensions(written) == units.dimensions(unit)
+    except LimitError as exc:
+        raise exc.at(where) from None
+    except UnitError as exc:
+        if exc.message.startswith("unit "):  # out of range
+            raise UnitError(f"{exc.message} in {text!r}", where=where, hint=exc.hint) from None
         if not in_file:
             raise cannot_read from None
+        if not exc.message.startswith("unknown unit"):  # the grammar: say what in it is wrong
+            raise UnitError(f"{exc.message} in {text!r}", where=where, hint=exc.hint) from None
         raise UnitError(f"unknown unit {written!r} in {text!r}", where=where,
                         hint=f"units are defined in {Path(units.source).name}; {key or 'the value'} is in {shown}"
                         ) from None
-    try:
-        fits = units.dimensions(str(quantity.units)) == units.dimensions(unit)
-    except UnitError as exc:
-        raise UnitError(f"{exc.message} in {text!r}", where=where, hint=exc.hint) from None
     if not fits:
         variable = f"{key}, which is in {shown}" if key else f"a variable in {shown}"
         raise UnitError(f"{text!r} does not fit {variable}", where=where,
                         hint=f"give it in {shown}" + (" or a unit of the same dimension" if in_file else ""))
-    value = magnitude if written == unit else float(quantity.to(unit or "dimensionless").magnitude)
+    value = magnitude if written == unit else units.from_canonical(units.to_canonical(magnitude, written), unit)
     if not (math.isfinite(magnitude) and math.isfinite(value)):
         raise UnitError(f"{text!r} is not a finite number", where=where)
     if magnitude < 0:
         raise UnitError(f"{text!r} is negative, and no KB quantity is", where=where,
                         hint=f"give the size of {key or 'the value'}"
                              + ("; every variable is a count, rate, size or time" if in_file else ""))
+    largest = max(magnitude, value)
+    if largest > MAX_MAGNITUDE:
+        raise LimitError("magnitude", f"{largest:g}", f"{MAX_MAGNITUDE:g}", subject=repr(text), where=where)
     return QuantityReading(text, number, magnitude, written, value)
 
 
 def _split(text: str, unit: str) -> tuple[str, str]:
     """'989.4 TFLOPS' -> ('989.4', 'TFLOPS'); a bare number takes ``unit``; no number gives ''."""
-    match = _NUMBER.match(text)
+    match = NUMBER.match(text)
     if match is None:
         return "", unit
     written = text[match.end():].strip()

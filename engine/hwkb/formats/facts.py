@@ -3,16 +3,21 @@
 Entities' facts and variables' defaults are written the same way. The value
 is read by the one quantity syntax (:mod:`hwkb.definitions.quantities`); the
 digits as printed are kept, because they give the rounding the audit allows.
+A tolerance is a quantity too, finite and not negative: an infinite one would
+let any figure pass the audit "within rounding".
 """
 from __future__ import annotations
 
+import math
+
+from hwkb.definitions.limits import MAX_MAGNITUDE
 from hwkb.definitions.model import Fact, Variable
 from hwkb.definitions.quantities import read_quantity
 from hwkb.definitions.units import Units
-from hwkb.errors import UnitError
+from hwkb.errors import KBError, LimitError, UnitError
 from hwkb.formats.yaml_nodes import Node, NodeReader
 
-__all__ = ["read_fact"]
+__all__ = ["read_fact", "read_tolerance"]
 
 _FACT_FIELDS = ("value", "source", "doc", "tolerance")
 
@@ -39,7 +44,7 @@ def read_fact(reader: NodeReader, node: Node, variable: Variable, key: str, enti
     where = reader.at(value_node)
     try:
         reading = read_quantity(text, variable.unit, units, where, key=key, in_file=True)
-    except UnitError as exc:
+    except KBError as exc:
         reader.errors.append(exc)
         return None
     if not reading.applicable:
@@ -58,17 +63,48 @@ def read_fact(reader: NodeReader, node: Node, variable: Variable, key: str, enti
 
 def _absolute_tolerance(reader: NodeReader, node: Node, magnitude: float, unit: str, units: Units) -> float | None:
     """A fact's tolerance in its own unit: given in that unit (or one of its dimension), or as a fraction."""
+    unreadable = "tolerance {!r} must be in the fact's unit or a percentage"
+    read = read_tolerance(reader, node, units, unreadable)
+    if read is None:
+        return None
+    text, amount, written = read
+    if units.dimensions(written) == frozenset():
+        if units.dimensions(unit) == frozenset() and not text.strip().endswith("%"):
+            return amount
+        return abs(magnitude) * units.to_canonical(amount, written)
+    if units.dimensions(written) != units.dimensions(unit):
+        reader.error(node, unreadable.format(text), cls=UnitError)
+        return None
+    return units.from_canonical(units.to_canonical(amount, written), unit)
+
+
+def read_tolerance(reader: NodeReader, node: Node, units: Units, unreadable: str) -> tuple[str, float, str] | None:
+    """A tolerance as written: its text, its amount (finite, not negative, within the magnitude limit) and unit.
+
+    Problems are reported at ``node`` and give None; ``unreadable`` is the message (with a ``{!r}`` for the
+    text) for text that is no quantity or a unit that does not fit.
+    """
     text = reader.text(node, "tolerance")
     if text is None:
         return None
-    try:
-        q = units.parse_quantity(text, reader.at(node))
-        if units.dimensions(str(q.units)) == frozenset():
-            relative = float(q.to("dimensionless").magnitude)
-            if units.dimensions(unit) == frozenset() and not text.strip().endswith("%"):
-                return abs(float(q.magnitude))
-            return abs(magnitude) * relative
-        return abs(float(q.to(unit).magnitude))
-    except Exception:
-        reader.error(node, f"tolerance {text!r} must be in the fact's unit or a percentage", cls=UnitError)
+    where = reader.at(node)
+    if text.strip().lstrip("+-.").lower() in ("inf", "infinity", "nan"):
+        reader.error(node, f"tolerance {text!r} must be finite and not negative", cls=UnitError)
         return None
+    try:
+        amount, written = units.split_quantity(text, where)
+        units.dimensions(written)
+    except LimitError as exc:
+        reader.errors.append(exc.at(where))
+        return None
+    except UnitError:
+        reader.error(node, unreadable.format(text), cls=UnitError)
+        return None
+    if not math.isfinite(amount) or amount < 0:
+        reader.error(node, f"tolerance {text!r} must be finite and not negative", cls=UnitError)
+        return None
+    if amount > MAX_MAGNITUDE:
+        reader.errors.append(LimitError("magnitude", f"{amount:g}", f"{MAX_MAGNITUDE:g}",
+                                        subject=f"tolerance {text!r}", where=where))
+        return None
+    return text, amount, written

@@ -10,12 +10,13 @@ are kept there (:mod:`hwkb.formats.yaml_nodes`).
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Iterable, Mapping
 
 from hwkb.definitions.model import Entity, IndexSet, Model, Rule, Variable
 from hwkb.definitions.units import Units
-from hwkb.errors import KBError, KBErrors, LoadError, Location, UnitError, UnknownNameError
+from hwkb.errors import KBError, KBErrors, LoadError, Location, UnknownNameError
 from hwkb.formats.entity_files import build_entity, read_entity_file
 from hwkb.formats.rule_files import build_rule, build_variable, read_rule_file
 from hwkb.formats.yaml_nodes import Declaration, NodeReader, read_yaml
@@ -79,30 +80,39 @@ def load_entities(path: Path, model: Model, units: Units, *, cache: Path | None 
 
 
 def _check_extends(entities: Mapping[str, Entity]) -> list[KBError]:
-    """The problems of ``extends``: a parent that is not an entity, and every cycle."""
+    """The problems of ``extends``: a parent that is not an entity, and every cycle.
+
+    Walked with a stack, not recursion (a chain may be thousands long), each entity once (a diamond of
+    ``extends`` costs its edges, not its paths).
+    """
     errors: list[KBError] = []
     for entity in entities.values():
         for parent in entity.extends:
             if parent not in entities:
                 errors.append(UnknownNameError("entity", parent, entities, where=entity.where))
-    state: dict[str, int] = {}
-
-    def visit(eid: str, path: list[str]) -> None:
-        state[eid] = 1
-        for parent in entities[eid].extends:
+    state: dict[str, int] = {}  # 1: on the path being walked, 2: done
+    for start in entities:
+        if start in state:
+            continue
+        path = [start]
+        state[start] = 1
+        stack = [iter(entities[start].extends)]
+        while stack:
+            parent = next(stack[-1], None)
+            if parent is None:
+                state[path.pop()] = 2
+                stack.pop()
+                continue
             if parent not in entities:
                 continue
             if state.get(parent) == 1:
-                cycle = path[path.index(parent):] + [parent] if parent in path else [eid, parent]
+                cycle = path[path.index(parent):] + [parent]
                 errors.append(LoadError(f"'extends' forms a cycle: {' -> '.join(cycle)}",
-                                        where=entities[eid].where, hint="an entity cannot extend itself"))
+                                        where=entities[path[-1]].where, hint="an entity cannot extend itself"))
             elif parent not in state:
-                visit(parent, path + [parent])
-        state[eid] = 2
-
-    for eid in entities:
-        if eid not in state:
-            visit(eid, [eid])
+                state[parent] = 1
+                path.append(parent)
+                stack.append(iter(entities[parent].extends))
     return errors
 
 
@@ -111,12 +121,13 @@ def _units(directories: list[Path]) -> Units:
         if not directory.is_dir():
             raise KBErrors([LoadError("no such KB directory", where=Location(str(directory)),
                                       hint="--kb takes a directory holding rules/ and gpus/")])
-    units_file = next((d / "units.txt" for d in reversed(directories) if (d / "units.txt").is_file()), None)
+    units_file = next((d / "units.txt" for d in reversed(directories)
+                       if os.path.lexists(d / "units.txt")), None)  # a pipe or a link is an error of its own
     if units_file is None:
         raise KBErrors([LoadError("no units.txt in the KB directories", where=Location(str(directories[0])))])
     try:
         return Units.from_file(units_file)
-    except UnitError as exc:
+    except KBError as exc:
         raise KBErrors([exc]) from exc
 
 

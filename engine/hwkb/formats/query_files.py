@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hwkb.definitions.units import parse_unit_text
 from hwkb.errors import KBError, KBErrors, LoadError, Location, UnknownNameError
 from hwkb.formats.resources import queries_dir
 from hwkb.formats.yaml_nodes import Node, NodeReader, read_yaml
@@ -93,13 +94,19 @@ def _read_query(reader: NodeReader, root: Node, name: str) -> Query | None:
                            ("header",))
         if c is None or "header" not in c:
             continue
+        unit = reader.text(c["unit"][1], "unit") if "unit" in c else None
+        if unit is not None:
+            try:
+                parse_unit_text(unit)
+            except KBError as exc:  # the grammar and its limits; the names are checked when the query runs
+                reader.errors.append(exc.at(reader.at(c["unit"][1])))
         fmt = reader.text(c["format"][1], "format") if "format" in c else None
         if fmt is not None and not _FORMAT.match(fmt):
             reader.error(c["format"][1], f"format {fmt!r} is not a number format",
                          "use a format spec like .2f, .0f, .3g or .0% (a percentage of a fraction)")
         columns.append(Column(reader.text(c["header"][1], "header") or "", reader.at(node),
                               reader.text(c["variable"][1], "variable") if "variable" in c else None,
-                              reader.text(c["unit"][1], "unit") if "unit" in c else None, fmt,
+                              unit, fmt,
                               reader.text(c["suffix"][1], "suffix") if "suffix" in c else "",
                               _layer(reader, c)))
     rows = []

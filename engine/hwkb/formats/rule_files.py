@@ -7,14 +7,18 @@ facts and simulation inputs) are checked here, against the index sets.
 """
 from __future__ import annotations
 
+import math
+import re
 from typing import Mapping
 
 from hwkb.definitions.expressions import Ref, parse_relation
 from hwkb.definitions.model import (RULE_KINDS, SIMULATION_MODELS, IndexSet, Rule, Simulation, Variable,
                                     split_key)
 from hwkb.definitions.units import Units
-from hwkb.errors import ExpressionError, UnitError, UnknownNameError
-from hwkb.formats.facts import read_fact
+from hwkb.definitions.limits import MAX_RULE_INSTANCES, MAX_SIMULATION_OPTION
+from hwkb.errors import ExpressionError, KBError, LimitError, UnitError, UnknownNameError
+from hwkb.formats.facts import read_fact, read_tolerance
+from hwkb.formats.names import check_name
 from hwkb.formats.yaml_nodes import Declaration, Node, NodeReader
 
 __all__ = ["read_rule_file", "build_variable", "build_rule", "check_ref", "check_key"]
@@ -35,6 +39,9 @@ def read_rule_file(reader: NodeReader, root: Node, indices: dict[str, IndexSet],
             if fields is None or "values" not in fields:
                 continue
             values = reader.names(fields["values"][1], f"the values of {name!r}") or []
+            if not (check_name(reader, key_node, name, "index set")
+                    and all(check_name(reader, fields["values"][1], v, "index value") for v in values)):
+                continue
             doc = reader.text(fields["doc"][1], "doc") if "doc" in fields else ""
             reader.declare(indices, name, key_node, IndexSet(name, tuple(values), doc or "", reader.at(key_node)))
     for section, what, allowed, required, out in (
@@ -53,12 +60,12 @@ def build_variable(item: Declaration, indices: Mapping[str, IndexSet], units: Un
         return None
     unit = reader.text(fields["unit"][1], "unit")
     doc = reader.text(fields["doc"][1], "doc")
-    if unit is None or doc is None:
+    if unit is None or doc is None or not check_name(reader, item.key_node, name, "variable"):
         return None
     try:
         units.parse_unit(unit, where=reader.at(fields["unit"][1]))
         units.dimensions(unit)
-    except UnitError as exc:
+    except KBError as exc:  # an unknown unit, or one beyond a limit
         reader.errors.append(exc.at(reader.at(fields["unit"][1])))
         return None
     index = None
@@ -85,6 +92,8 @@ def build_rule(item: Declaration, indices: Mapping[str, IndexSet], variables: Ma
     doc = reader.text(fields["doc"][1], "doc") if "doc" in fields else None  # a missing one is reported
     source = reader.text(fields["source"][1], "source") if "source" in fields else None
     kind = reader.text(fields["kind"][1], "kind") if "kind" in fields else "law"
+    if not check_name(reader, item.key_node, name, "rule"):
+        return None
     if kind not in RULE_KINDS:
         reader.error(fields["kind"][1], f"unknown rule kind {kind!r}", f"use one of {', '.join(RULE_KINDS)}")
         return None
@@ -95,6 +104,12 @@ def build_rule(item: Declaration, indices: Mapping[str, IndexSet], variables: Ma
             if index not in indices:
                 reader.errors.append(UnknownNameError("index set", index, indices, where=reader.at(fields["for"][1])))
                 return None
+        instances = math.prod(len(indices[index].values) for index in over)
+        if instances > MAX_RULE_INSTANCES:
+            reader.errors.append(LimitError(f"instances of rule {name!r}", instances, MAX_RULE_INSTANCES,
+                                            where=reader.at(fields["for"][1]),
+                                            hint="one relation is built per combination of the index values"))
+            return None
     tolerance = _relative_tolerance(reader, fields["tolerance"][1], units) if "tolerance" in fields else 0.0
     if kind == "simulated":
         simulation = _read_simulation(item, indices, variables)
@@ -166,15 +181,15 @@ def check_key(reader: NodeReader, node: Node, key: str, indices: Mapping[str, In
 
 
 def _relative_tolerance(reader: NodeReader, node: Node, units: Units) -> float:
-    text = reader.text(node, "tolerance")
-    if text is None:
+    unreadable = "tolerance {!r} must be a fraction, e.g. '1 %' or 0.01"
+    read = read_tolerance(reader, node, units, unreadable)
+    if read is None:
         return 0.0
-    try:
-        q = units.parse_quantity(text, reader.at(node))
-        return float(q.to("dimensionless").magnitude)
-    except Exception:
-        reader.error(node, f"tolerance {text!r} must be a fraction, e.g. '1 %' or 0.01", cls=UnitError)
+    text, amount, written = read
+    if units.dimensions(written) != frozenset():
+        reader.error(node, unreadable.format(text), cls=UnitError)
         return 0.0
+    return units.to_canonical(amount, written)
 
 
 def _read_simulation(item: Declaration, indices: Mapping[str, IndexSet],
@@ -210,5 +225,28 @@ def _read_simulation(item: Declaration, indices: Mapping[str, IndexSet],
             if opt not in allowed_options:
                 reader.error(value, f"model {model!r} has no option {opt!r}",
                              f"its options: {', '.join(allowed_options)}")
-            options[opt] = reader.plain_value(value)
+                continue
+            option = _option(reader, value, opt, allowed_options[opt])
+            if option is None:
+                return None
+            options[opt] = option
     return Simulation(model, inputs, output, options)
+
+
+def _option(reader: NodeReader, node: Node, name: str, default: object) -> int | str | None:
+    """A simulation option as written, of its default's type: a whole number from 1 to MAX_SIMULATION_OPTION
+    written in decimal digits, or a name; None with the problem reported."""
+    text = reader.scalar(node, null=False)
+    if isinstance(default, int):
+        if text is None or not re.fullmatch(r"[0-9]{1,12}", text) or int(text) < 1:
+            reader.error(node, f"option {name} must be a whole number from 1 to {MAX_SIMULATION_OPTION}",
+                         f"write it in decimal digits, e.g. {name}: {default}")
+            return None
+        if int(text) > MAX_SIMULATION_OPTION:
+            reader.errors.append(LimitError(f"option {name}", int(text), MAX_SIMULATION_OPTION, where=reader.at(node)))
+            return None
+        return int(text)
+    if text is None or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", text):
+        reader.error(node, f"option {name} must be a name, e.g. {name}: {default}")
+        return None
+    return text

@@ -18,40 +18,55 @@ code, and an unreadable one is a miss. An edited file has a new hash.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import logging
 import os
 import tempfile
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
 from ruamel.yaml import YAML
 from ruamel.yaml import __version__ as _RUAMEL_VERSION
+from ruamel.yaml.composer import MaxDepthExceededError
 from ruamel.yaml.error import MarkedYAMLError, StreamMark, YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from hwkb.errors import KBError, LoadError, Location, suggest
+from hwkb.definitions.limits import MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES, read_regular_file
+from hwkb.errors import KBError, LimitError, LoadError, Location, suggest
 
-__all__ = ["Node", "NodeReader", "Declaration", "read_yaml", "cached_tree", "store_tree", "tree_entry"]
+__all__ = ["Node", "NodeReader", "Declaration", "read_yaml", "dump_yaml", "cached_tree", "store_tree", "tree_entry"]
 
 log = logging.getLogger("hwkb.cache")
 _INT_TAG, _FLOAT_TAG, _NULL_TAG = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:null"
-_CACHE_FORMAT = 1
+_CACHE_FORMAT = 2
 
 
 def read_yaml(path: Path, errors: list[KBError], cache: Path | None = None) -> Node | None:
-    """The node tree of one file, or None with the problem appended; ``cache``: the cache directory, if any."""
+    """The node tree of one file, or None with the problem appended; ``cache``: the cache directory, if any.
+
+    Only a regular file of at most MAX_YAML_BYTES is read; its tree may nest at most MAX_YAML_DEPTH deep and
+    hold at most MAX_YAML_NODES nodes with every alias counted where it is used (an alias bomb is refused,
+    not expanded).
+    """
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        errors.append(LoadError(f"cannot read file: {exc}", where=Location(str(path))))
+        text = read_regular_file(path, MAX_YAML_BYTES)
+    except KBError as exc:
+        errors.append(exc)
         return None
     root = cached_tree(text, str(path), cache)
     if root is not None:
         return root
+    yaml = YAML(typ="safe", pure=True)
+    yaml.max_depth = MAX_YAML_DEPTH
     try:
-        root = YAML(typ="safe", pure=True).compose(text)
+        root = yaml.compose(text)
+    except MaxDepthExceededError as exc:
+        mark = exc.problem_mark
+        errors.append(LimitError("YAML nesting depth", MAX_YAML_DEPTH + 1, MAX_YAML_DEPTH,
+                                 where=Location(str(path), mark.line + 1, mark.column + 1) if mark else Location(str(path))))
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = Location(str(path), mark.line + 1, mark.column + 1) if mark else Location(str(path))
@@ -61,10 +76,68 @@ def read_yaml(path: Path, errors: list[KBError], cache: Path | None = None) -> N
     except YAMLError as exc:
         errors.append(LoadError(f"malformed YAML: {exc}", where=Location(str(path))))
     else:
-        if root is not None:
-            store_tree(text, root, cache)
+        if root is None:
+            return None
+        count = _expanded_size(root)
+        if count is None:
+            errors.append(LoadError("an alias refers to a node that holds it", where=Location(str(path)),
+                                    hint="a KB file is a tree: an alias may repeat a node, never hold itself"))
+            return None
+        if count > MAX_YAML_NODES:
+            errors.append(LimitError("YAML nodes", count, MAX_YAML_NODES, where=Location(str(path)),
+                                     hint="an alias counts once for every place it is used"))
+            return None
+        store_tree(text, root, cache)
         return root
     return None
+
+
+def _expanded_size(root: Node) -> int | None:
+    """The nodes of ``root`` with every alias counted where it is used; None if a node holds itself.
+
+    Iterative, and each distinct node is sized once: an alias bomb costs its text, not its expansion.
+    """
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if key in sizes:
+            continue
+        children = _children(node)
+        if children_done:
+            on_path.discard(key)
+            sizes[key] = 1 + sum(sizes[id(c)] for c in children)
+            continue
+        on_path.add(key)
+        stack.append((node, True))
+        for child in children:
+            if id(child) in on_path:
+                return None
+            if id(child) not in sizes:
+                stack.append((child, False))
+    return sizes[id(root)]
+
+
+def _children(node: Node) -> list[Node]:
+    if isinstance(node, SequenceNode):
+        return list(node.value)
+    if isinstance(node, MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []
+
+
+def dump_yaml(data: dict) -> str:
+    """``data`` (mappings, lists and text) as YAML that reads back to it: every scalar quoted as it needs
+    (a newline, a '#', a leading '*'), mappings of plain values in flow style, keys in their order."""
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = None
+    yaml.width = 4096
+    yaml.sort_base_mapping_type_on_output = False
+    out = io.StringIO()
+    yaml.dump(data, out)
+    return out.getvalue()
 
 
 class NodeReader:
@@ -125,8 +198,14 @@ class NodeReader:
         return out
 
     def text(self, node: Node, what: str) -> str | None:
+        """A scalar's text; a list, a mapping, null or a control character (a terminal escape, a newline) is
+        reported: KB text is shown on terminals as it is."""
         if not isinstance(node, ScalarNode) or node.tag == _NULL_TAG:
             self.error(node, f"{what} must be a single line of text")
+            return None
+        control = next((c for c in str(node.value) if unicodedata.category(c) == "Cc"), None)
+        if control is not None:
+            self.error(node, f"{what} holds the control character {control!r}", "write it as one line of plain text")
             return None
         return str(node.value)
 
@@ -166,10 +245,13 @@ class NodeReader:
         """A scalar as the number or text YAML reads it as; None for a list or a mapping."""
         if not isinstance(node, ScalarNode):
             return None
-        if node.tag == _INT_TAG:
-            return int(node.value)
-        if node.tag == _FLOAT_TAG:
-            return float(node.value)
+        try:
+            if node.tag == _INT_TAG:
+                return int(node.value)
+            if node.tag == _FLOAT_TAG:
+                return float(node.value)
+        except ValueError:  # YAML's other spellings (0x10, 0o17, .inf): kept as text
+            pass
         return node.value
 
 
@@ -197,30 +279,50 @@ def tree_entry(text: str, cache: Path | None) -> Path | None:
 
 
 def cached_tree(text: str, name: str, cache: Path | None) -> Node | None:
-    """The node tree of ``text`` if an earlier load stored it in ``cache``, else None."""
+    """The node tree of ``text`` if an earlier load stored it in ``cache``, else None.
+
+    An entry is used only if it names the hash of ``text`` as its source and its tree matches its own
+    checksum: a corrupted or edited entry is a miss, never a wrong tree.
+    """
     path = tree_entry(text, cache)
     if path is None or not path.is_file():
         return None
     try:
-        return _build(json.loads(path.read_text(encoding="utf-8")), name)
-    except (OSError, ValueError, TypeError, IndexError, KeyError, RecursionError) as exc:
+        entry = json.loads(read_regular_file(path))
+        tree = entry["tree"]
+        if entry["source"] != _digest(text) or entry["checksum"] != _digest(_dumps(tree)):
+            log.info("ignoring node cache %s: it does not match its source or its checksum", path)
+            return None
+        return _build(tree, name)
+    except (KBError, ValueError, TypeError, IndexError, KeyError, RecursionError) as exc:
         log.info("ignoring unreadable node cache %s: %s", path, exc)
         return None
 
 
 def store_tree(text: str, root: Node, cache: Path | None) -> None:
-    """Remember the tree ``text`` composed to (atomically); a cache that cannot be written is skipped."""
+    """Remember the tree ``text`` composed to (atomically), with the hash of ``text`` and a checksum of the tree;
+    a cache that cannot be written is skipped."""
     path = tree_entry(text, cache)
     if path is None:
         return
     try:
+        tree = _dumps(_flat(root))
+        entry = f'{{"source":"{_digest(text)}","checksum":"{_digest(tree)}","tree":{tree}}}'
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".nodes-", suffix=".json")
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(_flat(root), handle, separators=(",", ":"))
+            handle.write(entry)
         os.replace(tmp, path)
     except (OSError, RecursionError) as exc:
         log.info("cannot write node cache %s: %s", path, exc)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _dumps(tree: list) -> str:
+    return json.dumps(tree, separators=(",", ":"))
 
 
 def _flat(node: Node) -> list:

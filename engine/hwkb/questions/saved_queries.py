@@ -25,15 +25,19 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z][A-Za-z0-9_]*)\}")
 
 @dataclass(frozen=True, repr=False)
 class QueryResult:
-    """A query's table: ``rows`` of numbers (None where undetermined), ``text`` as the cells are shown."""
+    """A query's table: ``rows`` of numbers (None where undetermined), ``text`` as the cells are shown.
+
+    ``units`` gives each column's unit (None for a column of labels).
+    """
     title: str
     columns: list[str]
     rows: list[list]
     text: list[list[str]]
     notes: list[str] = field(default_factory=list)
+    units: list[str | None] = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return {"title": self.title, "columns": self.columns, "rows": self.rows}
+        return {"command": "run", "status": "ok", "title": self.title, "columns": self.columns, "units": self.units, "rows": self.rows}
 
     def __str__(self) -> str:
         widths = [max([len(c), *(len(r[i]) for r in self.text)]) for i, c in enumerate(self.columns)]
@@ -49,6 +53,8 @@ class QueryResult:
 def run_query(query: Query, system: System) -> QueryResult:
     """Every cell computed by the engine; an undetermined cell is None (shown as '-')."""
     rows, text, notes = [], [], []
+    units: list[str | None] = [c.unit or None for c in query.columns]
+    solvers: dict[tuple, Solver] = {}  # cells that share a context share its solver
     for row in query.rows:
         cells, shown = [], []
         params = dict(row.layer.params)
@@ -59,11 +65,12 @@ def run_query(query: Query, system: System) -> QueryResult:
                 continue
             variable = _fill(column.variable, params, column)
             try:
-                solution = _answer(system, variable, row.layer, column, params)
+                solution = _answer(system, variable, row.layer, column, params, solvers)
             except KBError as exc:
                 raise QueryError(f"{query.name}: row {row.label!r}, column {column.header!r}: {exc}",
                                  where=row.where) from exc
             value = solution.magnitude if solution.determined else None
+            units[len(cells)] = units[len(cells)] or solution.unit
             if column.unit and column.unit != solution.unit:
                 _check_column_unit(system, column, variable, solution.unit)
                 if value is not None:
@@ -74,19 +81,25 @@ def run_query(query: Query, system: System) -> QueryResult:
             shown.append(_format(value, column))
         rows.append(cells)
         text.append(shown)
-    return QueryResult(query.title, [c.header for c in query.columns], rows, text, notes)
+    return QueryResult(query.title, [c.header for c in query.columns], rows, text, notes, units)
 
 
-def _answer(system: System, variable: str, row_layer: Layer, column: Column, params: dict) -> Solution:
-    """One cell: the row's context with the column's layer on top, asked as ``KnowledgeBase.solve`` asks."""
+def _answer(system: System, variable: str, row_layer: Layer, column: Column, params: dict,
+            solvers: dict[tuple, Solver]) -> Solution:
+    """One cell: the row's context with the column's layer on top, asked as ``KnowledgeBase.solve`` asks
+    (a table shows values: what would settle an empty cell is not searched for)."""
     parts = [row_layer, column.layer]
     system.check_key(variable)
-    context = system.context(column.layer.gpu or row_layer.gpu, [w for part in parts for w in part.layers],
-                             [_fill(s, params, column) for part in parts for s in part.facts])
-    where = [_fill(w, params, column) for part in parts for w in part.where]
+    gpu = column.layer.gpu or row_layer.gpu
+    layers = tuple(w for part in parts for w in part.layers)
+    facts = tuple(_fill(s, params, column) for part in parts for s in part.facts)
+    where = tuple(_fill(w, params, column) for part in parts for w in part.where)
+    context_key = (gpu, layers, facts, where)
     if system.has_inequalities(where):
-        return solve_constrained(system, variable, context, where)
-    return Solver(system, context, where).solution(variable)
+        return solve_constrained(system, variable, system.context(gpu, layers, facts), list(where))
+    if context_key not in solvers:
+        solvers[context_key] = Solver(system, system.context(gpu, layers, facts), where)
+    return solvers[context_key].solution(variable, needs=False)
 
 
 def _check_column_unit(system: System, column: Column, variable: str, unit: str) -> None:

@@ -17,7 +17,7 @@ Example:
 (64.0, 128.0, 192.0)
 >>> result = sweep(kb, "exp_utilization[bf16]", kb.context("h100-sxm", facts=["d_v=128"]), [axis])
 >>> result.rows(), result.method
-([[64.0, 0.6666666666666666], [128.0, 0.5], [192.0, 0.4]], 'closed form')
+([[64, 0.6666666666666666], [128, 0.5], [192, 0.4]], 'closed form')
 """
 from __future__ import annotations
 
@@ -48,10 +48,11 @@ MAX_AXIS_POINTS = 10_000_000
 
 @dataclass(frozen=True)
 class Axis:
-    """One swept variable and its values, in the variable's display unit."""
+    """One swept variable and its values, in the variable's display unit; ``integer`` when it counts whole things."""
     key: VarKey
     unit: str
     values: tuple[float, ...]
+    integer: bool = False
 
 
 def parse_axis(kb: System, text: str) -> Axis:
@@ -88,7 +89,7 @@ def parse_axis(kb: System, text: str) -> Axis:
         values = tuple(read(p) for p in spec.split(","))
     if variable.integer and any(v != int(v) for v in values):
         raise QueryError(f"--sweep {text!r}: {key} counts whole things", hint="sweep whole numbers, e.g. 64:256:64")
-    return Axis(key, variable.unit, values)
+    return Axis(key, variable.unit, values, bool(variable.integer))
 
 
 def _number(kb: System, token: str, key: VarKey, unit: str, text: str) -> float:
@@ -121,11 +122,14 @@ class SweepResult:
         return [a.unit for a in self.axes] + [self.unit]
 
     def rows(self) -> list[list[float | None]]:
+        """The grid and the values, row by row; an axis of a variable that counts whole things gives integers."""
         table = np.column_stack([*self.grid, self.values])
-        return [[None if not math.isfinite(x) else x for x in row] for row in table.tolist()]
+        whole = [a.integer for a in self.axes] + [False]
+        return [[None if not math.isfinite(x) else int(x) if is_whole else x for x, is_whole in zip(row, whole)]
+                for row in table.tolist()]
 
     def to_dict(self) -> dict:
-        out = {"variable": self.variable, "columns": self.columns, "units": self.units, "rows": self.rows(),
+        out = {"command": "solve", "status": "ok", "variable": self.variable, "columns": self.columns, "units": self.units, "rows": self.rows(),
                "method": self.method}
         if self.form is not None:
             out["expression"] = self.form.text

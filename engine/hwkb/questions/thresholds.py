@@ -103,7 +103,7 @@ def solve_constrained(kb: System, variable: VarKey, context: Context, where: lis
         context = context.without([variable])
         notes.append(f"set aside {variable} = {fact.value:g} {fact.unit} ({fact.entity or 'default'}) to solve for it")
     solver = Solver(kb, context, where)
-    base = solver.solution(variable)
+    base = solver.solution(variable, needs=False)  # only whether it is determined: no search for needs
     if base.determined or base.status == Status.NOT_APPLICABLE:
         return _checked(base, solver, constraints)
     try:

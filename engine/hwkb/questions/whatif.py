@@ -67,7 +67,7 @@ class Comparison:
                 "baseline": None if self.baseline is None else self.baseline.magnitude,
                 "scenario": None if self.scenario is None else self.scenario.magnitude,
                 "unit": self.unit, "change": self.change,
-                "status": {"baseline": str(self.baseline_status), "scenario": str(self.scenario_status)},
+                "baseline_status": str(self.baseline_status), "scenario_status": str(self.scenario_status),
                 "derivation": None if self.scenario is None else self.scenario.derivation_dict()}
 
 
@@ -83,13 +83,18 @@ class WhatIf:
     scenario_entities: tuple[EntityId, ...] = ()  # the entities whose facts the scenario takes
 
     def to_dict(self) -> dict:
-        out = {"rows": [r.to_dict() for r in self.rows],
+        out = {"command": "whatif", "status": "unsettled" if self.unsettled() else "ok", "rows": [r.to_dict() for r in self.rows],
                "baseline": {"entities": list(self.baseline.entities),
                             "given": sorted(k for k, v in self.baseline.overrides.items() if v == "given")},
                "scenario": {"entities": list(self.scenario.entities), "overrides": list(self.changes)}}
         if self.notes:
             out["notes"] = list(self.notes)
         return out
+
+    def unsettled(self) -> list[VarKey]:
+        """The variables settled on neither side, or inconsistent on one (``hwkb whatif`` then exits 1)."""
+        return [r.variable for r in self.rows if (r.baseline is None and r.scenario is None)
+                or Status.INCONSISTENT in (r.baseline_status, r.scenario_status)]
 
     def __str__(self) -> str:
         return render_whatif(self)

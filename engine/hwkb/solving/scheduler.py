@@ -440,9 +440,12 @@ class SimulationRuns:
 
     #: the table's columns; the JSON has the same fields, with cycles before issued
     COLUMNS = ("warps", "ilp", "compute", "latency", "iters", "policy", "utilization", "issued", "cycles")
+    #: the unit of each numeric field of a run (utilization is a fraction, the others counts)
+    UNITS = {"warps": "warp", "ilp": "", "compute": "", "latency": "cycle", "iters": "", "utilization": "",
+             "cycles": "cycle", "issued": ""}
 
     def to_dict(self) -> dict:
-        return {"runs": [{"warps": r.warps, "ilp": r.ilp, "compute": r.compute, "latency": r.latency,
+        return {"command": "simulate", "status": "ok", "units": dict(self.UNITS), "runs": [{"warps": r.warps, "ilp": r.ilp, "compute": r.compute, "latency": r.latency,
                           "iters": r.iters, "policy": r.policy, "utilization": r.utilization,
                           "cycles": r.cycles, "issued": r.issued} for r in self.runs]}
 

@@ -88,7 +88,8 @@ class Solution:
     __repr__ = __str__
 
     def to_dict(self) -> dict:
-        out = {"variable": self.variable, "value": self.magnitude, "unit": self.unit, "status": str(self.status),
+        out = {"command": "solve", "status": str(self.status), "variable": self.variable, "value": self.magnitude,
+               "unit": self.unit,
                "derivation": None if self.value is None else self.value.derivation_dict()}
         limiter = self.limiter
         if limiter is not None:
@@ -118,7 +119,7 @@ class Explanation:
     __repr__ = __str__
 
     def to_dict(self) -> dict:
-        return self.solution.to_dict()
+        return {**self.solution.to_dict(), "command": "explain"}
 
 
 @dataclass(frozen=True, repr=False)
@@ -155,4 +156,6 @@ class Derived:
                 out["alternatives"] = [{"value": a.magnitude, "unit": a.unit, "derivation": a.derivation_dict()}
                                        for a in self.conflicts[v.key]]
             return out
-        return {"entity": self.entity, "derived": [item(v) for v in self.values]}
+        return {"command": "derive", "status": str(Status.DERIVED if self.consistent else Status.INCONSISTENT),
+                "entity": self.entity,
+                "derived": [item(v) for v in self.values]}

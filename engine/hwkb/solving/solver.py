@@ -243,7 +243,8 @@ class Solver(Structure):
                 return value
         return None
 
-    def solution(self, key: VarKey) -> Solution:
+    def solution(self, key: VarKey, needs: bool = True) -> Solution:
+        """The answer for ``key``; ``needs=False`` skips the search for what would settle an undetermined one."""
         unit = self.kb.model.unit_of(key)
         fact = self.context.facts.get(key)
         if fact is not None and not fact.applicable:
@@ -252,7 +253,7 @@ class Solver(Structure):
         if value is None:
             needs = find_needs(self.keysets, self.values, key, self.can_solve, self.usable,
                                accept=lambda plan: self.blocks_regular(plan, key),
-                               excluded=self.context.not_applicable)
+                               excluded=self.context.not_applicable) if needs else []
             absent = sorted({k for r, ks in enumerate(self.keysets) if key in ks and not self.usable(r)
                              for k in ks & self.context.not_applicable})
             if absent and not needs:

@@ -21,8 +21,8 @@ class FactOrigin:
     def to_dict(self, value: "Value") -> dict:
         out = {"fact": self.key, "value": value.magnitude, "unit": value.unit,
                "entity": self.entity, "source": self.source}
-        if self.where is not None and str(self.where):
-            out["where"] = str(self.where)
+        if self.where is not None and self.where.file:
+            out["where"] = self.where.written()  # the file as the user gave it, whatever the working directory
         if self.via != "fact":
             out["via"] = self.via
         return out

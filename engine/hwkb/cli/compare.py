@@ -1,0 +1,181 @@
+"""``hwkb compare GPU GPU ...``: the GPUs' figures side by side, a row per variable and a column per GPU.
+
+Each cell is in the variable's display unit; a stated figure prints plain, a derived one with a trailing
+``*``, one the entity marks not applicable as ``n/a`` and one that neither states nor follows as ``-``.
+Rows are every variable some GPU states or derives (a KB default alone makes no row), in the order the
+KB declares them; ``--vars`` picks rows instead (a name without an index takes all its index values).
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import html
+import io
+from dataclasses import dataclass
+from typing import Sequence
+
+from hwkb.cli import flags
+from hwkb.definitions.model import split_key
+
+__all__ = ["add_arguments", "run", "Cell", "Row", "Comparison", "compare", "stated_cell", "html_page", "emit", "FORMATS"]
+
+FORMATS = ("text", "markdown", "html", "csv")
+DERIVED_MARK = "*"
+
+
+PAGE_STYLE = ("body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}"
+              "td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}td.n{text-align:right}"
+              "tr:nth-child(even){background:#f6f6f6}")
+
+
+def html_page(title: str, header: Sequence[str], rows: Sequence[Sequence[str]], note: str,
+              numeric: Sequence[int] = ()) -> str:
+    """A self-contained HTML page of one table (``numeric`` columns right-aligned), everything escaped."""
+    def cell(i: int, text: str, tag: str = "td") -> str:
+        right = ' class="n"' if i in numeric and tag == "td" else ""
+        return f"<{tag}{right}>{html.escape(text)}</{tag}>"
+    head = "".join(cell(i, h, "th") for i, h in enumerate(header))
+    body = "\n".join("<tr>" + "".join(cell(i, c) for i, c in enumerate(row)) + "</tr>" for row in rows)
+    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
+            f"<style>{PAGE_STYLE}</style></head><body>\n<h1>{html.escape(title)}</h1>\n"
+            f"<table><tr>{head}</tr>\n{body}\n</table>\n<p>{html.escape(note)}</p>\n</body></html>\n")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One GPU's figure for one variable: ``value`` in the row's unit (None when not applicable)."""
+    value: float | None
+    status: str  # stated | derived | not_applicable
+    printed: str = ""  # a stated figure's digits as its file prints them, when in the row's unit
+
+    def text(self) -> str:
+        if self.value is None:
+            return "n/a"
+        if self.printed:
+            return self.printed
+        number = f"{self.value:.0f}" if self.value == round(self.value) and abs(self.value) < 1e7 else f"{self.value:.4g}"
+        return number + (DERIVED_MARK if self.status == "derived" else "")
+
+    def to_dict(self) -> dict:
+        return {"value": self.value, "status": self.status}
+
+
+@dataclass(frozen=True)
+class Row:
+    variable: str
+    unit: str
+    cells: tuple[Cell | None, ...]
+
+    def to_dict(self) -> dict:
+        return {"variable": self.variable, "unit": self.unit,
+                "values": [c.to_dict() if c else None for c in self.cells]}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What ``hwkb compare`` prints: ``str()`` is the text table, :meth:`markdown` and :meth:`csv` its other forms."""
+    gpus: tuple[str, ...]
+    rows: tuple[Row, ...]
+
+    def cells_text(self) -> list[list[str]]:
+        header = ["variable", "unit", *self.gpus]
+        return [header] + [[r.variable, r.unit, *(c.text() if c else "-" for c in r.cells)] for r in self.rows]
+
+    def __str__(self) -> str:
+        table = self.cells_text()
+        widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+        lines = ["  ".join(cell.ljust(w) if i < 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
+                 .rstrip() for row in table]
+        return "\n".join(lines + [f"{DERIVED_MARK} derived from the stated figures (hwkb explain VAR --gpu ID)"])
+
+    def markdown(self) -> str:
+        table = self.cells_text()
+        lines = ["| " + " | ".join(table[0]) + " |", "|" + "---|" * len(table[0])]
+        lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in table[1:]]
+        return "\n".join(lines + ["", f"{DERIVED_MARK} derived from the stated figures"])
+
+    def html(self) -> str:
+        table = self.cells_text()
+        return html_page("hwkb compare " + " ".join(self.gpus), table[0], table[1:],
+                         f"{DERIVED_MARK} derived from the stated figures", numeric=range(2, len(table[0])))
+
+    def csv(self) -> str:
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["variable", "unit", *self.gpus])
+        for row in self.rows:
+            writer.writerow([row.variable, row.unit, *("" if c is None else "n/a" if c.value is None
+                                                       else repr(c.value) for c in row.cells)])
+        return out.getvalue()
+
+    def to_dict(self) -> dict:
+        return {"status": "ok", "gpus": list(self.gpus), "rows": [r.to_dict() for r in self.rows]}
+
+
+def stated_cell(kb, fact) -> Cell:
+    """A stated fact in its variable's display unit, keeping the printed digits when the file uses that unit."""
+    if not fact.applicable:
+        return Cell(None, "not_applicable")
+    unit = kb.model.variables[split_key(fact.key)[0]].unit
+    value = kb.units.from_canonical(kb.units.to_canonical(fact.value, fact.unit), unit)
+    printed = fact.text.split()[0] if fact.unit == unit and fact.text.split() else ""
+    return Cell(value, "stated", printed)
+
+
+def gpu_cells(kb, gpu: str) -> dict[str, Cell]:
+    """Every key ``gpu``'s entities state (not the KB's defaults) or its facts derive, in display units."""
+    cells = {key: stated_cell(kb, fact) for key, fact in kb.context(gpu).facts.items() if fact.entity is not None}
+    for value in kb.derive(gpu):
+        cells.setdefault(value.key, Cell(value.magnitude, "derived"))
+    return cells
+
+
+def declared_keys(kb) -> list[str]:
+    return [key for variable in kb.model.variables.values() for key in variable.keys(kb.model.indices)]
+
+
+def picked_keys(kb, names: Sequence[str]) -> list[str]:
+    keys = []
+    for name in names:
+        variable = kb.model.variables.get(name)
+        if variable is not None and variable.index is not None:
+            keys.extend(variable.keys(kb.model.indices))
+        else:
+            kb.model.check_key(name)
+            keys.append(name)
+    return keys
+
+
+def compare(kb, gpus: Sequence[str], names: Sequence[str] = ()) -> Comparison:
+    """The table of ``gpus``: the rows ``names`` pick, or every variable one of them states or derives."""
+    columns = [gpu_cells(kb, gpu) for gpu in gpus]
+    keys = picked_keys(kb, names) if names else [k for k in declared_keys(kb) if any(k in c for c in columns)]
+    rows = tuple(Row(key, kb.model.variables[split_key(key)[0]].unit, tuple(c.get(key) for c in columns))
+                 for key in keys)
+    return Comparison(tuple(gpus), rows)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("gpus", nargs="+", metavar="GPU", help="the products or architectures to compare")
+    p.add_argument("--vars", metavar="A,B,...", default="",
+                   help="the rows, comma-separated (a variable name without an index takes every index value)")
+    p.add_argument("--format", choices=FORMATS, default="text", help="the table's form (--json gives the document)")
+
+
+def run(args: argparse.Namespace) -> int:
+    kb = flags.load_kb(args)
+    names = [n.strip() for n in args.vars.split(",") if n.strip()]
+    emit(args, compare(kb, args.gpus, names))
+    return 0
+
+
+def emit(args: argparse.Namespace, result) -> None:
+    """A table result in the form the flags ask for: the JSON document, or its text, markdown, html or csv."""
+    if args.json:
+        flags.emit_json(flags.document(args.command, result.to_dict()))
+    elif args.format in ("html", "csv"):
+        print(getattr(result, args.format)(), end="")
+    elif args.format == "markdown":
+        print(result.markdown())
+    else:
+        print(result)

@@ -1,0 +1,47 @@
+"""``hwkb roofline`` on the real KB: ridge points from the roofline laws, kernels placed on every roof."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hwkb.cli.main import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_json_gives_every_gpus_ridge_points(capsys):
+    code, out, _ = run(capsys, "roofline", "--gpu", "h100-sxm", "--gpu", "a100", "--point", "gemm=300", "--json")
+    document = json.loads(out)
+    assert code == 0 and document["command"] == "roofline" and document["status"] == "ok"
+    h100, a100 = document["gpus"]
+    roofs = {r["precision"]: r for r in h100["roofs"]}
+    assert roofs["bf16"]["ridge_point"] == pytest.approx(989.4e12 / 3.35e12)       # peak / bandwidth, flop/B
+    assert roofs["fp32"]["points"][0]["attainable"] == pytest.approx(67)            # past the FP32 ridge
+    assert roofs["fp8"]["points"][0]["attainable"] == pytest.approx(300 * 3.35)     # below the FP8 ridge
+    assert {r["precision"] for r in a100["roofs"]} >= {"fp32", "tf32", "bf16"} and "fp8" not in \
+        {r["precision"] for r in a100["roofs"]}
+
+
+def test_text_is_a_row_per_roof(capsys):
+    code, out, _ = run(capsys, "roofline", "--gpu", "p100", "--point", "stream=0.25")
+    lines = out.splitlines()
+    assert code == 0 and lines[0].split()[:3] == ["GPU", "memory", "GB/s"]
+    assert lines[1].split() == ["p100", "732", "fp32", "10", "13.66", "0.183"]
+
+
+def test_a_bad_point_is_one_error_line(capsys):
+    code, out, err = run(capsys, "roofline", "--gpu", "a100", "--point", "gemm")
+    assert code == 2 and out == "" and err.startswith("error: --point: 'gemm' is not NAME=INTENSITY")
+
+
+def test_plot_is_written(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "r.svg"
+    code, _, _ = run(capsys, "roofline", "--gpu", "h100-sxm", "--gpu", "a100", "--precision", "bf16",
+                     "--point", "gemm=300", "--plot", str(target))
+    assert code == 0 and "ridge points" in target.read_text()

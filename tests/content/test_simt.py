@@ -1,0 +1,65 @@
+"""The textbook's SIMT laws (H&P 4.4) and its P100 on the real KB, each against the figure the section prints."""
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.mark.parametrize("lanes, clocks", [(16, 2), (8, 4), (32, 1)])
+def test_a_warp_instruction_takes_its_width_over_the_lanes(real_kb, lanes, clocks):
+    # H&P 4.4: 8 or 16 lanes and 32-wide SIMD threads give a chime of 4 or 2 clocks
+    answer = real_kb.solve("issue_cycles_per_warp_instruction", gpu="p100", facts=[f"simd_lanes={lanes}"])
+    assert answer.magnitude == clocks
+
+
+def test_the_launch_of_the_8192_element_multiply(real_kb):
+    facts = ["problem_size=8192", "threads_per_block=512"]
+    assert real_kb.solve("blocks_per_grid", gpu="p100", facts=facts).magnitude == 16      # 8192 / 512
+    assert real_kb.solve("warps_per_block", gpu="p100", facts=facts).magnitude == 16      # 512 / 32
+    assert real_kb.solve("issue_cycles_per_warp_instruction", gpu="a100").magnitude == 2  # 16 per partition
+
+
+@pytest.mark.parametrize("depth, efficiency", [(2, 0.25), (3, 0.125)])
+def test_nested_divergence(real_kb, depth, efficiency):
+    answer = real_kb.solve("simd_efficiency", gpu="p100", facts=[f"branch_nesting_depth={depth}"])
+    assert answer.magnitude == efficiency
+    back = real_kb.solve("branch_nesting_depth", gpu="p100", facts=[f"simd_efficiency={efficiency}"])
+    assert back.magnitude == pytest.approx(depth)
+
+
+@pytest.mark.parametrize("stride, element, transactions", [(1, 4, 1), (2, 4, 2), (1, 8, 2), (32, 4, 32), (64, 4, 32)])
+def test_coalescing(real_kb, stride, element, transactions):
+    # a unit-stride warp of 4-byte words is one block transfer of 32 consecutive words
+    facts = [f"access_stride={stride}", f"element_bytes={element}", "memory_transaction_bytes=128"]
+    assert real_kb.solve("memory_transactions_per_warp", gpu="p100", facts=facts).magnitude == transactions
+
+
+def test_registers_per_lane_and_per_simd_thread(real_kb):
+    # Figure 4.15: 32,768 registers over 32 lanes, 1024 each; 256 registers x 32 elements = 8192
+    lane = real_kb.solve("registers_per_lane", facts=["register_file_per_sm=32768register", "fp32_lanes_per_sm=32"])
+    assert lane.magnitude == 1024
+    assert real_kb.solve("register_elements_per_warp", gpu="pascal-textbook", facts=[]).value.canonical == \
+        pytest.approx(8192 * 32)                                                          # in bits
+
+
+def test_littles_law_for_memory(real_kb):
+    answer = real_kb.solve("loads_in_flight_per_sm", gpu="h100-sxm", facts=["memory_latency=500ns", "bytes_per_load=512"])
+    assert answer.magnitude == pytest.approx(3.35e12 * 500e-9 / (132 * 512))
+
+
+def test_the_p100_reproduces_the_section_and_audits_clean(real_kb):
+    assert real_kb.solve("sm_count", gpu="p100").magnitude == 56
+    assert real_kb.solve("interconnect_link_bandwidth", gpu="p100").magnitude == 40       # 2 x 20 GB/s per direction
+    assert real_kb.solve("compute_capability", gpu="p100").magnitude == 6.0
+    report = real_kb.audit(["p100"]).to_dict()
+    assert all(c["status"] != "inconsistent" for c in report["entities"][0]["checks"])
+    rules = {c["rule"] for c in report["entities"][0]["checks"]}
+    assert {"fp64_ratio_by_architecture", "fp16_ratio_by_architecture", "memory_bandwidth_law"} <= rules
+    assert real_kb.solve("compute_capability", gpu="t4").magnitude == 7.5
+    assert real_kb.solve("tc_fma_per_sm_cycle[fp16]", gpu="t4").magnitude == 512
+
+
+@pytest.mark.parametrize("entity, rule", [("hopper-textbook", "documents_agree_on_lanes_per_sm"),
+                                          ("pascal-textbook", "documents_agree_on_registers_per_thread")])
+def test_where_the_texts_disagree_the_audit_shows_it(real_kb, entity, rule):
+    checks = real_kb.audit([entity]).to_dict()["entities"][0]["checks"]
+    assert next(c for c in checks if c["rule"] == rule)["status"] == "inconsistent"
