@@ -198,3 +198,24 @@ def test_load_entities_finds_cycles_through_the_model(tiny_kb, tmp_path, monkeyp
 
 def test_module_surface():
     assert sorted(loader.__all__) == ["load_entities", "load_model"]
+
+
+def test_every_yaml_under_a_kb_directory_outside_rules_holds_entities(tmp_path):
+    """A derived file written beside gpus/ (``derive --write mykb/chip_derived.yaml``) is read, not ignored."""
+    kb_dir = build_kb(tmp_path / "kb")
+    (kb_dir / "chip_derived.yaml").write_text("chip-derived:\n  kind: product\n  extends: chip\n"
+                                              "  facts: {clock: 1 GHz}\n")
+    (kb_dir / "more" / "deep").mkdir(parents=True)
+    (kb_dir / "more" / "deep" / "other.yaml").write_text("other:\n  kind: product\n  extends: arch\n")
+    model, _ = load_model([kb_dir])
+    assert {"chip-derived", "other"} <= set(model.entities)
+    assert str(kb_dir / "chip_derived.yaml") in model.files
+
+
+def test_a_yml_file_is_refused_by_name(tmp_path):
+    kb_dir = build_kb(tmp_path / "kb")
+    (kb_dir / "gpus" / "mine.yml").write_text("mine:\n  kind: product\n")
+    with pytest.raises(KBErrors) as info:
+        load_model([kb_dir])
+    assert [e.message for e in info.value.errors] == [
+        "hwkb reads KB files named *.yaml, and this one would be passed over"]

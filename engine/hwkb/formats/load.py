@@ -40,7 +40,7 @@ def load_model(directories: Iterable[Path], extra_entity_files: Iterable[Path] =
     files: list[str] = []
     entity_files: list[Path] = []
     for directory in directories:
-        entity_files += sorted((directory / "gpus").glob("*.yaml"))
+        entity_files += _entity_files(directory, errors)
         for path in sorted((directory / "rules").glob("*.yaml")):
             files.append(str(path))
             root = read_yaml(path, errors, cache)
@@ -62,6 +62,24 @@ def load_model(directories: Iterable[Path], extra_entity_files: Iterable[Path] =
     if errors:
         raise KBErrors(errors)
     return Model(indices, declared, built_rules, built_entities, tuple(files)), units
+
+
+def _entity_files(directory: Path, errors: list[KBError]) -> list[Path]:
+    """Every ``*.yaml`` under ``directory`` outside ``rules/`` holds entities (``gpus/`` by convention, but a
+    derived file written beside it counts too); a ``*.yml`` is refused by name rather than passed over."""
+    found = []
+    for folder, subfolders, names in os.walk(directory):  # symbolic links to folders are not followed
+        here = Path(folder)
+        if here == directory:
+            subfolders[:] = [s for s in subfolders if s != "rules"]
+        subfolders.sort()
+        for name in sorted([*names, *(s for s in subfolders if s.endswith((".yaml", ".yml")))]):
+            if name.endswith(".yaml"):
+                found.append(here / name)
+            elif name.endswith(".yml"):
+                errors.append(LoadError("hwkb reads KB files named *.yaml, and this one would be passed over",
+                                        where=Location(str(here / name)), hint="rename it to .yaml"))
+    return found
 
 
 def load_entities(path: Path, model: Model, units: Units, *, cache: Path | None = None) -> dict[str, Entity]:
