@@ -219,3 +219,11 @@ def test_a_yml_file_is_refused_by_name(tmp_path):
         load_model([kb_dir])
     assert [e.message for e in info.value.errors] == [
         "hwkb reads KB files named *.yaml, and this one would be passed over"]
+
+
+def test_a_users_datasheet_is_a_product_unless_it_says_otherwise(tmp_path):
+    model, units = load_model([TINY])
+    sheet = tmp_path / "sheet.yaml"
+    sheet.write_text("my-chip:\n  extends: arch\n  facts: {sm_count: 100}\nmy-arch:\n  kind: architecture\n")
+    entities = load_entities(sheet, model, units)
+    assert entities["my-chip"].kind == "product" and entities["my-arch"].kind == "architecture"

@@ -21,20 +21,21 @@ __all__ = ["read_entity_file", "build_entity"]
 _ENTITY_FIELDS = ("kind", "name", "doc", "extends", "source", "facts")
 
 
-def read_entity_file(reader: NodeReader, root: Node, entities: list[Declaration]) -> None:
-    """Add the file's entities, as written, to ``entities``."""
+def read_entity_file(reader: NodeReader, root: Node, entities: list[Declaration], kind_required: bool = True) -> None:
+    """Add the file's entities, as written, to ``entities``; a user's datasheet may leave ``kind`` out."""
     for eid, (key_node, node) in (reader.mapping(root, "an entities file") or {}).items():
         if not check_name(reader, key_node, eid, "entity"):
             continue
-        fields = reader.mapping(node, f"entity {eid!r}", _ENTITY_FIELDS, ("kind",))
+        fields = reader.mapping(node, f"entity {eid!r}", _ENTITY_FIELDS, ("kind",) if kind_required else ())
         if fields is not None:
             entities.append(Declaration(reader, eid, key_node, fields))
 
 
 def build_entity(item: Declaration, indices: Mapping[str, IndexSet], variables: Mapping[str, Variable],
-                 units: Units) -> Entity:
+                 units: Units, default_kind: str | None = None) -> Entity:
     reader, eid, fields = item.reader, item.name, item.fields
-    kind = reader.text(fields["kind"][1], "kind") if "kind" in fields else None  # a missing one is reported
+    # a missing kind is reported where it is required; a datasheet's defaults to a product
+    kind = reader.text(fields["kind"][1], "kind") if "kind" in fields else default_kind
     if kind is not None and kind not in ENTITY_KINDS:
         reader.error(fields["kind"][1], f"unknown entity kind {kind!r}", f"use one of {', '.join(ENTITY_KINDS)}")
     name = reader.text(fields["name"][1], "name") if "name" in fields else eid

@@ -83,14 +83,14 @@ def _entity_files(directory: Path, errors: list[KBError]) -> list[Path]:
 
 
 def load_entities(path: Path, model: Model, units: Units, *, cache: Path | None = None) -> dict[str, Entity]:
-    """Entities of one extra YAML file (a user's datasheet) against a loaded model."""
+    """Entities of one extra YAML file (a user's datasheet) against a loaded model; ``kind`` defaults to product."""
     errors: list[KBError] = []
     path = Path(path)
     root = read_yaml(path, errors, cache)
     items: list[Declaration] = []
     if root is not None:
-        read_entity_file(NodeReader(path, errors), root, items)
-    entities = _entities(items, model.indices, model.variables, units)
+        read_entity_file(NodeReader(path, errors), root, items, kind_required=False)
+    entities = _entities(items, model.indices, model.variables, units, default_kind="product")
     errors += _check_extends({**model.entities, **entities})
     if errors:
         raise KBErrors(errors)
@@ -161,8 +161,9 @@ def _variables(items: list[Declaration], indices: Mapping[str, IndexSet], units:
 
 
 def _entities(items: list[Declaration], indices: Mapping[str, IndexSet], variables: Mapping[str, Variable],
-              units: Units) -> dict[str, Entity]:
+              units: Units, default_kind: str | None = None) -> dict[str, Entity]:
     entities: dict[str, Entity] = {}
     for item in items:
-        item.reader.declare(entities, item.name, item.key_node, build_entity(item, indices, variables, units))
+        entity = build_entity(item, indices, variables, units, default_kind)
+        item.reader.declare(entities, item.name, item.key_node, entity)
     return entities
