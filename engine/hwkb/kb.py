@@ -12,27 +12,30 @@ clock_tc = 1.83 GHz  (derived)
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
-from hwkb.audit.auditor import Auditor
 from hwkb.audit.report import AuditReport
 from hwkb.definitions.model import Entity, EntityId, VarKey
 from hwkb.errors import KBError, KBErrors, QueryError
 from hwkb.formats.caches import SolutionCache
 from hwkb.formats.load import load_model
+from hwkb.formats.peers.registry import peer_format, read_peer_files
 from hwkb.formats.query_files import load_query
 from hwkb.formats.resources import default_kb_dirs
-from hwkb.questions.closed_forms import SymbolicSolution, parse_free, solve_symbolic
-from hwkb.questions.saved_queries import QueryResult, run_query
-from hwkb.questions.sweeps import Axis, SweepResult, parse_axis, sweep
-from hwkb.questions.thresholds import solve_constrained
-from hwkb.questions.whatif import WhatIf, what_if
+from hwkb.questions.export import Export, export_peer
 from hwkb.solving.context import Context
 from hwkb.solving.relations import compile_relations
 from hwkb.solving.scheduler import SimulationRuns, run_grid
 from hwkb.solving.solution import Derived, Explanation, Solution
 from hwkb.solving.solver import Solver
 from hwkb.solving.system import System
+
+if TYPE_CHECKING:  # the questions that need SymPy or NumPy are imported when asked: a solve imports neither
+    from hwkb.audit.peer_findings import PeerAudit
+    from hwkb.questions.closed_forms import SymbolicSolution
+    from hwkb.questions.saved_queries import QueryResult
+    from hwkb.questions.sweeps import Axis, SweepResult
+    from hwkb.questions.whatif import WhatIf
 
 __all__ = ["KnowledgeBase", "CheckReport"]
 
@@ -66,7 +69,7 @@ class KnowledgeBase(System):
               cache: Path | None = None) -> "CheckReport":
         """Whether the KB directories load: every error of the load, or what the KB holds."""
         try:
-            kb = cls.load(directories, default=default, cache=cache)
+            kb = cls.load(directories, default=default, cache=cache).read_all()
         except KBErrors as exc:
             return CheckReport(False, tuple(exc.errors))
         except KBError as exc:
@@ -75,6 +78,13 @@ class KnowledgeBase(System):
         return CheckReport(True, (), {"variables": len(m.variables), "rules": len(m.rules),
                                       "relations": len(kb.relations), "entities": len(m.entities),
                                       "files": len(m.files)})
+
+    def read_all(self) -> "KnowledgeBase":
+        """This KB with every entity built now (a load with a cache builds one when it is first asked for, its
+        file read then): every file's text is read and checked against the index; raises KBErrors."""
+        for _ in self.model.entities.values():
+            pass
+        return self
 
     def solver(self, context: Context, where: Iterable[str] = (), use_expectations: bool = False) -> Solver:
         """Everything that follows from ``context`` (and the ``where`` equalities), evaluated once."""
@@ -88,12 +98,15 @@ class KnowledgeBase(System):
         ``where`` holds relations (``'d_v = d_qk'``) and constraints (``'exp_utilization[fp8] <= 1'``);
         with a constraint the answer carries the admissible intervals.
         """
-        self.check_key(variable)
+        key = self.check_key(variable)
         where = list(where)
         context = self.context(gpu, layers, facts)
         if self.has_inequalities(where):
-            return solve_constrained(self, variable, context, where)
-        return Solver(self, context, where).solution(variable)
+            from hwkb.questions.thresholds import solve_constrained
+            solution = solve_constrained(self, key, context, where)
+        else:
+            solution = Solver(self, context, where).solution(key)
+        return solution if key == variable else solution.asked_as(variable)
 
     def explain(self, variable: VarKey, gpu: EntityId | None = None, layers: Iterable[EntityId] = (),
                 facts: Iterable[str] = (), where: Iterable[str] = ()) -> Explanation:
@@ -117,6 +130,7 @@ class KnowledgeBase(System):
                 layers: Iterable[EntityId] = (), given: Iterable[str] = (), changes: Iterable[str] = (),
                 scenarios: Iterable[EntityId] = (), where: Iterable[str] = ()) -> WhatIf:
         """The baseline (entities + ``given``) beside the scenario (+ ``scenarios`` entities + ``changes``)."""
+        from hwkb.questions.whatif import what_if
         return what_if(self, variables, gpu=gpu, layers=layers, given=given, changes=changes,
                        scenarios=scenarios, where=where)
 
@@ -124,6 +138,7 @@ class KnowledgeBase(System):
                     facts: Iterable[str] = (), free: Sequence[VarKey] | str | None = None,
                     where: Iterable[str] = (), sensitivity: bool = False) -> SymbolicSolution:
         """``variable`` as an expression of the ``free`` variables (chosen for you when None)."""
+        from hwkb.questions.closed_forms import SymbolicSolution, parse_free, solve_symbolic
         if isinstance(free, str):
             free = parse_free(self, free)
         solution = solve_symbolic(self, variable, self.context(gpu, layers, facts), free, where, sensitivity)
@@ -132,6 +147,7 @@ class KnowledgeBase(System):
     def sweep(self, variable: VarKey, axes: Sequence[Axis | str], gpu: EntityId | None = None,
               layers: Iterable[EntityId] = (), facts: Iterable[str] = (), where: Iterable[str] = ()) -> SweepResult:
         """``variable`` over the grid of ``axes`` (``'d_qk=64:256:64'``, ``'d_v=64,128'`` or Axis)."""
+        from hwkb.questions.sweeps import parse_axis, sweep
         axes = [parse_axis(self, a) if isinstance(a, str) else a for a in axes]
         return sweep(self, variable, self.context(gpu, layers, facts), axes, where)
 
@@ -140,7 +156,19 @@ class KnowledgeBase(System):
         """Check the stated facts of ``entities`` (ids of this KB, or Entity objects) against the rules."""
         if not entities:
             raise QueryError("nothing to audit", hint="name an entity, e.g. 'h100-sxm'")
+        from hwkb.audit.auditor import Auditor
         return Auditor(self).audit(entities, groups)
+
+    def audit_peer_files(self, fmt: str, paths: Sequence[Path | str]) -> PeerAudit:
+        """A peer tool's hardware files (``hwkb audit --from``): each entry against itself and the KB's catalogue."""
+        from hwkb.audit.peers import audit_peer_entries
+        peer = peer_format(fmt)
+        return audit_peer_entries(self, peer, read_peer_files(peer, paths, self.model, self.units))
+
+    def export(self, fmt: str, gpu: EntityId) -> Export:
+        """The KB's figures for ``gpu`` in a peer tool's layout (``hwkb export --to``)."""
+        self.model.entity(gpu)
+        return export_peer(self, peer_format(fmt, "--to"), gpu)
 
     def simulate(self, warps: Sequence[int], ilp: Sequence[int], compute: Sequence[int], latency: Sequence[int],
                  iters: int = 100, policy: str = "gto") -> SimulationRuns:
@@ -150,6 +178,7 @@ class KnowledgeBase(System):
 
     def run(self, query: str | Path) -> QueryResult:
         """A saved query, by name (``'peaks'``) or path: every cell computed here."""
+        from hwkb.questions.saved_queries import run_query
         return run_query(load_query(str(query)), self)
 
 

@@ -26,7 +26,7 @@ def check(status: Verdict = Verdict.INCONSISTENT, kind: CheckKind = CheckKind.EX
 def test_verdicts_most_severe_first_and_plain_in_json():
     assert list(Verdict) == ["inconsistent", "within_rounding", "consistent"]
     assert [v.rank for v in Verdict] == [0, 1, 2] and Verdict.WITHIN_ROUNDING.label == "within rounding"
-    assert list(CheckKind) == ["law", "stated_vs_derived", "expectation"]
+    assert list(CheckKind) == ["law", "stated_vs_derived", "expectation", "documents"]
     assert CheckKind.STATED_VS_DERIVED.label == "stated vs derived"
     document = json.loads(json.dumps(check().to_dict()))
     assert (document["status"], document["kind"]) == ("inconsistent", "expectation")

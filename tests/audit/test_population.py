@@ -33,7 +33,7 @@ def test_a_mostly_failing_group_is_systematic_and_a_lone_failure_isolated():
     # architecture, generation and memory type all hold the same four rows: the first grouping of `by` wins
     assert s["systematic"] == [{"rule": "fp32", "group_by": "architecture", "group": "Tesla", "failed": 4,
                                 "checked": 4, "share": 1.0,
-                                "examples": ["tesla0", "tesla1", "tesla2", "tesla3"]}]
+                                "examples": ["tesla0", "tesla1", "tesla2", "tesla3"], "explanation": None}]
     assert s["isolated"] == [{"rule": "fp32", "entity": "ada-bad", "group_by": "architecture", "group": "Ada",
                               "deviation": pytest.approx(-0.264), "failed": 1, "checked": 6}]  # a fraction
 
@@ -177,3 +177,35 @@ def test_random_population_is_deterministic():
                    {"architecture": rnd.choice("XYZ"), "generation": rnd.choice("pq"), "memory_type": "M"})
            for i in range(200)]
     assert classify(out).to_dict() == classify(list(reversed(out))).to_dict()
+
+
+def explained(explainer_status: str, explainer_variables: tuple[str, ...]):
+    """Four failing Tesla rows of ``clock_rule`` and, on each, an expectation ``shader_rule``."""
+    out = []
+    for i in range(4):
+        groups = {"architecture": "Tesla"}
+        out.append(Outcome(f"t{i}", "clock_rule", "inconsistent", -60.0, groups, ("boost", "peak", "units"),
+                           "expectation", "the peak is at the boost clock", "a chapter"))
+        out.append(Outcome(f"t{i}", "shader_rule", explainer_status, 0.0, groups, explainer_variables,
+                           "expectation", "the peak is at a separate shader clock", "a review"))
+    return out
+
+
+def test_a_systematic_group_names_the_expectation_that_holds_where_its_rule_fails():
+    (group,) = classify(explained("consistent", ("boost", "peak", "units", "multiple"))).systematic
+    assert group.rule == "clock_rule"
+    e = group.explanation
+    assert (e.rule, e.doc, e.source, e.holds, e.failed) == ("shader_rule", "the peak is at a separate shader clock",
+                                                             "a review", 4, 4)
+    assert group.to_dict()["explanation"]["sentence"] == \
+        "the peak is at a separate shader clock (shader_rule holds for 4 of 4 failing rows; a review)"
+
+
+@pytest.mark.parametrize("status, variables", [
+    ("inconsistent", ("boost", "peak", "units", "multiple")),   # it fails too: no explanation
+    ("consistent", ("peak", "ratio")),                          # holds, but on other figures
+    ("consistent", ("boost", "peak", "units")),                 # the same figures: a restatement, not a reason
+])
+def test_an_expectation_explains_only_by_holding_on_more_figures_than_the_rule(status, variables):
+    groups = [g for g in classify(explained(status, variables)).systematic if g.rule == "clock_rule"]
+    assert [g.explanation for g in groups] == [None]

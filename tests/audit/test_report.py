@@ -51,7 +51,8 @@ def test_summary_counts_by_status_and_kind(report):
     assert s["counts"] == {"inconsistent": 1, "within_rounding": 0, "consistent": 3}
     assert s["by_kind"]["law"] == {"inconsistent": 1, "within_rounding": 0, "consistent": 2}
     assert s["by_kind"]["expectation"]["consistent"] == 1 and set(s["by_kind"]) == {"law", "stated_vs_derived",
-                                                                                     "expectation"}
+                                                                                     "expectation", "documents"}
+    assert s["by_kind"]["documents"] == {"inconsistent": 0, "within_rounding": 0, "consistent": 0}
     assert (s["entities_inconsistent"], s["entities_unchecked"]) == (1, 0) and "systematic" not in s
     assert all(type(k) is str for k in s["counts"])
     assert json.loads(json.dumps(report.to_dict()))["summary"] == s
@@ -71,10 +72,45 @@ def test_markdown_and_html(report):
     assert "## slow" in md and "| inconsistent | law | peak_law | peak | 0.9 TFLOPS | 0.6 TFLOPS | +50% |" in md
     assert "- **peak_law** (peak):" in md
     page = render_html(report)
-    assert page.startswith("<!DOCTYPE html>") and page.count("<table>") == 2 and '<tr class="inconsistent">' in page
-    assert render(report, "html", failed_only=True).count("<table>") == 1
+    entity_tables = lambda text: [part.count('<table class="sortable">') for part in text.split('<section class="entity"')[1:]]
+    assert page.startswith("<!DOCTYPE html>") and entity_tables(page) == [1, 1] and '<tr class="inconsistent">' in page
+    assert entity_tables(render(report, "html", failed_only=True)) == [1]
 
 
 def test_failed_only_keeps_the_failing_checks(report):
     text = render_table(report, failed_only=True)
     assert "chip (Test chip)" not in text and "peak_law" in text and "width_law" not in text
+
+
+def test_html_escapes_every_text_and_links_only_web_addresses(report):
+    from dataclasses import replace
+    hostile = "<script>alert(1)</script>"
+    entity = report.entities[0]
+    checks = tuple(replace(c, doc=hostile, rule=f"{c.rule}{hostile}") for c in entity.checks)
+    bad = replace(report, entities=(replace(entity, name=hostile, checks=checks, notes=(hostile,)),),
+                  sources={entity.entity: {c.target: f"{hostile} javascript:alert(1)" for c in checks}})
+    page = render_html(bad)
+    assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert page.count("<script>") == 1 and 'href="javascript' not in page
+
+
+def test_html_links_a_finding_to_its_source(report):
+    from dataclasses import replace
+    entity = report.entities[0]
+    failed = next(c for c in entity.checks if str(c.status) == "inconsistent")
+    page = render_html(replace(report, sources={entity.entity: {failed.target: "Vendor sheet, https://example.com/a.pdf"}}))
+    findings = page.split('id="findings-table"', 1)[1].split("</table>", 1)[0]
+    assert '<a href="https://example.com/a.pdf" title="Vendor sheet, https://example.com/a.pdf" ' \
+           'rel="noreferrer">example.com</a>' in findings
+
+
+def test_the_report_keeps_the_sources_of_the_facts_a_failed_check_concerns(tmp_path):
+    kb = make_kb(tmp_path / "grid", GRID)
+    facts = {**exact_facts(100, 1500, 1000), "boost": "1.5"}
+    facts["clock"] = f'{{value: {facts["clock"]}, source: "Vendor sheet p. 2, https://example.com/s.pdf"}}'
+    facts["n"] = '{value: 100, source: "a fact no failed check holds"}'
+    broken = audit(kb, [sheet(kb, tmp_path, facts)])
+    assert [c.rule for c in broken.entities[0].checks if str(c.status) == "inconsistent"] == ["boost_is_clock"]
+    assert broken.sources == {"sheet": {"clock": "Vendor sheet p. 2, https://example.com/s.pdf"}}
+    assert '>example.com</a>' in render_html(broken).split('id="findings-table"', 1)[1].split("</table>", 1)[0]
+    assert "sources" not in broken.to_dict()

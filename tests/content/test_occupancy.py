@@ -161,12 +161,15 @@ def test_inverse_questions_answer_with_intervals(real_kb):
 
 
 def test_sm_120_keeps_both_documents_block_limits(real_kb):
-    assert real_kb.solve("max_blocks_per_sm", gpu="cc-12.0").magnitude == 24
-    assert real_kb.solve("max_blocks_per_sm_other_doc", gpu="cc-12.0-tuning-guide").magnitude == 32
-    report = real_kb.audit(["cc-12.0-tuning-guide"]).to_dict()
+    answer = real_kb.solve("max_blocks_per_sm", gpu="cc-12.0")
+    assert answer.magnitude == 24                                       # the Programming Guide's, chosen
+    assert [d["value"] for d in answer.to_dict()["derivation"]["also"]] == [32]   # the Tuning Guide's, kept
+    report = real_kb.audit(["cc-12.0"]).to_dict()
     checks = report["entities"][0]["checks"]
-    other = next(c for c in checks if c["rule"] == "documents_agree_on_block_slots")
+    other = next(c for c in checks if c["kind"] == "documents" and c["target"] == "max_blocks_per_sm")
     assert other["status"] == "inconsistent"
+    assert (other["value"]["value"], other["implied"]["value"]) == (24, 32)
+    assert "Blackwell Tuning Guide" in other["implied"]["source"] and "Programming Guide" in other["value"]["source"]
 
 
 def test_every_nvidia_architecture_names_its_compute_capability(real_kb):

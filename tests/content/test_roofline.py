@@ -45,3 +45,13 @@ def test_plot_is_written(capsys, tmp_path):
     code, _, _ = run(capsys, "roofline", "--gpu", "h100-sxm", "--gpu", "a100", "--precision", "bf16",
                      "--point", "gemm=300", "--plot", str(target))
     assert code == 0 and "ridge points" in target.read_text()
+
+
+def test_roofline_plot_needs_force_to_replace(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "r.svg"
+    target.write_text("mine")
+    code, out, err = run(capsys, "roofline", "--gpu", "p100", "--plot", str(target))
+    assert code == 2 and out == "" and err == f"error: {target}: the file exists; give --force to replace it\n"
+    code, _, _ = run(capsys, "roofline", "--gpu", "p100", "--plot", str(target), "--force")
+    assert code == 0 and "ridge points (flop/B)" in target.read_text()

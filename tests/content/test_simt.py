@@ -58,8 +58,11 @@ def test_the_p100_reproduces_the_section_and_audits_clean(real_kb):
     assert real_kb.solve("tc_fma_per_sm_cycle[fp16]", gpu="t4").magnitude == 512
 
 
-@pytest.mark.parametrize("entity, rule", [("hopper-textbook", "documents_agree_on_lanes_per_sm"),
-                                          ("pascal-textbook", "documents_agree_on_registers_per_thread")])
-def test_where_the_texts_disagree_the_audit_shows_it(real_kb, entity, rule):
+@pytest.mark.parametrize("entity, target, figures", [("hopper-textbook", "fp32_lanes_per_sm", (128, 64)),
+                                                     ("pascal-textbook", "max_regs_per_thread", (256, 255))])
+def test_where_the_texts_disagree_the_audit_shows_it(real_kb, entity, target, figures):
     checks = real_kb.audit([entity]).to_dict()["entities"][0]["checks"]
-    assert next(c for c in checks if c["rule"] == rule)["status"] == "inconsistent"
+    check = next(c for c in checks if c["kind"] == "documents" and c["target"] == target)
+    assert check["status"] == "inconsistent"
+    assert (check["value"]["value"], check["implied"]["value"]) == figures
+    assert "H&P" in check["value"]["source"] + check["implied"]["source"]

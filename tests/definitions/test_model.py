@@ -15,7 +15,8 @@ HERE = Location("f.yaml", 1, 1)
 def test_all_names_exist():
     assert sorted(model_module.__all__) == sorted([
         "VarName", "VarKey", "EntityId", "IndexSet", "Variable", "Fact", "Rule", "Simulation", "SimulationModel",
-        "SIMULATION_MODELS", "Entity", "Model", "ancestry", "var_key", "split_key", "RULE_KINDS", "ENTITY_KINDS"])
+        "SIMULATION_MODELS", "Entity", "Model", "ancestry", "var_key", "split_key", "alias_table", "resolve_name",
+        "RULE_KINDS", "ENTITY_KINDS"])
     for name in model_module.__all__:
         assert hasattr(model_module, name)
 
@@ -167,3 +168,37 @@ def test_the_simulation_models_name_their_integer_parameters_and_options():
     scheduler = model_module.SIMULATION_MODELS["warp_scheduler"]
     assert scheduler.parameters == ("warps", "ilp", "compute", "latency")
     assert dict(scheduler.options) == {"policy": "gto", "iters": 100}
+
+
+def _alias_model():
+    precision = IndexSet("precision", ("fp16", "bf16"), "", HERE)
+    variables = {"sm_count": Variable("sm_count", "", "SMs", HERE, aliases=("cu_count", "tensorcore_count")),
+                 "peak": Variable("peak", "TFLOPS", "peak", HERE, index="precision", aliases=("matrix_peak",)),
+                 "clock": Variable("clock", "GHz", "clock", HERE)}
+    return Model({"precision": precision}, variables, {}, {}, ())
+
+
+def test_aliases_resolve_to_their_variable_in_one_place():
+    m = _alias_model()
+    assert dict(m.aliases) == {"cu_count": "sm_count", "tensorcore_count": "sm_count", "matrix_peak": "peak"}
+    assert [m.resolve_name(n) for n in ("cu_count", "tensorcore_count", "sm_count", "nothing")] == \
+        ["sm_count", "sm_count", "sm_count", "nothing"]         # an unknown name is left for its error
+    assert m.resolve_key("matrix_peak[bf16]") == "peak[bf16]" and m.resolve_key("peak[fp16]") == "peak[fp16]"
+    assert model_module.resolve_name("cu_count", m.variables) == "sm_count"   # the table built when not given
+    with pytest.raises(UnknownNameError):
+        m.check_key("cu_count")                         # check_key is strict: callers resolve first
+
+
+def test_a_relation_is_read_in_the_variables_names():
+    from hwkb.definitions.expressions import parse_relation
+    m = _alias_model()
+    relation = m.resolve_relation(parse_relation("matrix_peak[fp16] = cu_count * clock"))
+    assert [str(r) for r in relation.references()] == ["peak[fp16]", "sm_count", "clock"]
+    plain = parse_relation("peak[fp16] = sm_count * clock")
+    assert m.resolve_relation(plain) is plain           # nothing to resolve: the same tree
+
+
+def test_a_fact_keeps_other_documents_figures():
+    other = _fact("96", value=96.0)
+    fact = dataclasses.replace(_fact("100", value=100.0), also=(other,))
+    assert fact.also[0].value == 96.0 and _fact("1").also == ()

@@ -59,3 +59,72 @@ def test_an_entity_without_name_is_named_by_its_id(tmp_path, monkeypatch):
 
 def test_module_surface():
     assert sorted(entity_files.__all__) == ["build_entity", "read_entity_file"]
+
+
+ALIASES = "variables:\n  gpcs: {unit: '', integer: true, doc: clusters, aliases: [shader_engines]}\n"
+
+
+def test_a_fact_written_by_an_alias_is_stored_under_its_variable(tmp_path, monkeypatch):
+    kb = write_kb(tmp_path, monkeypatch, {"rules/vendor.yaml": ALIASES,
+                                          "gpus/x.yaml": "x: {kind: product, facts: {shader_engines: 8}}\n"})
+    fact = load_model([kb])[0].entities["x"].facts["gpcs"]
+    assert (fact.key, fact.value, fact.tolerance) == ("gpcs", 8.0, 0.0)
+
+
+@pytest.mark.parametrize("facts, messages", [
+    ("{gpcs: 8, shader_engines: 8}",
+     ["gpus/x.yaml:1:37: 'x' states gpcs twice, as gpcs and as shader_engines; an alias names the same variable: "
+      "keep one"]),
+    ("{shader_engine: 8}", ["gpus/x.yaml:1:28: unknown variable 'shader_engine'; did you mean 'shader_engines'?"]),
+])
+def test_alias_errors_in_facts(facts, messages, tmp_path, monkeypatch):
+    kb = write_kb(tmp_path, monkeypatch, {"rules/vendor.yaml": ALIASES,
+                                          "gpus/x.yaml": f"x: {{kind: product, facts: {facts}}}\n"})
+    with pytest.raises(KBErrors) as info:
+        load_model([kb])
+    assert [str(e) for e in info.value.errors] == messages
+
+
+def test_other_documents_figures_are_kept_beside_the_chosen_one(tmp_path, monkeypatch):
+    kb = write_kb(tmp_path, monkeypatch, {"gpus/x.yaml": """
+        x:
+          kind: product
+          source: the final whitepaper
+          facts:
+            sm_count: {value: 100, also: [{value: 96, source: preliminary whitepaper, doc: before launch}]}
+            clock: {value: 1.5 GHz, also: [{value: 1500 MHz, source: product page, tolerance: 5 MHz}]}
+        """})
+    facts = load_model([kb])[0].entities["x"].facts
+    sm = facts["sm_count"]
+    assert (sm.value, sm.source, len(sm.also)) == (100.0, "the final whitepaper", 1)
+    other = sm.also[0]
+    assert (other.key, other.value, other.source, other.doc, other.entity, other.tolerance) == \
+        ("sm_count", 96.0, "preliminary whitepaper", "before launch", "x", 0.0)
+    assert (other.where.line, other.where.col) == (5, 43)
+    clock = facts["clock"].also[0]
+    assert (clock.value, clock.unit, clock.tolerance) == (1500.0, "MHz", 5.0)
+
+
+@pytest.mark.parametrize("fact, messages", [
+    ("{value: 100, also: [{value: 96}]}", ["gpus/x.yaml:1:58: another document's figure of 'sm_count' lacks 'source'"]),
+    ("{value: 100, also: [96]}", ["gpus/x.yaml:1:58: another document's figure of sm_count is a mapping "
+                                  "{value: ..., source: ...}"]),
+    ("{value: 100, also: {value: 96, source: s}}", ["gpus/x.yaml:1:57: the other documents' figures of 'sm_count' "
+                                                     "must be a list"]),
+    ("{value: n/a, also: [{value: 96, source: s}]}",
+     ["gpus/x.yaml:1:57: sm_count is stated as n/a, so no other document's figure can be weighed against it; "
+      "state the chosen figure in 'value'"]),
+    ("{value: 100, also: [{value: n/a, source: s}]}",
+     ["gpus/x.yaml:1:58: another document's figure of sm_count must be a value, not n/a"]),
+    ("{value: 100, also: [{value: 96.5, source: s}]}",
+     ["gpus/x.yaml:1:66: sm_count counts whole things, but '96.5' is not whole; give a whole number, or a tolerance "
+      "if the figure is an estimate"]),
+    ("{value: 100, also: [{value: 96, source: s, also: []}]}",
+     ["gpus/x.yaml:1:81: unknown field 'also' in another document's figure of 'sm_count'; allowed: value, source, "
+      "doc, tolerance"]),
+])
+def test_other_documents_errors(fact, messages, tmp_path, monkeypatch):
+    kb = write_kb(tmp_path, monkeypatch, {"gpus/x.yaml": f"x: {{kind: product, facts: {{sm_count: {fact}}}}}\n"})
+    with pytest.raises(KBErrors) as info:
+        load_model([kb])
+    assert [str(e) for e in info.value.errors] == messages

@@ -29,8 +29,8 @@ EXPECTED = {
     "undeclared_variable_fact": ["gpus/bad.yaml:6:5: unknown variable 'sm_cont'; did you mean 'sm_count'?"],
     "unknown_index_value": ["gpus/bad.yaml:6:5: unknown precision value 'fp32'; one of fp16, bf16"],
     "missing_index": ["gpus/bad.yaml:6:5: peak is indexed by precision; write peak[fp16] (one of fp16, bf16)"],
-    "extends_missing": ["gpus/bad.yaml:2:1: unknown entity 'chipp'; did you mean 'chip'?"],
-    "extends_cycle": ["gpus/bad.yaml:5:1: 'extends' forms a cycle: hen -> egg -> hen; an entity cannot extend itself"],
+    "extends_missing": ["gpus/bad.yaml:4:12: unknown entity 'chipp'; did you mean 'chip'?"],
+    "extends_cycle": ["gpus/bad.yaml:7:12: 'extends' forms a cycle: hen -> egg -> hen; an entity cannot extend itself"],
     "fact_unit_mismatch": [
         "gpus/bad.yaml:6:12: '5 TFLOPS' does not fit clock, which is in GHz; "
         "give it in GHz or a unit of the same dimension"],
@@ -115,7 +115,7 @@ def test_errors_in_several_files_come_in_one_load(tmp_path, monkeypatch):
     ({"gpus/bad.yaml": "chip: {kind: product}\n"},
      ["gpus/chips.yaml:10:1: 'chip' is declared twice; the first is at gpus/bad.yaml:1:1"]),
     ({"gpus/bad.yaml": "x: {kind: product, extends: x}\n"},
-     ["gpus/bad.yaml:1:1: 'extends' forms a cycle: x -> x; an entity cannot extend itself"]),
+     ["gpus/bad.yaml:1:29: 'extends' forms a cycle: x -> x; an entity cannot extend itself"]),
 ])
 def test_error_branches(files, messages, tmp_path, monkeypatch):
     kb = write_kb(tmp_path, monkeypatch, files)
@@ -182,7 +182,7 @@ def test_load_entities_of_an_extra_file(tiny_kb, tmp_path, monkeypatch):
     with pytest.raises(KBErrors) as info:
         load_entities(sheet, tiny_kb.model, tiny_kb.units)
     assert [str(e) for e in info.value.errors] == [
-        "sheet.yaml:1:1: unknown entity 'chipp'; did you mean 'chip'?",
+        "sheet.yaml:1:35: unknown entity 'chipp'; did you mean 'chip'?",
         "sheet.yaml:1:50: unknown variable 'clok'; did you mean 'clock'?"]
 
 
@@ -193,7 +193,7 @@ def test_load_entities_finds_cycles_through_the_model(tiny_kb, tmp_path, monkeyp
     with pytest.raises(KBErrors) as info:
         load_entities(sheet, tiny_kb.model, tiny_kb.units)
     assert [str(e) for e in info.value.errors] == [
-        "sheet.yaml:2:1: 'extends' forms a cycle: a -> b -> a; an entity cannot extend itself"]
+        "sheet.yaml:2:31: 'extends' forms a cycle: a -> b -> a; an entity cannot extend itself"]
 
 
 def test_module_surface():

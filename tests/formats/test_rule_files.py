@@ -133,4 +133,40 @@ def test_a_simulated_rule_needs_its_model(tmp_path, monkeypatch):
 
 
 def test_module_surface():
-    assert sorted(rule_files.__all__) == ["build_rule", "build_variable", "check_key", "check_ref", "read_rule_file"]
+    assert sorted(rule_files.__all__) == ["build_rule", "build_variable", "check_aliases", "check_key", "check_ref",
+                                          "read_rule_file"]
+
+
+def test_aliases_as_declared(tmp_path, monkeypatch):
+    kb = write_kb(tmp_path, monkeypatch, {"rules/vendor.yaml": """
+        variables:
+          cu_rate: {unit: FMA/cycle, doc: a rate, aliases: [rate_per_cu]}
+          xcds: {unit: "", doc: dies, aliases: xcd_count}
+        rules:
+          vendor_law:
+            doc: a law written in a vendor's words
+            eq: rate_per_cu = xcd_count * fma_rate[fp16]
+            source: vendor book
+        """})
+    model = load_model([kb])[0]
+    assert model.variables["cu_rate"].aliases == ("rate_per_cu",) and model.variables["xcds"].aliases == ("xcd_count",)
+    assert model.variables["clock"].aliases == ()
+    assert [str(r) for r in model.rules["vendor_law"].relation.references()] == ["cu_rate", "xcds", "fma_rate[fp16]"]
+
+
+@pytest.mark.parametrize("rules, messages", [
+    ("variables:\n  a: {unit: GHz, doc: x, aliases: [clock]}\n",
+     ["rules/bad.yaml:2:35: alias 'clock' of 'a' is the name of another variable; that variable is declared at "
+      "rules/compute.yaml:9:3"]),
+    ("variables:\n  a: {unit: GHz, doc: x, aliases: [b]}\n  c: {unit: GHz, doc: y, aliases: [b]}\n",
+     ["rules/bad.yaml:3:35: alias 'b' of 'c' is declared twice; it is an alias of 'a' at rules/bad.yaml:2:3"]),
+    ("variables:\n  a: {unit: GHz, doc: x, aliases: [a, b, b]}\n",
+     ["rules/bad.yaml:2:35: alias 'a' of 'a' is its own name", "rules/bad.yaml:2:35: alias 'b' of 'a' is written twice"]),
+    ("variables:\n  a: {unit: GHz, doc: x, aliases: [exp]}\n",
+     ["rules/bad.yaml:2:35: variable name 'exp' is reserved; a variable may not be called like a function (min, max, "
+      "floor, ceil, sqrt, exp, log), a builtin, a module or a placeholder x0, x1, ..."]),
+    ("variables:\n  a: {unit: GHz, doc: x, aliases: {b: c}}\n",
+     ["rules/bad.yaml:2:35: the aliases of 'a' must be a name or a list of names"]),
+])
+def test_alias_errors(rules, messages, tmp_path, monkeypatch):
+    assert errors_of(tmp_path, monkeypatch, rules) == messages

@@ -23,11 +23,12 @@ no check.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Mapping
 
 import sympy
 
+from hwkb.audit.eliminations import hidden_checks
 from hwkb.audit.enclosures import compile_interval
 from hwkb.audit.findings import CheckKind
 from hwkb.audit.rows import Pattern
@@ -122,21 +123,31 @@ class Analysis:
             if target is None:
                 continue
             others = {symbol_of(k): routes[k].expr for k in r.keys if k != target}
-            own = routes[target].expr
-            implied = r.solution(target).xreplace(others)
-            ratio = own / implied
-            if ratio == 1 or not (ratio.free_symbols & {symbol_of(k) for k in stated}):
-                continue  # an identity, or a check of defaults alone: no evidence about any stated figure
-            symbols = tuple(sorted(key_of_symbol(s) for s in (own.free_symbols | implied.free_symbols)))
-            in_ratio = {key_of_symbol(s) for s in ratio.free_symbols}
-            variables = tuple(k for k in _fact_order(r.keys, routes) if k in in_ratio and k in stated)
-            kind = (CheckKind.EXPECTATION if r.kind == "expectation"
-                    else CheckKind.LAW if all(routes[k].rule is None for k in r.keys) else CheckKind.STATED_VS_DERIVED)
-            sides = tuple(self._side(k, routes[k]) for k in _route_keys(r.keys, routes))
-            out.append(CompiledCheck(r, kind, target, symbols, variables, tuple(k for k in symbols if k in defaults),
-                                     self.compiled(own, symbols), self.compiled(implied, symbols),
-                                     self.compiled(ratio, symbols), routes[target].rule, sides))
-        return out
+            out.append(self._check(r, r.keys, target, r.solution(target).xreplace(others), routes, stated, defaults))
+        usable = lambda i: self._checked[i] and not (self.keysets[i] & not_applicable)
+        for hidden in hidden_checks(self.relations, routes, usable):  # singular pairs: two peaks, no SMs or clock
+            out.append(self._check(replace(hidden.first, name=hidden.name), hidden.keys, hidden.target,
+                                   hidden.implied, routes, stated, defaults))
+        return [c for c in out if c is not None]
+
+    def _check(self, r: Relation, keys: tuple[VarKey, ...], target: VarKey, implied: sympy.Expr,
+               routes: Mapping[VarKey, Route], stated: frozenset[VarKey],
+               defaults: frozenset[VarKey]) -> CompiledCheck | None:
+        """The check of ``target`` as its route gives it against ``implied``, over the known ``keys``; None if it
+        is no evidence."""
+        own = routes[target].expr
+        ratio = own / implied
+        if ratio == 1 or not (ratio.free_symbols & {symbol_of(k) for k in stated}):
+            return None  # an identity, or a check of defaults alone: no evidence about any stated figure
+        symbols = tuple(sorted(key_of_symbol(s) for s in (own.free_symbols | implied.free_symbols)))
+        in_ratio = {key_of_symbol(s) for s in ratio.free_symbols}
+        variables = tuple(k for k in _fact_order(keys, routes) if k in in_ratio and k in stated)
+        kind = (CheckKind.EXPECTATION if r.kind == "expectation"
+                else CheckKind.LAW if all(routes[k].rule is None for k in keys) else CheckKind.STATED_VS_DERIVED)
+        sides = tuple(self._side(k, routes[k]) for k in _route_keys(keys, routes))
+        return CompiledCheck(r, kind, target, symbols, variables, tuple(k for k in symbols if k in defaults),
+                             self.compiled(own, symbols), self.compiled(implied, symbols),
+                             self.compiled(ratio, symbols), routes[target].rule, sides)
 
     def _side(self, key: VarKey, route: Route) -> Side:
         symbols = _symbols_of(route.expr)

@@ -32,8 +32,11 @@ import time
 from typing import Mapping, Sequence
 
 from hwkb.audit.analysis import Analysis, Side
+from hwkb.audit.applicability import withheld_expectations
+from hwkb.audit.documents import document_checks
 from hwkb.audit.findings import Check, CheckKind, EntityAudit, Figure, Suspect, Verdict
 from hwkb.audit.report import AuditReport, summarise
+from hwkb.audit.report_page import finding_sources
 from hwkb.audit.rows import Pattern, Row, default_facts, read_rows
 from hwkb.audit.suspects import check_hint, rank_suspects, with_implied
 from hwkb.audit.verdicts import Evaluation, evaluate
@@ -89,7 +92,7 @@ class Auditor:
         audits.sort(key=lambda a: (a.status.rank if a.status else len(Verdict),
                                    -max((abs(c.deviation or 0) for c in a.checks if c.status == Verdict.INCONSISTENT),
                                         default=0.0)))
-        return AuditReport(tuple(audits), summarise(audits, groups))
+        return AuditReport(tuple(audits), summarise(audits, groups), finding_sources(rows, audits))
 
     def audit(self, entities: Sequence[Entity | str], groups: Groups | None = None,
               vectorised: bool = True) -> AuditReport:
@@ -144,14 +147,16 @@ def entity_audit(row: Row, evaluations: Sequence[Evaluation], system: System) ->
         checks.append(Check(e.check.relation.name, e.check.kind, e.status, e.deviation, e.check.variables,
                             e.check.target, value, implied, sides, rule.doc, rule.source, e.check.defaults,
                             suspects, hint, rule.tolerance))
+    checks += document_checks(row, system)
     checks.sort(key=lambda c: (c.severity, -abs(c.deviation or 0.0), c.rule))
     sets = list(dict.fromkeys(frozenset(e.check.variables) for e in basis))
     conflicts = tuple(sorted(tuple(sorted(s)) for s in sets if not any(t < s for t in sets)))
-    notes = () if evaluations or row.undefined else ("no rule has all its variables known for this entity",)
+    notes = () if checks or row.undefined else ("no rule has all its variables known for this entity",)
     if row.undefined:
         notes += (f"{', '.join(dict.fromkeys(row.undefined))} cannot be evaluated here: a zero figure makes "
                   f"them infinite or undefined; check the figures they use",)
-    return EntityAudit(row.entity, row.name, tuple(checks), tuple(ranked), conflicts, row.groups, notes)
+    return EntityAudit(row.entity, row.name, tuple(checks), tuple(ranked), conflicts, row.groups, notes,
+                       withheld_expectations(row, system))
 
 
 def _side_figure(system: System, side: Side, canonical: float) -> Figure:

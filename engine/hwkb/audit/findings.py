@@ -17,7 +17,8 @@ from typing import Mapping
 from hwkb.definitions.model import EntityId, VarKey
 from hwkb.definitions.quantities import format_number
 
-__all__ = ["Verdict", "CheckKind", "Figure", "Suspect", "Check", "EntityAudit", "EXPECTATION_CAVEAT", "quantity",
+__all__ = ["Verdict", "CheckKind", "Figure", "Suspect", "Check", "NotApplicable", "EntityAudit", "EXPECTATION_CAVEAT",
+           "quantity",
            "fraction_of_percent", "UNCHECKED"]
 
 UNCHECKED = "unchecked"  # the JSON status of an entity (or a report) no check applies to
@@ -46,10 +47,12 @@ class Verdict(_Labelled):
 
 
 class CheckKind(_Labelled):
-    """What a check compares: stated facts under a law, a stated fact with a derived one, or an expectation."""
+    """What a check compares: stated facts under a law, a stated fact with a derived one, an expectation, or
+    two documents' figures for one fact."""
     LAW = "law"
     STATED_VS_DERIVED = "stated_vs_derived"
     EXPECTATION = "expectation"
+    DOCUMENTS = "documents"
 
 
 def quantity(value: float | None, unit: str) -> str:
@@ -72,16 +75,24 @@ class Figure:
     upper: float
     via: str | None = None
     inputs: tuple[VarKey, ...] = ()   # the other keys of ``via``
+    source: str | None = None         # the document a stated figure comes from (documents checks)
 
     @property
     def text(self) -> str:
         return quantity(self.value, self.unit)
+
+    @property
+    def cited(self) -> str:
+        """The figure with the document it comes from: ``32 block per Blackwell Tuning Guide 1.4.1.1``."""
+        return f"{self.text} per {self.source}" if self.source else self.text
 
     def to_dict(self) -> dict:
         out = {"key": self.key, "value": self.value, "unit": self.unit, "lower": self.lower, "upper": self.upper,
                "via": self.via}
         if self.inputs:
             out["inputs"] = list(self.inputs)
+        if self.source is not None:
+            out["source"] = self.source
         return out
 
 
@@ -154,6 +165,10 @@ class Check:
 
     @property
     def detail(self) -> str:
+        if self.kind == CheckKind.DOCUMENTS:
+            dev = "" if self.deviation is None else f", {self.deviation:+.3g}%"
+            return (f"documents: {self.target} = {self.value.cited} (used); {self.implied.cited}: "
+                    f"{_AGREEMENT[self.status]}{dev}")
         own = f"{self.target} = {self.value.text}" + (f" (from {self.value.via})" if self.value.via else " (stated)")
         dev = "" if self.deviation is None else f", {self.deviation:+.3g}%"
         text = f"{own}; {self.rule} implies {self.implied.text}: {_AGREEMENT[self.status]}{dev}"
@@ -186,6 +201,22 @@ class Check:
 
 
 @dataclass(frozen=True)
+class NotApplicable:
+    """An expectation an n/a fact takes out of an entity's audit (every other figure it needs is known), and why."""
+    rule: str
+    fact: VarKey
+    entity: EntityId | None    # where the n/a is stated
+    reason: str
+
+    @property
+    def sentence(self) -> str:
+        return f"{self.rule} not applicable: {self.fact} is n/a on {self.entity} ({self.reason})"
+
+    def to_dict(self) -> dict:
+        return {"rule": self.rule, "fact": self.fact, "entity": self.entity, "reason": self.reason}
+
+
+@dataclass(frozen=True)
 class EntityAudit:
     """One entity's checks, most severe first, its suspects and the sets of facts that cannot all be right."""
     entity: EntityId
@@ -195,6 +226,7 @@ class EntityAudit:
     conflicts: tuple[tuple[VarKey, ...], ...] = ()   # minimal sets of facts that cannot all be right
     groups: Mapping[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    not_applicable: tuple[NotApplicable, ...] = ()
 
     @property
     def status(self) -> Verdict | None:
@@ -212,4 +244,6 @@ class EntityAudit:
             out["groups"] = dict(self.groups)
         if self.notes:
             out["notes"] = list(self.notes)
+        if self.not_applicable:
+            out["not_applicable"] = [n.to_dict() for n in self.not_applicable]
         return out

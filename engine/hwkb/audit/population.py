@@ -27,6 +27,13 @@ only because the Tesla and Fermi cards (100 % failing) used GDDR3, and
 "GeForce 8(8800)" is reported as part of the Tesla architecture. A failure
 is isolated when no reported systematic group holds it.
 
+A systematic group is **explained** when another expectation, resting on every
+figure the failing rule rests on and on one more the group's entity states, holds
+for most of the group's failing rows: the KB knows why the rule does not hold there (``fp32_at_shader_clock``, whose multiple the
+Tesla entity states, holds where ``boost_clock_is_fp32_clock`` fails). The group
+names it, with its doc and source; a group nothing explains is left for a person.
+The words are the KB's, never this module's.
+
 A failure is an outcome with status ``inconsistent``; ``consistent`` and
 ``within_rounding`` are passes. A group named ``"unknown"`` (the database did
 not say) is no group: it is never systematic, and an isolated failure is put
@@ -50,7 +57,7 @@ from typing import Iterable, Mapping
 
 from hwkb.audit.findings import Verdict, fraction_of_percent
 
-__all__ = ["Outcome", "SystematicGroup", "IsolatedFailure", "PopulationSummary", "classify"]
+__all__ = ["Outcome", "Explanation", "SystematicGroup", "IsolatedFailure", "PopulationSummary", "classify"]
 
 UNKNOWN = "unknown"
 MAX_EXAMPLES = 5
@@ -64,10 +71,32 @@ class Outcome:
     status: Verdict
     deviation: float | None           # stated vs implied, in %
     groups: Mapping[str, str] = field(default_factory=dict)
+    variables: tuple[str, ...] = ()   # the stated facts the check rests on
+    kind: str = ""                    # the rule's kind: law, expectation, ...
+    doc: str = ""
+    source: str = ""
 
     @property
     def failed(self) -> bool:
         return self.status == Verdict.INCONSISTENT
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """An expectation that holds where a systematic group's rule fails: the KB's reason the rule does not hold."""
+    rule: str
+    doc: str
+    source: str
+    holds: int     # failing rows of the group it holds for
+    failed: int    # failing rows of the group
+
+    @property
+    def sentence(self) -> str:
+        return f"{self.doc} ({self.rule} holds for {self.holds} of {self.failed} failing rows; {self.source})"
+
+    def to_dict(self) -> dict:
+        return {"rule": self.rule, "doc": self.doc, "source": self.source, "holds": self.holds,
+                "failed": self.failed, "sentence": self.sentence}
 
 
 @dataclass(frozen=True)
@@ -79,6 +108,7 @@ class SystematicGroup:
     failed: int
     checked: int
     entities: tuple[str, ...]  # every failing entity, sorted
+    explanation: Explanation | None = None
 
     @property
     def examples(self) -> tuple[str, ...]:
@@ -90,7 +120,8 @@ class SystematicGroup:
 
     def to_dict(self) -> dict:
         return {"rule": self.rule, "group_by": self.group_by, "group": self.group, "failed": self.failed,
-                "checked": self.checked, "share": round(self.share, 4), "examples": list(self.examples)}
+                "checked": self.checked, "share": round(self.share, 4), "examples": list(self.examples),
+                "explanation": None if self.explanation is None else self.explanation.to_dict()}
 
 
 @dataclass(frozen=True)
@@ -156,10 +187,14 @@ def classify(outcomes: Iterable[Outcome], *, by: Iterable[str] = ("architecture"
     reported = {key for key in candidates
                 if not _subsumed(key, tally[key], candidates, by, systematic_share, min_group)}
     systematic = []
+    by_entity: dict[str, dict[str, Outcome]] = defaultdict(dict)
+    for o in outcomes:
+        by_entity[o.entity][o.rule] = o
     for rule, g, group in reported:
         cell = tally[(rule, g, group)]
         failing = tuple(sorted(e for _, failed, e in cell if failed))
-        systematic.append(SystematicGroup(rule, g, group, len(failing), len(cell), failing))
+        systematic.append(SystematicGroup(rule, g, group, len(failing), len(cell), failing,
+                                          _explanation(rule, failing, by_entity, systematic_share)))
     systematic.sort(key=lambda s: (-s.share, -s.failed, s.rule, by.index(s.group_by), s.group))
 
     isolated, mixed = [], []
@@ -176,6 +211,26 @@ def classify(outcomes: Iterable[Outcome], *, by: Iterable[str] = ("architecture"
                        by.index(i.group_by) if i.group_by in by else len(by), i.group)
     return PopulationSummary(MappingProxyType(dict(counts)), tuple(systematic), tuple(sorted(isolated, key=order)),
                              tuple(sorted(mixed, key=order)))
+
+
+def _explanation(rule: str, failing: tuple[str, ...], by_entity: Mapping[str, Mapping[str, Outcome]],
+                 share: float) -> Explanation | None:
+    """The expectation resting on every figure ``rule`` rests on (and more) that holds for the most (at least
+    ``share``) of the failing rows, if any."""
+    holds: Counter = Counter()
+    found: dict[str, Outcome] = {}
+    for entity in failing:
+        checks = by_entity[entity]
+        own = set(checks[rule].variables)
+        for other in checks.values():
+            if other.rule != rule and other.kind == "expectation" and not other.failed and own < set(other.variables):
+                holds[other.rule] += 1
+                found.setdefault(other.rule, other)
+    best = sorted(holds.items(), key=lambda item: (-item[1], item[0]))
+    if not best or best[0][1] < share * len(failing):
+        return None
+    name, count = best[0]
+    return Explanation(name, found[name].doc, found[name].source, count, len(failing))
 
 
 def _group_of(outcome: Outcome, grouping: str) -> str:

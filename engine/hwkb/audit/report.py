@@ -15,17 +15,19 @@ Markdown and HTML forms and closes the terminal table, which is what
 """
 from __future__ import annotations
 
-import html
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from hwkb.audit.findings import EXPECTATION_CAVEAT, UNCHECKED, Check, CheckKind, EntityAudit, Verdict
 from hwkb.audit.population import Outcome, classify
+from hwkb.audit.report_page import audit_page
 
 __all__ = ["AuditReport", "summarise", "render", "render_table", "render_markdown", "render_html", "FORMATS"]
 
 FORMATS = ("table", "markdown", "html")
 _COLUMNS = ("status", "kind", "rule", "target", "value", "implied", "deviation")
+_NOT_LAWS = (CheckKind.EXPECTATION, CheckKind.DOCUMENTS)  # what --fail-on laws lets pass
 _MAX_LISTED = 20  # systematic groups / isolated rows listed in a summary
 _POPULATION_LISTS = ("systematic", "isolated", "mixed")
 
@@ -35,9 +37,10 @@ class AuditReport:
     """What ``audit`` always returns: the entities' checks, most severe first, and a summary."""
     entities: tuple[EntityAudit, ...]
     summary: Mapping[str, object]
+    sources: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # entity -> key -> a failed fact's source
 
     def failed(self, laws_only: bool = False) -> bool:
-        return any(c.status == Verdict.INCONSISTENT and not (laws_only and c.kind == CheckKind.EXPECTATION)
+        return any(c.status == Verdict.INCONSISTENT and not (laws_only and c.kind in _NOT_LAWS)
                    for e in self.entities for c in e.checks)
 
     def exit_code(self, fail_on: str = "any") -> int:
@@ -50,8 +53,10 @@ class AuditReport:
         verdicts = [e.status for e in self.entities if e.status is not None]
         return str(min(verdicts, key=lambda v: v.rank)) if verdicts else UNCHECKED
 
-    def to_dict(self) -> dict:
-        return {"command": "audit", "status": self.status, "entities": [e.to_dict() for e in self.entities], "summary": dict(self.summary)}
+    def to_dict(self, entities: bool = True) -> dict:
+        """The JSON document; ``entities=False`` leaves the list empty (the CLI writes them one at a time)."""
+        return {"command": "audit", "status": self.status,
+                "entities": [e.to_dict() for e in self.entities] if entities else [], "summary": dict(self.summary)}
 
     def __str__(self) -> str:
         """The terminal table ``hwkb audit`` prints (which ends the table with a newline of its own)."""
@@ -77,11 +82,15 @@ def summarise(audits: Sequence[EntityAudit], groups: Mapping[str, Mapping[str, s
         "entities_unchecked": sum(not a.checks for a in audits),
     }
     if groups is not None:
-        population = classify(Outcome(a.entity, c.rule, c.status, c.deviation, a.groups)
+        population = classify(Outcome(a.entity, c.rule, c.status, c.deviation, a.groups, c.variables, str(c.kind),
+                                      c.doc, c.source)
                               for a in audits for c in a.checks).to_dict()
         for name in _POPULATION_LISTS:
             out[name] = population.get(name, [])
         out["population"] = {k: v for k, v in population.items() if k not in _POPULATION_LISTS}
+        withheld = Counter((n.rule, n.reason) for a in audits for n in a.not_applicable)
+        out["not_applicable"] = [{"rule": rule, "reason": reason, "entities": n}
+                                 for (rule, reason), n in sorted(withheld.items(), key=lambda i: (-i[1], i[0]))]
     return out
 
 
@@ -102,6 +111,8 @@ def _notes(c: Check) -> list[str]:
     """What a reader needs under a failed check: where the numbers came from, the culprit, the hint."""
     if c.status != Verdict.INCONSISTENT:
         return []
+    if c.kind == CheckKind.DOCUMENTS:
+        return [f"{c.value.cited} (used); {c.implied.cited}"]
     out = c.routes
     if c.kind == CheckKind.EXPECTATION:
         out.append(f"expectation: {c.doc}. {EXPECTATION_CAVEAT}")
@@ -142,7 +153,9 @@ def _summary_lines(report: AuditReport) -> list[str]:
     if "systematic" in s:
         lines.append(f"systematic failures (a rule failing for most of a group): {len(s['systematic'])}")
         lines += _listed(s["systematic"], lambda g: f"{g['rule']} fails for {g['failed']} of {g['checked']} rows "
-                                                    f"with {g['group_by']} = {g['group']}")
+                                                    f"with {g['group_by']} = {g['group']}: " + (
+                             f"likely {g['explanation']['sentence']}" if g.get("explanation")
+                             else "no explanation in the KB, for a person to judge"))
         lines.append(f"isolated failures (one row against a consistent group): {len(s['isolated'])}")
         lines += _listed(s["isolated"], lambda i: f"{i['entity']}: {i['rule']}{_percent(i.get('deviation'))}, "
                                                   f"among {i['group_by']} = {i['group']}")
@@ -151,6 +164,11 @@ def _summary_lines(report: AuditReport) -> list[str]:
             lines.append(f"mixed failures (a group where the rule holds for some rows and not others): {len(mixed)}")
             lines += _listed(mixed, lambda i: f"{i['entity']}: {i['rule']}, {i['failed']} of {i['checked']} failing "
                                               f"among {i['group_by']} = {i['group']}")
+        withheld = list(s.get("not_applicable", []))
+        if withheld:
+            lines.append(f"not applicable (an expectation an n/a fact takes out, with its reason): "
+                         f"{sum(n['entities'] for n in withheld)}")
+            lines += _listed(withheld, lambda n: f"{n['rule']} for {n['entities']} rows: {n['reason']}")
     return lines
 
 
@@ -184,6 +202,7 @@ def render_table(report: AuditReport, failed_only: bool = False) -> str:
                 lines += [f"      {n}" for n in _notes(c)]
         for note in e.notes:
             lines.append(f"  note: {note}")
+        lines += [f"  {n.sentence}" for n in e.not_applicable]
         lines.append("")
     lines += ["summary: " + _summary_lines(report)[0], *("  " + l for l in _summary_lines(report)[1:])]
     return "\n".join(lines) + "\n"
@@ -213,46 +232,14 @@ def render_markdown(report: AuditReport, failed_only: bool = False) -> str:
                 lines += [f"  - {_md(n)}" for n in ns]
         for note in e.notes:
             lines.append(f"_note: {_md(note)}_")
+        lines += [f"_{_md(n.sentence)}_" for n in e.not_applicable]
     return "\n".join(lines) + "\n"
 
 
 # ---------------------------------------------------------------- html
 
-_CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max-width:72em;color:#222}
-h1{font-size:1.6em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ccc}
-table{border-collapse:collapse;margin:.5em 0 1em}th,td{padding:.25em .7em;text-align:left;border-bottom:1px solid #eee}
-td.num{text-align:right;font-variant-numeric:tabular-nums}th{background:#f4f4f4}
-tr.inconsistent td.status{color:#fff;background:#c0392b}tr.within_rounding td.status{background:#f7e7a9}
-tr.consistent td.status{background:#cdeccd}tr.note td{color:#555;font-size:.9em;border-bottom:none;padding-left:2.5em}
-ul.summary li{margin:.15em 0}code{font-size:.95em}
-"""
-
-
-def _e(text: str) -> str:
-    return html.escape(text, quote=True)
-
-
 def render_html(report: AuditReport, failed_only: bool = False) -> str:
-    summary = _summary_lines(report)
-    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-             "<title>hwkb audit</title>", f"<style>{_CSS}</style></head><body>",
-             "<h1>hwkb audit</h1>", '<section id="summary"><h2>Summary</h2><ul class="summary">']
-    parts += [f"<li>{_e(l.strip())}</li>" for l in summary]
-    parts.append("</ul></section>")
-    for e, checks in _shown(report, failed_only):
-        parts.append(f'<section class="entity" id="{_e(e.entity)}"><h2>{_e(e.entity)}</h2><p>{_e(_heading(e))}</p>')
-        if checks:
-            parts.append("<table><thead><tr>" + "".join(f"<th>{c}</th>" for c in _COLUMNS) + "</tr></thead><tbody>")
-            for c in checks:
-                cells = _cells(c)
-                classes = ["status", "", "", "", "num", "num", "num"]
-                parts.append(f'<tr class="{c.status}">' + "".join(
-                    f'<td class="{k}">{_e(x)}</td>' if k else f"<td>{_e(x)}</td>" for k, x in zip(classes, cells))
-                    + "</tr>")
-                parts += [f'<tr class="note"><td colspan="{len(_COLUMNS)}">{_e(n)}</td></tr>' for n in _notes(c)]
-            parts.append("</tbody></table>")
-        parts += [f"<p><em>{_e(n)}</em></p>" for n in e.notes]
-        parts.append("</section>")
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
+    """The page of :mod:`hwkb.audit.report_page`: findings, groups with plots, entities; sortable, escaped."""
+    shown = [(e, _heading(e), [(c, _cells(c), _notes(c)) for c in checks]) for e, checks in _shown(report, failed_only)]
+    notes = {e.entity: [*e.notes, *(n.sentence for n in e.not_applicable)] for e, _ in _shown(report, failed_only)}
+    return audit_page(report, _summary_lines(report), shown, notes)

@@ -38,6 +38,7 @@ class Row:
     not_applicable: frozenset[VarKey]
     groups: Mapping[str, str]
     undefined: list[str] = field(default_factory=list)  # rules a zero or infinite figure left unevaluated
+    withheld: Mapping[VarKey, Fact] = field(default_factory=dict)  # the n/a facts, with their reasons
 
     @property
     def pattern(self) -> Pattern:
@@ -99,5 +100,6 @@ def read_rows(system: System, defaults: Mapping[VarKey, Fact], entities: Sequenc
             exact = f.entity is None or (variable.integer and f.tolerance in (None, 0.0))
             radius[k] = 0.0 if exact else abs(units.to_canonical(f.rounding, f.unit))
         not_applicable = frozenset(k for k, f in facts.items() if not f.applicable)
-        rows.append(Row(eid, table[eid].name, applicable, mid, radius, not_applicable, (groups or {}).get(eid, {})))
+        rows.append(Row(eid, table[eid].name, applicable, mid, radius, not_applicable, (groups or {}).get(eid, {}),
+                        withheld={k: f for k, f in facts.items() if not f.applicable}))
     return rows

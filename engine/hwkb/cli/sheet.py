@@ -1,6 +1,7 @@
 """``hwkb sheet --gpu ID``: one product's spec sheet, every stated and derivable value with where it comes from.
 
-A stated value shows its source (and the entity it is inherited from), a derived one the rule that gives it
+A stated value shows its source (and the entity it is inherited from, and other documents' figures for it,
+``also ... per ...``), a derived one the rule that gives it
 and that rule's inputs; a failed audit check is printed beside each figure it concerns (its target and
 the facts it depends on). Text, ``--format markdown`` or ``html`` (a self-contained page); ``--json`` gives the rows.
 """
@@ -13,6 +14,7 @@ from hwkb.cli import flags
 from hwkb.cli.compare import Cell, declared_keys, emit, html_page, stated_cell
 from hwkb.definitions.model import split_key
 from hwkb.errors import UsageError
+from hwkb.formats import html_pages
 
 __all__ = ["add_arguments", "run", "SheetRow", "Sheet", "sheet"]
 
@@ -60,7 +62,8 @@ class Sheet:
         return "\n".join(lines + ["", "\\* derived from the stated figures"])
 
     def html(self) -> str:
-        rows = [[r.variable, r.cell.text(), r.unit, r.origin, "; ".join(r.findings)] for r in self.rows]
+        rows = [[r.variable, r.cell.text(), r.unit, html_pages.link(r.origin, html_pages.first_url(r.origin)),
+                 "; ".join(r.findings)] for r in self.rows]  # a source with a web address links to it
         return html_page(f"{self.name} ({self.entity})", ["variable", "value", "unit", "from", "audit"], rows,
                          "* derived from the stated figures; the audit column names every failed check", numeric=(1,))
 
@@ -86,11 +89,14 @@ def findings_by_key(kb, gpu: str) -> dict[str, list[str]]:
 def sheet(kb, gpu: str) -> Sheet:
     """``gpu``'s stated facts and derived values in the KB's declaration order, with origins and findings."""
     entity = kb.model.entity(gpu)
+    unit_of = kb.model.unit_of
     origins: dict[str, tuple[Cell, str]] = {}
     for key, fact in kb.context(gpu).facts.items():
         if fact.entity is not None:
             inherited = f" [{fact.entity}]" if fact.entity != gpu else ""
-            origins[key] = (stated_cell(kb, fact), (fact.source or fact.doc or "") + inherited)
+            others = "".join(f"; also {(stated_cell(kb, other).text() + ' ' + unit_of(key)).strip()} per {other.source}"
+                             for other in fact.also)
+            origins[key] = (stated_cell(kb, fact), (fact.source or fact.doc or "") + inherited + others)
     for value in kb.derive(gpu):
         inputs = ", ".join(i.key for i in value.origin.inputs)
         origins.setdefault(value.key, (Cell(value.magnitude, "derived"), f"{value.origin.rule} ({inputs})"))

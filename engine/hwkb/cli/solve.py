@@ -8,19 +8,18 @@ what it needs, as the contract says.
 from __future__ import annotations
 
 import argparse
+import itertools
+import json
 import sys
 
 from hwkb.cli import flags
-from hwkb.cli.plots import check_plot_path, plot_sweep
 from hwkb.errors import NotDetermined, QueryError, UsageError
 from hwkb.kb import KnowledgeBase
-from hwkb.questions.closed_forms import parse_free, solve_symbolic
-from hwkb.questions.sweeps import parse_axis, sweep
 from hwkb.questions.text import render_symbolic
 from hwkb.solving.solution import Solution, Status
 from hwkb.solving.text import render_solution
 
-__all__ = ["add_arguments", "run", "run_symbolic", "run_sweep", "answer_exit_code"]
+__all__ = ["add_arguments", "run", "run_symbolic", "run_sweep", "emit_sweep_json", "answer_exit_code"]
 
 #: a flag of one mode of solve -> the flag that asks for that mode
 MODE_OF_FLAG = {"--free": "--symbolic", "--sensitivity": "--symbolic", "--format": "--sweep", "--plot": "--sweep"}
@@ -75,6 +74,7 @@ def check_modes(args: argparse.Namespace) -> None:
 
 
 def run_symbolic(args: argparse.Namespace, kb: KnowledgeBase) -> int:
+    from hwkb.questions.closed_forms import parse_free, solve_symbolic  # SymPy: only this mode needs it
     equalities_only(kb, args.where, "--symbolic")
     context = kb.context(**flags.context_keywords(args))
     free = parse_free(kb, args.free) if args.free.strip() else None
@@ -87,6 +87,8 @@ def run_symbolic(args: argparse.Namespace, kb: KnowledgeBase) -> int:
 
 
 def run_sweep(args: argparse.Namespace, kb: KnowledgeBase) -> int:
+    from hwkb.cli.plots import check_plot_path, context_title, plot_sweep  # NumPy: only this mode needs it
+    from hwkb.questions.sweeps import parse_axis, sweep
     equalities_only(kb, args.where, "--sweep")
     if args.symbolic:
         raise QueryError("--symbolic and --sweep are separate questions", hint="give one of them")
@@ -98,21 +100,30 @@ def run_sweep(args: argparse.Namespace, kb: KnowledgeBase) -> int:
     except NotDetermined as exc:
         return not_determined(args, kb, exc)
     if args.plot:
-        plot_sweep(result, args.plot)
+        plot_sweep(result, args.plot, context_title(args.gpu, args.with_, args.set, args.where))
     fmt = "json" if args.json else args.format
     if fmt == "json":
-        flags.emit_json(flags.document(args.command, result.to_dict()))
-    elif fmt == "csv":
-        sys.stdout.write(result.to_csv())
+        emit_sweep_json(args, result)
     else:
-        print(result.render())
+        sys.stdout.writelines(result.csv_chunks() if fmt == "csv" else itertools.chain(result.table_chunks(), "\n"))
     return 0
+
+
+def emit_sweep_json(args: argparse.Namespace, result) -> None:
+    """The sweep's JSON document, its rows written in pieces as they are formatted (10^7 rows never as one list)."""
+    mark = "rows of the sweep"
+    head, tail = flags.json_text(flags.document(args.command, result.to_dict(rows=mark))).split(json.dumps(mark), 1)
+    sys.stdout.write(head)
+    sys.stdout.writelines(result.json_rows(depth=1))
+    sys.stdout.write(tail)
 
 
 def not_determined(args: argparse.Namespace, kb: KnowledgeBase, exc: NotDetermined) -> int:
     """The contract's answer to a question the context cannot settle: underdetermined, its needs, exit 1."""
-    solution = Solution(args.variable, Status.UNDERDETERMINED, kb.model.unit_of(args.variable),
-                        needs=tuple(exc.needs), notes=(exc.message,))
+    key = kb.check_key(args.variable)
+    solution = Solution(key, Status.UNDERDETERMINED, kb.model.unit_of(key), needs=tuple(exc.needs),
+                        notes=(exc.message,))
+    solution = solution if key == args.variable else solution.asked_as(args.variable)
     flags.emit(args, solution, render_solution(solution))
     return 1
 

@@ -3,6 +3,7 @@
 * :mod:`~hwkb.definitions.model`: frozen data — index sets, variables, facts, rules, entities, the Model —
   and the names of keys (``tc_peak[bf16]``) and of the simulation models a rule may use;
 * :mod:`~hwkb.definitions.expressions`: the whitelist language of rules and ``--where``, parsed with ``ast``;
+  :mod:`~hwkb.definitions.compiled` turns its checked trees into Python functions;
 * :mod:`~hwkb.definitions.units`: the project's Pint registry, its own grammar of unit text, and canonical-unit
   arithmetic;
 * :mod:`~hwkb.definitions.quantities`: the one syntax of a quantity as text (``989.4 TFLOPS``, ``n/a``);

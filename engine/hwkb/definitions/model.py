@@ -6,17 +6,19 @@ written, so any later error can point at the file and line.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
+from typing import Mapping, MutableMapping
 
 from hwkb.errors import KBError, Location, UnknownNameError
-from hwkb.definitions.expressions import RelationTree
+from hwkb.definitions.expressions import Ref, RelationTree
 
 __all__ = [
     "VarName", "VarKey", "EntityId", "IndexSet", "Variable", "Fact", "Rule", "Simulation", "SimulationModel",
     "SIMULATION_MODELS",
-    "Entity", "Model", "ancestry", "var_key", "split_key", "RULE_KINDS", "ENTITY_KINDS",
+    "Entity", "Model", "ancestry", "var_key", "split_key", "alias_table", "resolve_name", "RULE_KINDS",
+    "ENTITY_KINDS",
 ]
 
 VarName = str   # a declared variable: "tc_peak"
@@ -31,6 +33,7 @@ def var_key(name: VarName, index: str | None = None) -> VarKey:
     return name if index is None else f"{name}[{index}]"
 
 
+@functools.lru_cache(maxsize=2**16)  # called per fact and per check: an audit of 10,000 products splits a million
 def split_key(key: VarKey) -> tuple[VarName, str | None]:
     """The variable and the index of a key.
 
@@ -69,6 +72,7 @@ class Fact:
     where: Location
     doc: str | None = None
     tolerance: float | None = None
+    also: tuple["Fact", ...] = ()  # other documents' figures for the same key; this one is chosen and used
 
     @property
     def applicable(self) -> bool:
@@ -94,6 +98,8 @@ class Variable:
     index: str | None = None
     integer: bool = False
     default: Fact | None = None
+    aliases: tuple[str, ...] = ()  # vendor words for the same quantity (AMD's cu_count for sm_count)
+    positive: bool = False  # declared positive: a stated zero is an error, not a degenerate law
 
     def keys(self, indices: Mapping[str, IndexSet]) -> tuple[VarKey, ...]:
         if self.index is None:
@@ -148,6 +154,7 @@ class Entity:
     extends: tuple[EntityId, ...] = ()
     facts: Mapping[VarKey, Fact] = field(default_factory=dict)
     source: str | None = None
+    extends_where: Location | None = None  # the ``extends:`` line, where an unknown parent or a cycle is reported
 
 
 @dataclass(frozen=True)
@@ -158,10 +165,31 @@ class Model:
     rules: Mapping[str, Rule]
     entities: Mapping[EntityId, Entity]
     files: tuple[str, ...]
+    aliases: Mapping[str, VarName] = field(init=False, repr=False, compare=False)  # alias -> variable
 
     def __post_init__(self):
         for name in ("indices", "variables", "rules", "entities"):
-            object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
+            value = getattr(self, name)  # a read-only mapping (entities built as they are asked for) is kept
+            if isinstance(value, MutableMapping) or not isinstance(value, Mapping):
+                object.__setattr__(self, name, MappingProxyType(dict(value)))
+        object.__setattr__(self, "aliases", MappingProxyType(alias_table(self.variables)))
+
+    def resolve_name(self, name: str) -> VarName:
+        """The variable ``name`` names: itself, or the one that declares it as an alias; an unknown name as is."""
+        return resolve_name(name, self.variables, self.aliases)
+
+    def resolve_key(self, key: str) -> VarKey:
+        """``key`` with an alias replaced by its variable's name: ``cu_count`` -> ``sm_count``,
+        ``matrix_peak[bf16]`` -> ``tc_peak[bf16]``."""
+        name, index = split_key(key)
+        resolved = self.resolve_name(name)
+        return key if resolved == name else var_key(resolved, index)
+
+    def resolve_relation(self, relation: RelationTree) -> RelationTree:
+        """``relation`` with every alias replaced by its variable's name."""
+        if not any(ref.name in self.aliases for ref in relation.references()):
+            return relation
+        return relation.map_refs(lambda ref: Ref(self.resolve_name(ref.name), ref.index))
 
     def variable(self, name: VarName, where: Location | None = None) -> Variable:
         try:
@@ -186,7 +214,8 @@ class Model:
         """The variable of ``key``, or an UnknownNameError that names the nearest keys."""
         name, index = split_key(key)
         if name not in self.variables:
-            raise UnknownNameError("variable", key, self.all_keys() if index else self.variables, where=where)
+            raise UnknownNameError("variable", key, self.all_keys() if index else [*self.variables, *self.aliases],
+                                   where=where)
         variable = self.variables[name]
         if variable.index is None and index is not None:
             raise KBError(f"{name} has no index, but is written {key}", where=where, hint=f"write {name}")
@@ -202,6 +231,21 @@ class Model:
     def ancestry(self, entity_id: EntityId) -> list[EntityId]:
         """The entity and all it extends, most general first (later wins)."""
         return ancestry(self.entities, entity_id)
+
+
+def alias_table(variables: Mapping[VarName, Variable]) -> dict[str, VarName]:
+    """Each alias the variables declare -> the variable's name."""
+    return {alias: variable.name for variable in variables.values() for alias in variable.aliases}
+
+
+def resolve_name(name: str, variables: Mapping[VarName, Variable],
+                 aliases: Mapping[str, VarName] | None = None) -> VarName:
+    """The one resolution of a name a file or a user writes: a variable's own name, else the variable that
+    declares it as an alias (``aliases`` is :func:`alias_table`, built here when not given); else the name as is,
+    for the caller's unknown-name error."""
+    if name in variables:
+        return name
+    return (alias_table(variables) if aliases is None else aliases).get(name, name)
 
 
 def ancestry(entities: Mapping[EntityId, Entity], entity_id: EntityId) -> list[EntityId]:

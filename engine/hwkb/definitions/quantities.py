@@ -51,7 +51,7 @@ class QuantityReading:
 
 
 def read_quantity(text: str, unit: str, units: Units, where: Location, *, key: str | None = None,
-                  in_file: bool = False) -> QuantityReading:
+                  in_file: bool = False, positive: bool = False) -> QuantityReading:
     """``text`` read as a value of ``unit``: a number with an optional unit of the same dimension, or n/a.
 
     A number and a unit and nothing else: the unit is read by the project's grammar
@@ -59,7 +59,9 @@ def read_quantity(text: str, unit: str, units: Units, where: Location, *, key: s
     numbers are refused (every KB quantity is a count, rate, size or time), and so are magnitudes beyond
     :data:`~hwkb.definitions.limits.MAX_MAGNITUDE`. ``key`` names the variable in messages; ``in_file`` gives
     the hints for a KB file, where a value is written with its unit, rather than those for a flag, where the
-    unit is optional. Raises UnitError or LimitError at ``where``.
+    unit is optional; ``positive`` refuses zero too (a variable declared ``positive: true``, such as an SM
+    count, where zero would only make every law through it degenerate). Raises UnitError or LimitError at
+    ``where``.
     """
     text = text.strip()
     if len(text) > MAX_QUANTITY_CHARS:
@@ -104,6 +106,9 @@ def read_quantity(text: str, unit: str, units: Units, where: Location, *, key: s
         raise UnitError(f"{text!r} is negative, and no KB quantity is", where=where,
                         hint=f"give the size of {key or 'the value'}"
                              + ("; every variable is a count, rate, size or time" if in_file else ""))
+    if positive and magnitude == 0:
+        raise UnitError(f"{text!r} is zero, but {key or 'the value'} must be positive", where=where,
+                        hint="give a value above 0, or n/a where the quantity does not exist")
     largest = max(magnitude, value)
     if largest > MAX_MAGNITUDE:
         raise LimitError("magnitude", f"{largest:g}", f"{MAX_MAGNITUDE:g}", subject=repr(text), where=where)

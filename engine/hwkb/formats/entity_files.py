@@ -2,8 +2,8 @@
 
 Entities are kept as :class:`~hwkb.formats.yaml_nodes.Declaration` until the
 rule files are read, then built against the declared variables: every fact key
-is checked (:func:`~hwkb.formats.rule_files.check_key`) and every value read by
-:func:`~hwkb.formats.facts.read_fact`.
+is checked (:func:`~hwkb.formats.rule_files.check_key`; a vendor alias, ``cu_count``, is stored under its
+variable's key, ``sm_count``) and every value read by :func:`~hwkb.formats.facts.read_fact`.
 """
 from __future__ import annotations
 
@@ -43,11 +43,19 @@ def build_entity(item: Declaration, indices: Mapping[str, IndexSet], variables: 
     source = reader.text(fields["source"][1], "source") if "source" in fields else None
     extends = tuple(reader.names(fields["extends"][1], "extends") or ()) if "extends" in fields else ()
     facts = {}
+    written: dict[str, str] = {}  # a variable's key -> the key as written (its name or a vendor alias)
     if "facts" in fields:
-        for key, (key_node, node) in (reader.mapping(fields["facts"][1], f"the facts of {eid!r}") or {}).items():
-            if not check_key(reader, key_node, key, indices, variables):
+        for text, (key_node, node) in (reader.mapping(fields["facts"][1], f"the facts of {eid!r}") or {}).items():
+            key = check_key(reader, key_node, text, indices, variables)
+            if key is None:
                 continue
+            if key in written:
+                reader.error(key_node, f"{eid!r} states {key} twice, as {written[key]} and as {text}",
+                             "an alias names the same variable: keep one")
+                continue
+            written[key] = text
             fact = read_fact(reader, node, variables[split_key(key)[0]], key, eid, source, units)
             if fact is not None:
                 facts[key] = fact
-    return Entity(eid, kind or "", name or eid, doc or "", item.where, extends, facts, source)
+    extends_where = reader.at(fields["extends"][1]) if "extends" in fields else None
+    return Entity(eid, kind or "", name or eid, doc or "", item.where, extends, facts, source, extends_where)

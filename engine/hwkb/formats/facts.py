@@ -1,4 +1,8 @@
-"""A fact as a KB file writes it: a value with its unit, or ``{value, source, doc, tolerance}``.
+"""A fact as a KB file writes it: a value with its unit, or ``{value, source, doc, tolerance, also}``.
+
+``also`` lists other documents' figures for the same quantity, each ``{value, source, doc, tolerance}``
+with its source required: where a preliminary and a final whitepaper disagree, the KB keeps both, uses the
+one in ``value`` and the audit reports the disagreement.
 
 Entities' facts and variables' defaults are written the same way. The value
 is read by the one quantity syntax (:mod:`hwkb.definitions.quantities`); the
@@ -9,6 +13,7 @@ let any figure pass the audit "within rounding".
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from hwkb.definitions.limits import MAX_MAGNITUDE
 from hwkb.definitions.model import Fact, Variable
@@ -19,16 +24,45 @@ from hwkb.formats.yaml_nodes import Node, NodeReader
 
 __all__ = ["read_fact", "read_tolerance"]
 
-_FACT_FIELDS = ("value", "source", "doc", "tolerance")
+_FACT_FIELDS = ("value", "source", "doc", "tolerance", "also")
+_OTHER_DOCUMENT_FIELDS = ("value", "source", "doc", "tolerance")
 
 
 def read_fact(reader: NodeReader, node: Node, variable: Variable, key: str, entity: str | None,
               default_source: str | None, units: Units) -> Fact | None:
     """The fact ``node`` states for ``key`` (of ``variable``), or None with its problems reported."""
+    fields = reader.mapping(node, f"fact {key!r}", _FACT_FIELDS, ("value",)) if reader.is_mapping(node) else None
+    fact = _read_figure(reader, node, fields, variable, key, entity, default_source, units)
+    if fact is None or not fields or "also" not in fields:
+        return fact
+    also_node = fields["also"][1]
+    if not fact.applicable:
+        reader.error(also_node, f"{key} is stated as n/a, so no other document's figure can be weighed against it",
+                     "state the chosen figure in 'value'")
+        return None
+    others = []
+    for item in reader.items(also_node, f"the other documents' figures of {key!r}"):
+        if not reader.is_mapping(item):
+            reader.error(item, f"another document's figure of {key} is a mapping {{value: ..., source: ...}}")
+            continue
+        item_fields = reader.mapping(item, f"another document's figure of {key!r}", _OTHER_DOCUMENT_FIELDS,
+                                     ("value", "source"))
+        if item_fields is None or "source" not in item_fields:
+            continue
+        other = _read_figure(reader, item, item_fields, variable, key, entity, None, units)
+        if other is not None and not other.applicable:
+            reader.error(item, f"another document's figure of {key} must be a value, not n/a")
+        elif other is not None:
+            others.append(other)
+    return replace(fact, also=tuple(others))
+
+
+def _read_figure(reader: NodeReader, node: Node, fields: dict[str, tuple[Node, Node]] | None, variable: Variable,
+                 key: str, entity: str | None, default_source: str | None, units: Units) -> Fact | None:
+    """One figure: a value with its unit, or the ``fields`` of a mapping; None with its problems reported."""
     source, doc, tolerance_node = default_source, None, None
     value_node = node
     if reader.is_mapping(node):
-        fields = reader.mapping(node, f"fact {key!r}", _FACT_FIELDS, ("value",))
         if fields is None or "value" not in fields:
             return None
         value_node = fields["value"][1]
@@ -43,7 +77,8 @@ def read_fact(reader: NodeReader, node: Node, variable: Variable, key: str, enti
         return None
     where = reader.at(value_node)
     try:
-        reading = read_quantity(text, variable.unit, units, where, key=key, in_file=True)
+        reading = read_quantity(text, variable.unit, units, where, key=key, in_file=True,
+                                positive=variable.positive)
     except KBError as exc:
         reader.errors.append(exc)
         return None

@@ -6,19 +6,32 @@ file (:mod:`hwkb.formats.rule_files`) and every entity file
 variables, the rules and the entities, and checks that ``extends`` names
 entities and forms no cycle. All problems are raised together as one
 :class:`~hwkb.errors.KBErrors`. With a cache directory the composed YAML trees
-are kept there (:mod:`hwkb.formats.yaml_nodes`).
+are kept there (:mod:`hwkb.formats.yaml_nodes`), each cleanly loaded file's
+built entities (:mod:`hwkb.formats.entity_cache`) and the index of which entity
+is in which file (:mod:`hwkb.formats.entity_index`): a warm question about one
+product reads the rules and the files of its ``extends`` chain, not the whole
+catalogue. Duplicate ids and ``extends`` are checked on the whole index every
+time; an entity's own problems are found when its file is read, and a file is
+left out of the index until it loads without one, so a KB that does not load
+fails the same way warm and cold.
 """
 from __future__ import annotations
 
 import os
+from collections import ChainMap
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, NamedTuple
 
-from hwkb.definitions.model import Entity, IndexSet, Model, Rule, Variable
+from hwkb.definitions.limits import MAX_YAML_BYTES, read_regular_file
+from hwkb.definitions.model import Entity, EntityId, IndexSet, Model, Rule, Variable
 from hwkb.definitions.units import Units
 from hwkb.errors import KBError, KBErrors, LoadError, Location, UnknownNameError
+from hwkb.formats.cache_files import digest
+from hwkb.formats.entity_cache import cached_entities, store_entities
 from hwkb.formats.entity_files import build_entity, read_entity_file
-from hwkb.formats.rule_files import build_rule, build_variable, read_rule_file
+from hwkb.formats.entity_index import (EntityIndex, FileRecord, LazyEntities, Outline, fingerprint,
+                                       size_and_time as size_and_time_of)
+from hwkb.formats.rule_files import build_rule, build_variable, check_aliases, read_rule_file
 from hwkb.formats.yaml_nodes import Declaration, NodeReader, read_yaml
 
 __all__ = ["load_model", "load_entities"]
@@ -28,7 +41,10 @@ def load_model(directories: Iterable[Path], extra_entity_files: Iterable[Path] =
                cache: Path | None = None) -> tuple[Model, Units]:
     """Read KB directories (later ones add to earlier ones) into a Model; raise KBErrors.
 
-    ``cache``: the directory of hwkb's caches, where composed YAML trees are kept; None reads every file afresh.
+    ``cache``: the directory of hwkb's caches, where composed YAML trees, built entities and the entity index
+    are kept; None reads every file afresh. With a cache, the model's entities are built when first asked
+    for (:class:`~hwkb.formats.entity_index.LazyEntities`): a file unchanged since it last loaded cleanly
+    is not read until one of its entities is.
     """
     errors: list[KBError] = []
     directories = [Path(d) for d in directories]
@@ -36,7 +52,6 @@ def load_model(directories: Iterable[Path], extra_entity_files: Iterable[Path] =
     indices: dict[str, IndexSet] = {}
     variables: list[Declaration] = []
     rules: list[Declaration] = []
-    entities: list[Declaration] = []
     files: list[str] = []
     entity_files: list[Path] = []
     for directory in directories:
@@ -46,22 +61,132 @@ def load_model(directories: Iterable[Path], extra_entity_files: Iterable[Path] =
             root = read_yaml(path, errors, cache)
             if root is not None:
                 read_rule_file(NodeReader(path, errors), root, indices, variables, rules)
-    for path in [*entity_files, *map(Path, extra_entity_files)]:
-        files.append(str(path))
-        root = read_yaml(path, errors, cache)
-        if root is not None:
-            read_entity_file(NodeReader(path, errors), root, entities)
+    extra = [Path(p) for p in extra_entity_files]
+    entity_files += extra
+    index = EntityIndex(cache, [str(p) for p in [*directories, *extra]],  # one index per set of directories
+                        fingerprint(map(_text_of, [Path(units.source), *map(Path, files)])) if cache else "")
+    slots = [_read_entity_slot(path, index, errors, cache) for path in entity_files]
+    files += map(str, entity_files)
     declared = _variables(variables, indices, units)
+    check_aliases(variables, declared)
     built_rules: dict[str, Rule] = {}
     for item in rules:
         rule = build_rule(item, indices, declared, units)
         if rule is not None:
             item.reader.declare(built_rules, item.name, item.key_node, rule)
-    built_entities = _entities(entities, indices, declared, units)
-    errors += _check_extends(built_entities)
+    outlines: dict[EntityId, Outline] = {}
+    built: dict[EntityId, Entity] = {}
+    records: dict[str, FileRecord] = {}
+    for slot in slots:
+        if slot.record is not None:
+            for eid, outline in slot.record.outlines(str(slot.path)):
+                _declare(outlines, eid, outline, errors)
+            records[str(slot.path)] = slot.record
+            continue
+        before = len(errors)
+        file_entities = [build_entity(item, indices, declared, units) for item in slot.declarations]
+        if slot.clean and len(errors) == before and slot.text is not None:
+            records[str(slot.path)] = FileRecord.of(slot.text, slot.size_and_time, file_entities)
+            store_entities(cache, _entities_source(index, records[str(slot.path)]), str(slot.path), file_entities)
+        for entity in file_entities:
+            if _declare(outlines, entity.id, _outline(entity, slot.path), errors):
+                built[entity.id] = entity
+    errors += _check_extends(outlines)
+    index.write(records)
     if errors:
         raise KBErrors(errors)
-    return Model(indices, declared, built_rules, built_entities, tuple(files)), units
+    reader = _IndexedFiles(index, records, indices, declared, units, cache)
+    return Model(indices, declared, built_rules, LazyEntities(outlines, built, reader.read), tuple(files)), units
+
+
+class _Slot(NamedTuple):
+    """One entity file of a load: its record if the index vouches for it, else what reading it gave."""
+    path: Path
+    record: FileRecord | None = None
+    declarations: tuple[Declaration, ...] = ()
+    text: str | None = None
+    size_and_time: tuple[int, int] | None = None
+    clean: bool = False
+
+
+def _read_entity_slot(path: Path, index: EntityIndex, errors: list[KBError], cache: Path | None) -> _Slot:
+    """An entity file the index knows unchanged (not read), else read into declarations."""
+    record = index.unchanged(path, lambda: _text_of(path)) if cache else None
+    if record is not None:
+        return _Slot(path, record)
+    before = len(errors)
+    size_and_time = size_and_time_of(path)  # before the text: a file written meanwhile is read again next time
+    try:
+        text = read_regular_file(path, MAX_YAML_BYTES)
+    except KBError as exc:
+        errors.append(exc)
+        return _Slot(path)
+    root = read_yaml(path, errors, cache, text=text)
+    declarations: list[Declaration] = []
+    if root is not None:
+        read_entity_file(NodeReader(path, errors), root, declarations)
+    return _Slot(path, None, tuple(declarations), text, size_and_time,
+                 root is not None and size_and_time is not None and len(errors) == before)
+
+
+class _IndexedFiles:
+    """Builds the entities of a file the index vouched for, when one of them is first asked for: from the
+    entity cache if the file's text is still the one indexed, else from its YAML."""
+
+    def __init__(self, index: EntityIndex, records: Mapping[str, FileRecord], indices: Mapping[str, IndexSet],
+                 variables: Mapping[str, Variable], units: Units, cache: Path | None):
+        self.index, self.records, self.cache = index, records, cache
+        self.indices, self.variables, self.units = indices, variables, units
+
+    def read(self, file: str) -> dict[EntityId, Entity]:
+        errors: list[KBError] = []
+        path = Path(file)
+        try:
+            text = read_regular_file(path, MAX_YAML_BYTES)
+        except KBError as exc:
+            raise KBErrors([exc]) from None
+        record = self.records[file]
+        source = _entities_source(self.index, record)
+        if digest(text) == record.sha:
+            entities = cached_entities(self.cache, source, file)
+            if entities is not None:
+                return {e.id: e for e in entities}
+        root = read_yaml(path, errors, self.cache, text=text)
+        declarations: list[Declaration] = []
+        if root is not None:
+            read_entity_file(NodeReader(path, errors), root, declarations)
+        entities = [build_entity(item, self.indices, self.variables, self.units) for item in declarations]
+        if errors:
+            raise KBErrors(errors)
+        if digest(text) == record.sha:
+            store_entities(self.cache, source, file, entities)
+        return {e.id: e for e in entities}
+
+
+def _entities_source(index: EntityIndex, record: FileRecord) -> str:
+    """What a file's built entities are made from: its text (by hash) and the index's fingerprint."""
+    return digest("entities", index.fingerprint, record.sha)
+
+
+def _text_of(path: Path) -> str | None:
+    try:
+        return read_regular_file(path, MAX_YAML_BYTES)
+    except KBError:
+        return None
+
+
+def _outline(entity: Entity, path: Path) -> Outline:
+    return Outline(str(path), tuple(entity.extends), entity.where, entity.extends_where)
+
+
+def _declare(table: dict[EntityId, Outline], eid: EntityId, outline: Outline, errors: list[KBError]) -> bool:
+    """Put ``outline`` under ``eid``, or report that the id is declared already (the first stays)."""
+    if eid in table:
+        errors.append(LoadError(f"{eid!r} is declared twice", where=outline.where,
+                                hint=f"the first is at {table[eid].where}"))
+        return False
+    table[eid] = outline
+    return True
 
 
 def _entity_files(directory: Path, errors: list[KBError]) -> list[Path]:
@@ -91,14 +216,16 @@ def load_entities(path: Path, model: Model, units: Units, *, cache: Path | None 
     if root is not None:
         read_entity_file(NodeReader(path, errors), root, items, kind_required=False)
     entities = _entities(items, model.indices, model.variables, units, default_kind="product")
-    errors += _check_extends({**model.entities, **entities})
+    known = model.entities.outlines if isinstance(model.entities, LazyEntities) else model.entities
+    errors += _check_extends(ChainMap(entities, known))
     if errors:
         raise KBErrors(errors)
     return entities
 
 
-def _check_extends(entities: Mapping[str, Entity]) -> list[KBError]:
-    """The problems of ``extends``: a parent that is not an entity, and every cycle.
+def _check_extends(entities: Mapping[str, Entity | Outline]) -> list[KBError]:
+    """The problems of ``extends`` (of built entities or their outlines): a parent that is not an entity, and
+    every cycle.
 
     Walked with a stack, not recursion (a chain may be thousands long), each entity once (a diamond of
     ``extends`` costs its edges, not its paths).
@@ -107,7 +234,7 @@ def _check_extends(entities: Mapping[str, Entity]) -> list[KBError]:
     for entity in entities.values():
         for parent in entity.extends:
             if parent not in entities:
-                errors.append(UnknownNameError("entity", parent, entities, where=entity.where))
+                errors.append(UnknownNameError("entity", parent, entities, where=entity.extends_where or entity.where))
     state: dict[str, int] = {}  # 1: on the path being walked, 2: done
     for start in entities:
         if start in state:
@@ -126,7 +253,8 @@ def _check_extends(entities: Mapping[str, Entity]) -> list[KBError]:
             if state.get(parent) == 1:
                 cycle = path[path.index(parent):] + [parent]
                 errors.append(LoadError(f"'extends' forms a cycle: {' -> '.join(cycle)}",
-                                        where=entities[path[-1]].where, hint="an entity cannot extend itself"))
+                                        where=entities[path[-1]].extends_where or entities[path[-1]].where,
+                                        hint="an entity cannot extend itself"))
             elif parent not in state:
                 state[parent] = 1
                 path.append(parent)

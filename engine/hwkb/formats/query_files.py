@@ -2,7 +2,8 @@
 
 A query names its rows (each a context: ``gpu``, ``with``, ``set``, ``where``
 and ``params``) and its columns (a ``label``, or a ``variable`` with display
-``unit``, ``format`` and a context layer of its own). A column's variable may
+``unit``, ``format`` and a context layer of its own; with ``limiter``, the limit that binds the variable instead
+of its value). A column's variable may
 use ``{name}`` placeholders filled from the row's ``params``. See
 ``queries/README.md`` for the format with an example of every field.
 """
@@ -43,6 +44,9 @@ class Column:
     format: str | None = None
     suffix: str = ""
     layer: Layer = field(default_factory=Layer)
+    #: with ``limiter:``, the cell names the limit that binds the variable (a min/max law's), each limit shown
+    #: by its word here (``blocks_limit_regs: registers``) or by its own name
+    limiter: tuple[tuple[str, str], ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -90,8 +94,8 @@ def _read_query(reader: NodeReader, root: Node, name: str) -> Query | None:
     text = lambda k: reader.text(fields[k][1], k) if k in fields else ""
     columns = []
     for node in reader.items(fields["columns"][1], "columns"):
-        c = reader.mapping(node, "a column", ("header", "variable", "unit", "format", "suffix", *_CONTEXT_FIELDS),
-                           ("header",))
+        c = reader.mapping(node, "a column", ("header", "variable", "unit", "format", "suffix", "limiter",
+                                              *_CONTEXT_FIELDS), ("header",))
         if c is None or "header" not in c:
             continue
         unit = reader.text(c["unit"][1], "unit") if "unit" in c else None
@@ -108,13 +112,20 @@ def _read_query(reader: NodeReader, root: Node, name: str) -> Query | None:
                               reader.text(c["variable"][1], "variable") if "variable" in c else None,
                               unit, fmt,
                               reader.text(c["suffix"][1], "suffix") if "suffix" in c else "",
-                              _layer(reader, c)))
+                              _layer(reader, c), _limiter_words(reader, c)))
     rows = []
     for node in reader.items(fields["rows"][1], "rows"):
         r = reader.mapping(node, "a row", ("label", *_CONTEXT_FIELDS), ("label",))
         if r is not None and "label" in r:
             rows.append(Row(reader.text(r["label"][1], "label") or "", reader.at(node), _layer(reader, r)))
     return Query(name, text("title"), text("doc"), text("source"), tuple(columns), tuple(rows), reader.at(root))
+
+
+def _limiter_words(reader: NodeReader, fields: dict[str, tuple[Node, Node]]) -> tuple[tuple[str, str], ...] | None:
+    if "limiter" not in fields:
+        return None
+    words = reader.mapping(fields["limiter"][1], "limiter") or {}
+    return tuple((name, reader.text(value, name) or name) for name, (_, value) in words.items())
 
 
 def _layer(reader: NodeReader, fields: dict[str, tuple[Node, Node]]) -> Layer:

@@ -13,7 +13,7 @@ from typing import Mapping
 
 from hwkb.definitions.expressions import Ref, parse_relation
 from hwkb.definitions.model import (RULE_KINDS, SIMULATION_MODELS, IndexSet, Rule, Simulation, Variable,
-                                    split_key)
+                                    alias_table, resolve_name, split_key, var_key)
 from hwkb.definitions.units import Units
 from hwkb.definitions.limits import MAX_RULE_INSTANCES, MAX_SIMULATION_OPTION
 from hwkb.errors import ExpressionError, KBError, LimitError, UnitError, UnknownNameError
@@ -21,9 +21,9 @@ from hwkb.formats.facts import read_fact, read_tolerance
 from hwkb.formats.names import check_name
 from hwkb.formats.yaml_nodes import Declaration, Node, NodeReader
 
-__all__ = ["read_rule_file", "build_variable", "build_rule", "check_ref", "check_key"]
+__all__ = ["read_rule_file", "build_variable", "build_rule", "check_ref", "check_key", "check_aliases"]
 
-_VARIABLE_FIELDS = ("unit", "doc", "index", "integer", "default", "source")
+_VARIABLE_FIELDS = ("unit", "doc", "index", "integer", "positive", "default", "source", "aliases")
 _RULE_FIELDS = ("kind", "doc", "for", "eq", "source", "tolerance", "model", "inputs", "output", "options")
 
 
@@ -75,7 +75,9 @@ def build_variable(item: Declaration, indices: Mapping[str, IndexSet], units: Un
             reader.errors.append(UnknownNameError("index set", index, indices, where=reader.at(fields["index"][1])))
             return None
     integer = reader.flag(fields["integer"][1], "integer") if "integer" in fields else False
-    variable = Variable(name, unit, doc, item.where, index, integer)
+    positive = reader.flag(fields["positive"][1], "positive") if "positive" in fields else False
+    aliases = _aliases(item) if "aliases" in fields else ()
+    variable = Variable(name, unit, doc, item.where, index, integer, positive=positive)
     default = None
     if "default" in fields:
         source = reader.text(fields["source"][1], "source") if "source" in fields else None
@@ -83,8 +85,42 @@ def build_variable(item: Declaration, indices: Mapping[str, IndexSet], units: Un
     elif "source" in fields:
         reader.error(fields["source"][0], "'source' on a variable belongs to its 'default'",
                      "give a default value or move the source to the facts")
-    return Variable(name, unit, doc, item.where, index, integer, default)
+    return Variable(name, unit, doc, item.where, index, integer, default, aliases, positive)
 
+
+def _aliases(item: Declaration) -> tuple[str, ...]:
+    """A variable's vendor aliases as declared: each a variable name, none its own name or written twice."""
+    reader, node = item.reader, item.fields["aliases"][1]
+    names = reader.names(node, f"the aliases of {item.name!r}") or []
+    out: list[str] = []
+    for alias in names:
+        if not check_name(reader, node, alias, "variable"):
+            continue
+        if alias == item.name or alias in out:
+            reader.error(node, f"alias {alias!r} of {item.name!r} is " + ("its own name" if alias == item.name
+                                                                           else "written twice"))
+            continue
+        out.append(alias)
+    return tuple(out)
+
+
+def check_aliases(items: list[Declaration], variables: Mapping[str, Variable]) -> None:
+    """Report every alias that names two things: another variable, or an alias another variable declares."""
+    owners: dict[str, str] = {}
+    for item in items:
+        variable = variables.get(item.name)
+        if variable is None or variable.where != item.where or "aliases" not in item.fields:
+            continue
+        node = item.fields["aliases"][1]
+        for alias in variable.aliases:
+            if alias in variables:
+                item.reader.error(node, f"alias {alias!r} of {item.name!r} is the name of another variable",
+                                  f"that variable is declared at {variables[alias].where}")
+            elif alias in owners:
+                item.reader.error(node, f"alias {alias!r} of {item.name!r} is declared twice",
+                                  f"it is an alias of {owners[alias]!r} at {variables[owners[alias]].where}")
+            else:
+                owners[alias] = item.name
 
 def build_rule(item: Declaration, indices: Mapping[str, IndexSet], variables: Mapping[str, Variable],
                units: Units) -> Rule | None:
@@ -132,6 +168,8 @@ def build_rule(item: Declaration, indices: Mapping[str, IndexSet], variables: Ma
         reader.error(eq_node, f"a rule states an equation, not {relation.op!r}",
                      "constraints belong in a query's --where")
         return None
+    if any(ref.name not in variables for ref in relation.references()):  # a vendor alias, or an unknown name
+        relation = relation.map_refs(lambda ref: Ref(resolve_name(ref.name, variables), ref.index))
     ok = True
     for ref in dict.fromkeys(relation.references()):
         ok &= check_ref(reader, eq_node, ref, indices, variables, over=set(over))
@@ -147,8 +185,8 @@ def check_ref(reader: NodeReader, node: Node, ref: Ref, indices: Mapping[str, In
     ``over`` is the index sets a rule runs over (``for:``); None outside a rule, where every index is a value.
     """
     where = reader.at(node)
-    if ref.name not in variables:
-        reader.errors.append(UnknownNameError("variable", ref.name, variables, where=where))
+    if ref.name not in variables:  # the suggestions include the aliases
+        reader.errors.append(UnknownNameError("variable", ref.name, [*variables, *alias_table(variables)], where=where))
         return False
     variable = variables[ref.name]
     if variable.index is None:
@@ -174,10 +212,14 @@ def check_ref(reader: NodeReader, node: Node, ref: Ref, indices: Mapping[str, In
 
 
 def check_key(reader: NodeReader, node: Node, key: str, indices: Mapping[str, IndexSet],
-              variables: Mapping[str, Variable]) -> bool:
-    """Whether ``key`` (``sm_count``, ``tc_peak[bf16]``) is a key of a declared variable; reports why not."""
+              variables: Mapping[str, Variable]) -> str | None:
+    """The key of a declared variable that ``key`` (``sm_count``, ``tc_peak[bf16]``, an alias ``cu_count``) names,
+    or None with the reason reported."""
     name, index = split_key(key)
-    return check_ref(reader, node, Ref(name, index), indices, variables)
+    resolved = resolve_name(name, variables)
+    if not check_ref(reader, node, Ref(resolved, index), indices, variables):
+        return None
+    return key if resolved == name else var_key(resolved, index)
 
 
 def _relative_tolerance(reader: NodeReader, node: Node, units: Units) -> float:
@@ -208,7 +250,8 @@ def _read_simulation(item: Declaration, indices: Mapping[str, IndexSet],
     inputs = {}
     for param, (_, value) in (reader.mapping(fields["inputs"][1], "inputs") or {}).items():
         key = reader.text(value, f"input {param}")
-        if key is not None and check_key(reader, value, key, indices, variables):
+        key = None if key is None else check_key(reader, value, key, indices, variables)
+        if key is not None:
             inputs[param] = key
     missing = [p for p in parameters if p not in inputs]
     extra = [p for p in inputs if p not in parameters]
@@ -217,7 +260,8 @@ def _read_simulation(item: Declaration, indices: Mapping[str, IndexSet],
                      f"missing: {', '.join(missing) or 'none'}; unknown: {', '.join(extra) or 'none'}")
         return None
     output = reader.text(fields["output"][1], "output")
-    if output is None or not check_key(reader, fields["output"][1], output, indices, variables):
+    output = None if output is None else check_key(reader, fields["output"][1], output, indices, variables)
+    if output is None:
         return None
     options = {}
     if "options" in fields:

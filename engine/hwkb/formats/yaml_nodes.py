@@ -17,6 +17,7 @@ code, and an unreadable one is a miss. An edited file has a new hash.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import json
@@ -33,6 +34,7 @@ from ruamel.yaml import __version__ as _RUAMEL_VERSION
 from ruamel.yaml.composer import MaxDepthExceededError
 from ruamel.yaml.error import MarkedYAMLError, StreamMark, YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from ruamel.yaml.tag import Tag
 
 from hwkb.definitions.limits import MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES, read_regular_file
 from hwkb.errors import KBError, LimitError, LoadError, Location, suggest
@@ -44,15 +46,16 @@ _INT_TAG, _FLOAT_TAG, _NULL_TAG = "tag:yaml.org,2002:int", "tag:yaml.org,2002:fl
 _CACHE_FORMAT = 2
 
 
-def read_yaml(path: Path, errors: list[KBError], cache: Path | None = None) -> Node | None:
-    """The node tree of one file, or None with the problem appended; ``cache``: the cache directory, if any.
+def read_yaml(path: Path, errors: list[KBError], cache: Path | None = None, *, text: str | None = None) -> Node | None:
+    """The node tree of one file, or None with the problem appended; ``cache``: the cache directory, if any;
+    ``text``: the file's text if the caller has read it already.
 
     Only a regular file of at most MAX_YAML_BYTES is read; its tree may nest at most MAX_YAML_DEPTH deep and
     hold at most MAX_YAML_NODES nodes with every alias counted where it is used (an alias bomb is refused,
     not expanded).
     """
     try:
-        text = read_regular_file(path, MAX_YAML_BYTES)
+        text = read_regular_file(path, MAX_YAML_BYTES) if text is None else text
     except KBError as exc:
         errors.append(exc)
         return None
@@ -334,11 +337,21 @@ def _flat(node: Node) -> list:
     return ["m", node.tag, [[_flat(k), _flat(v)] for k, v in node.value], node.flow_style, mark.line, mark.column]
 
 
+@functools.lru_cache(maxsize=256)
+def _shared_tag(tag: str) -> Tag:
+    """One Tag per tag text, its text worked out once: ruamel decodes a Tag's text character by character on
+    every node's first ``.tag``, most of what rebuilding a cached tree cost."""
+    shared = Tag(suffix=tag)
+    str(shared)
+    return shared
+
+
 def _build(item: list, name: str) -> Node:
     kind, tag, value, style, line, column = item
     if not (isinstance(tag, str) and isinstance(line, int) and isinstance(column, int)):
         raise TypeError("malformed node entry")
     mark = StreamMark(name, 0, line, column)
+    tag = _shared_tag(tag)
     if kind == "s":
         if not isinstance(value, str):
             raise TypeError("malformed scalar entry")

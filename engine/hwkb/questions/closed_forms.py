@@ -157,8 +157,8 @@ def closed_form(kb: System, variable: VarKey, context: Context, free: Iterable[V
     :class:`NotDetermined` when the target does not follow, :class:`NoClosedForm`
     when it follows only numerically.
     """
-    kb.check_key(variable)
-    free = tuple(dict.fromkeys(free))
+    variable = kb.check_key(variable)
+    free = tuple(dict.fromkeys(kb.model.resolve_key(k) for k in free))
     context, _ = intervene(kb, context, context, free, where)  # a free clock frees the peaks it gives
     context = context if variable in free else context.without([variable])
     canonical, used = canonical_forms(kb, [variable], context, free, where)
@@ -175,7 +175,7 @@ def canonical_forms(kb: System, targets: Sequence[VarKey], context: Context, fre
     The context's facts stay (except the free keys'); returns the expressions
     and the relations used, in the order met.
     """
-    free = tuple(dict.fromkeys(free))
+    free = tuple(dict.fromkeys(kb.model.resolve_key(k) for k in free))
     for key in free:
         kb.model.check_key(key, where=Location("--free"))
     structure = Structure(kb, context.without(free), where)
@@ -294,7 +294,7 @@ def _expand_definitions(structure: Structure, variable: VarKey, known: set) -> t
 
 def parse_free(kb: System, text: str) -> tuple[VarKey, ...]:
     """``'d_qk,d_v'`` -> keys, each checked (unknown names get suggestions)."""
-    keys = tuple(k.strip() for k in text.split(",") if k.strip())
+    keys = tuple(kb.model.resolve_key(k.strip()) for k in text.split(",") if k.strip())
     for key in keys:
         kb.model.check_key(key, where=Location("--free"))
     return keys
@@ -357,6 +357,7 @@ def solve_symbolic(kb: System, variable: VarKey, context: Context, free: Sequenc
     known. With ``sensitivity``, ``extra["sensitivity"]`` lists each free
     variable's elasticity, as an expression and, where the point is known, a number.
     """
+    asked, variable = variable, kb.check_key(variable)
     where = list(where)
     notes = []
     if free is None:
@@ -382,4 +383,5 @@ def solve_symbolic(kb: System, variable: VarKey, context: Context, free: Sequenc
              "elasticity": float(e) if e.is_number and e is not sympy.nan else None}
             for k, e in form.elasticities(known).items()]
     needs = base.needs if value is None else ()
-    return Solution(variable, status, form.unit, value, needs=needs, notes=(*notes, *base.notes), extra=extra)
+    solution = Solution(variable, status, form.unit, value, needs=needs, notes=(*notes, *base.notes), extra=extra)
+    return solution if variable == asked else solution.asked_as(asked)

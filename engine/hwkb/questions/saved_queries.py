@@ -69,6 +69,11 @@ def run_query(query: Query, system: System) -> QueryResult:
             except KBError as exc:
                 raise QueryError(f"{query.name}: row {row.label!r}, column {column.header!r}: {exc}",
                                  where=row.where) from exc
+            if column.limiter is not None:
+                named = _limiter(solution, column)
+                cells.append(named)
+                shown.append(named or "-")
+                continue
             value = solution.magnitude if solution.determined else None
             units[len(cells)] = units[len(cells)] or solution.unit
             if column.unit and column.unit != solution.unit:
@@ -89,7 +94,7 @@ def _answer(system: System, variable: str, row_layer: Layer, column: Column, par
     """One cell: the row's context with the column's layer on top, asked as ``KnowledgeBase.solve`` asks
     (a table shows values: what would settle an empty cell is not searched for)."""
     parts = [row_layer, column.layer]
-    system.check_key(variable)
+    variable = system.check_key(variable)
     gpu = column.layer.gpu or row_layer.gpu
     layers = tuple(w for part in parts for w in part.layers)
     facts = tuple(_fill(s, params, column) for part in parts for s in part.facts)
@@ -100,6 +105,15 @@ def _answer(system: System, variable: str, row_layer: Layer, column: Column, par
     if context_key not in solvers:
         solvers[context_key] = Solver(system, system.context(gpu, layers, facts), where)
     return solvers[context_key].solution(variable, needs=False)
+
+
+def _limiter(solution: Solution, column: Column) -> str | None:
+    """The limits that bind ``solution`` (all that tie, joined by ' & '), in the column's words; None if none."""
+    limiter = solution.limiter if solution.determined else None
+    if limiter is None:
+        return None
+    words = dict(column.limiter)
+    return " & ".join(words.get(name, name) for name in limiter.origin.bound_by)
 
 
 def _check_column_unit(system: System, column: Column, variable: str, unit: str) -> None:

@@ -6,7 +6,9 @@ swept variables (:mod:`hwkb.questions.closed_forms`) is lambdified once with Num
 evaluated on whole arrays: no SymPy per point. Where there is no closed form
 (a simulated rule on the way) the grid is evaluated point by point by a
 :class:`PointEvaluator`, which reuses one plan and re-runs only the steps
-between the swept variables and the target.
+between the swept variables and the target. The grid is evaluated, and printed,
+in chunks (:mod:`hwkb.questions.sweep_tables`): 10^7 points never hold more
+than their values in memory.
 
 Example:
 
@@ -25,7 +27,7 @@ import csv
 import io
 import math
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -34,6 +36,7 @@ from hwkb.definitions.quantities import format_number, read_quantity
 from hwkb.errors import KBError, Location, NoClosedForm, NotDetermined, QueryError
 from hwkb.questions.closed_forms import ClosedForm, canonical_forms, closed_form
 from hwkb.questions.interventions import intervene
+from hwkb.questions.sweep_tables import CHUNK, csv_chunks, grid_chunk, json_row_chunks, table_chunks
 from hwkb.solving.context import Context
 from hwkb.solving.lambdify import lambdify_numpy
 from hwkb.solving.points import PointEvaluator
@@ -66,8 +69,9 @@ def parse_axis(kb: System, text: str) -> Axis:
     if not sep or not key or not spec:
         raise QueryError(f"cannot read --sweep {text!r}", where=None,
                          hint="write VAR=START:STOP:STEP or VAR=v1,v2,..., e.g. d_qk=64:256:64")
+    key = kb.model.resolve_key(key)
     variable = kb.model.check_key(key, where=where)
-    read = lambda token: _number(kb, token, key, variable.unit, text)
+    read = lambda token: _number(kb, token, key, variable.unit, text, variable.positive)
     if ":" in spec:
         parts = spec.split(":")
         if len(parts) != 3 or "," in spec:
@@ -92,9 +96,9 @@ def parse_axis(kb: System, text: str) -> Axis:
     return Axis(key, variable.unit, values, bool(variable.integer))
 
 
-def _number(kb: System, token: str, key: VarKey, unit: str, text: str) -> float:
+def _number(kb: System, token: str, key: VarKey, unit: str, text: str, positive: bool = False) -> float:
     """One value of a sweep, in ``unit``: the quantity syntax of KB files and ``--set``, n/a excluded."""
-    reading = read_quantity(token, unit, kb.units, Location(f"--sweep {text!r}"), key=key)
+    reading = read_quantity(token, unit, kb.units, Location(f"--sweep {text!r}"), key=key, positive=positive)
     if not reading.applicable:
         raise QueryError(f"--sweep {text!r}: {token.strip()!r} is not a value to sweep over",
                          hint=f"write numbers in {unit or 'plain numbers'}, e.g. 64")
@@ -103,15 +107,25 @@ def _number(kb: System, token: str, key: VarKey, unit: str, text: str) -> float:
 
 @dataclass(frozen=True, repr=False)
 class SweepResult:
-    """The target on the grid of the axes; ``values`` is flat, the first axis varying slowest."""
+    """The target on the grid of the axes; ``values`` is flat, the first axis varying slowest.
+
+    ``grid_columns`` holds the grid's columns when given; a sweep leaves it None and :attr:`grid` builds it from
+    the axes only when asked (10^7 points of two axes would take 160 MB).
+    """
     variable: VarKey
     unit: str
     axes: tuple[Axis, ...]
-    grid: tuple[np.ndarray, ...]
+    grid_columns: tuple[np.ndarray, ...] | None
     values: np.ndarray
     method: str  # "closed form" | "point by point"
     form: ClosedForm | None = None
     notes: tuple[str, ...] = ()
+
+    @property
+    def grid(self) -> tuple[np.ndarray, ...]:
+        if self.grid_columns is not None:
+            return self.grid_columns
+        return grid_chunk(self.axes, 0, self.values.size)
 
     @property
     def columns(self) -> list[str]:
@@ -121,6 +135,10 @@ class SweepResult:
     def units(self) -> list[str]:
         return [a.unit for a in self.axes] + [self.unit]
 
+    @property
+    def headers(self) -> list[str]:
+        return [f"{c} [{u}]" if u else c for c, u in zip(self.columns, self.units)]
+
     def rows(self) -> list[list[float | None]]:
         """The grid and the values, row by row; an axis of a variable that counts whole things gives integers."""
         table = np.column_stack([*self.grid, self.values])
@@ -128,42 +146,47 @@ class SweepResult:
         return [[None if not math.isfinite(x) else int(x) if is_whole else x for x, is_whole in zip(row, whole)]
                 for row in table.tolist()]
 
-    def to_dict(self) -> dict:
-        out = {"command": "solve", "status": "ok", "variable": self.variable, "columns": self.columns, "units": self.units, "rows": self.rows(),
-               "method": self.method}
+    def to_dict(self, rows: object = None) -> dict:
+        """The CLI's JSON; ``rows`` stands in for the list of rows when given (the CLI streams them)."""
+        out = {"command": "solve", "status": "ok", "variable": self.variable, "columns": self.columns,
+               "units": self.units, "rows": self.rows() if rows is None else rows, "method": self.method}
         if self.form is not None:
             out["expression"] = self.form.text
         if self.notes:
             out["notes"] = list(self.notes)
         return out
 
-    def to_csv(self) -> str:
+    def json_rows(self, depth: int) -> Iterator[str]:
+        """The rows as indented JSON ``depth`` levels deep in a document, in pieces."""
+        return json_row_chunks(self.axes, self.values, depth)
+
+    def csv_chunks(self) -> Iterator[str]:
+        """The CSV, header first, in pieces."""
         buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow([f"{c} [{u}]" if u else c for c, u in zip(self.columns, self.units)])
-        for row in self.rows():
-            writer.writerow(["" if x is None else repr(x) for x in row])
-        return buffer.getvalue()
+        csv.writer(buffer, lineterminator="\n").writerow(self.headers)
+        yield buffer.getvalue()
+        yield from csv_chunks(self.axes, self.values)
+
+    def to_csv(self) -> str:
+        return "".join(self.csv_chunks())
 
     def __str__(self) -> str:
         return self.render()
 
     __repr__ = __str__
 
+    def table_chunks(self) -> Iterator[str]:
+        """The table, in pieces (no newline at the end)."""
+        return table_chunks(self.headers, self.axes, self.values, self.notes)
+
     def render(self) -> str:
-        headers = [f"{c} [{u}]" if u else c for c, u in zip(self.columns, self.units)]
-        text = [[format_number(x) for x in row] for row in self.rows()]
-        widths = [max(len(h), *(len(r[i]) for r in text)) if text else len(h) for i, h in enumerate(headers)]
-        lines = ["  ".join(h.rjust(w) for h, w in zip(headers, widths))]
-        lines += ["  ".join(t.rjust(w) for t, w in zip(row, widths)) for row in text]
-        lines += [f"note: {n}" for n in self.notes]
-        return "\n".join(lines)
+        return "".join(self.table_chunks())
 
 
 def sweep(kb: System, variable: VarKey, context: Context, axes: Sequence[Axis],
           where: Iterable[str] = (), method: str = "auto") -> SweepResult:
     """``variable`` at every point of the grid of ``axes``; ``method`` is auto, closed form or point by point."""
-    kb.check_key(variable)
+    variable = kb.check_key(variable)
     if not axes:
         raise QueryError("a sweep needs at least one --sweep VAR=...", hint="e.g. --sweep d_qk=64:256:64")
     keys = [a.key for a in axes]
@@ -176,7 +199,6 @@ def sweep(kb: System, variable: VarKey, context: Context, axes: Sequence[Axis],
         raise QueryError(f"the grid has {total} points, more than {MAX_POINTS}", hint="take fewer or coarser axes")
     where = list(where)
     context, _ = intervene(kb, context, context, keys, where)  # a swept clock moves the peaks it gives
-    grid = tuple(g.ravel() for g in np.meshgrid(*(np.asarray(a.values, dtype=float) for a in axes), indexing="ij"))
     unit = kb.model.unit_of(variable)
     if method in ("auto", "closed form"):
         try:
@@ -185,16 +207,19 @@ def sweep(kb: System, variable: VarKey, context: Context, axes: Sequence[Axis],
             if method == "closed form":
                 raise
         else:
-            with np.errstate(all="ignore"):
-                values = np.asarray(form.function(*grid), dtype=float)
-            values = np.broadcast_to(values, grid[0].shape).astype(float)
-            notes = _mask_broken_givens(kb, context, keys, grid, where, values)
-            return SweepResult(variable, unit, tuple(axes), grid, values, "closed form", form, notes)
+            values = np.empty(total)
+            for start in range(0, total, CHUNK):
+                grid = grid_chunk(axes, start, min(start + CHUNK, total))
+                with np.errstate(all="ignore"):
+                    values[start:start + CHUNK] = np.broadcast_to(np.asarray(form.function(*grid), dtype=float),
+                                                                  grid[0].shape)
+            notes = _mask_broken_givens(kb, context, axes, where, values)
+            return SweepResult(variable, unit, tuple(axes), None, values, "closed form", form, notes)
     evaluator = PointEvaluator(kb, context, keys, [variable], where)
     values = np.empty(total)
     refused = []
     for i in range(total):
-        point = {k: float(g[i]) for k, g in zip(keys, grid)}
+        point = {k: float(g[0]) for k, g in zip(keys, grid_chunk(axes, i, i + 1))}
         try:
             value = evaluator(point).get(variable)
         except KBError as exc:  # e.g. a simulation too large to run at this point
@@ -205,15 +230,16 @@ def sweep(kb: System, variable: VarKey, context: Context, axes: Sequence[Axis],
     notes = (f"{reason}evaluated point by point ({total} points)",)
     if refused:
         notes += (f"{len(refused)} points could not be evaluated and are left empty, e.g. {refused[0]}",)
-    return SweepResult(variable, unit, tuple(axes), grid, values, "point by point", None, notes)
+    return SweepResult(variable, unit, tuple(axes), None, values, "point by point", None, notes)
 
 
-def _mask_broken_givens(kb, context: Context, keys: Sequence[VarKey], grid, where: Sequence[str], values) -> tuple:
+def _mask_broken_givens(kb, context: Context, axes: Sequence[Axis], where: Sequence[str], values) -> tuple:
     """Set to NaN the points where a --where equality does not hold, with a note for each equality.
 
     ``b_cols = tile_n`` over a swept tile_n, with b_cols stated, holds at one point only:
     the other points answer a question the user ruled out.
     """
+    keys = [a.key for a in axes]
     notes = []
     for i, text in enumerate(where):
         relation = kb.parse_where(text, i)
@@ -227,11 +253,16 @@ def _mask_broken_givens(kb, context: Context, keys: Sequence[VarKey], grid, wher
             continue
         known = {symbol_of(k): f for k, f in forms.items()}
         sides = lambdify_numpy([symbol_of(k) for k in keys], [compiled.lhs.xreplace(known), compiled.rhs.xreplace(known)])
-        canonical = [g * kb.units.to_canonical(1.0, kb.model.unit_of(k)) for k, g in zip(keys, grid)]
-        with np.errstate(all="ignore"):
-            lhs, rhs = (np.broadcast_to(np.asarray(side, dtype=float), grid[0].shape) for side in sides(*canonical))
-            broken = ~(np.abs(lhs - rhs) <= 1e-9 * np.maximum(np.abs(lhs), np.abs(rhs)))
-        if broken.any():
-            values[broken] = math.nan
-            notes.append(f"{text!r} does not hold at {int(broken.sum())} of {broken.size} points: those are left empty")
+        factors = [kb.units.to_canonical(1.0, kb.model.unit_of(k)) for k in keys]
+        count = 0
+        for start in range(0, values.size, CHUNK):
+            grid = grid_chunk(axes, start, min(start + CHUNK, values.size))
+            with np.errstate(all="ignore"):
+                lhs, rhs = (np.broadcast_to(np.asarray(side, dtype=float), grid[0].shape)
+                            for side in sides(*(g * f for g, f in zip(grid, factors))))
+                broken = ~(np.abs(lhs - rhs) <= 1e-9 * np.maximum(np.abs(lhs), np.abs(rhs)))
+            values[start:start + CHUNK][broken] = math.nan
+            count += int(broken.sum())
+        if count:
+            notes.append(f"{text!r} does not hold at {count} of {values.size} points: those are left empty")
     return tuple(notes)

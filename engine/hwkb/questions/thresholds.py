@@ -92,7 +92,7 @@ def solve_constrained(kb: System, variable: VarKey, context: Context, where: lis
     """``variable`` under the ``where`` relations and inequalities; always a Solution (see the module doc)."""
     if method not in METHODS:
         raise QueryError(f"unknown method {method!r}", hint=f"use one of {', '.join(METHODS)}")
-    kb.check_key(variable)
+    variable = kb.check_key(variable)
     where = list(where)
     constraints = parse_constraints(kb, where)
     variable_def = kb.model.variables[split_key(variable)[0]]

@@ -141,8 +141,7 @@ def what_if(kb: System, variables: Sequence[VarKey] = (), gpu: str | None = None
             layers: Iterable[EntityId] = (), given: Iterable[str] = (), changes: Iterable[str] = (),
             scenarios: Iterable[EntityId] = (), where: Iterable[str] = ()) -> WhatIf:
     """Each variable in the baseline and the scenario; with none, every value that differs."""
-    for key in variables:
-        kb.check_key(key)
+    variables = [kb.check_key(key) for key in variables]
     where, layers, scenarios = list(where), list(layers), list(scenarios)
     named = (*([gpu] if gpu else []), *layers)
     baseline, scenario, notes = scenario_contexts(kb, gpu, layers, given, changes, scenarios)

@@ -1,10 +1,10 @@
 """Stage 3, solving: from a model and a context to values with provenance.
 
-* :mod:`~hwkb.solving.relations`: rules compiled to SymPy, dimension-checked, solved per direction and
-  lambdified (:mod:`~hwkb.solving.lambdify`);
+* :mod:`~hwkb.solving.relations`: rule instances, dimension-checked (:mod:`~hwkb.solving.dimensions`), solved
+  per direction by SymPy once, kept as numeric code (:mod:`~hwkb.solving.lambdify`) and compiled by hwkb;
 * :mod:`~hwkb.solving.system`: the model, units and relations every question is asked of, and contexts
   (:mod:`~hwkb.solving.context`) built on them;
-* :mod:`~hwkb.solving.plan`: how a target follows, on structure alone (NetworkX, no SymPy);
+* :mod:`~hwkb.solving.plan`: how a target follows, on structure alone (no SymPy, no NetworkX);
   :mod:`~hwkb.solving.blocks`: simultaneous relations, exactly or by Newton's method;
 * :mod:`~hwkb.solving.solver`: a plan evaluated into :mod:`~hwkb.solving.values`, answered as a
   :mod:`~hwkb.solving.solution`; :mod:`~hwkb.solving.points` re-evaluates it at trial values;

@@ -4,22 +4,23 @@ The solver hands a block its equations with every known value substituted
 (numbers); closed forms hand it equations in free symbols. Either way the
 answer is the roots with every unknown positive, as every KB quantity is.
 Where SymPy gives no explicit numeric root, Newton's method in log space finds
-the positive one.
+the positive one. SymPy and NumPy are imported when a block is first solved: most
+queries have none.
 """
 from __future__ import annotations
 
 import math
 import random
 from dataclasses import dataclass
-from typing import Sequence
-
-import numpy as np
-import sympy
+from typing import TYPE_CHECKING, Sequence
 
 from hwkb.definitions.model import VarKey
 from hwkb.solving.relations import Relation, key_of_symbol, symbol_of
 
-__all__ = ["BlockRoots", "positive_roots", "newton_positive", "regular_at_random"]
+if TYPE_CHECKING:
+    import sympy
+
+__all__ = ["BlockRoots", "Misfit", "positive_roots", "newton_positive", "regular_at_random", "least_misfit"]
 
 #: the relative step of the finite differences (Jacobians, uncertainty)
 STEP = 1e-6
@@ -39,6 +40,7 @@ def positive_roots(equations: Sequence[sympy.Expr], unknowns: Sequence[sympy.Sym
     Equations of numbers alone fall back to Newton's method when SymPy has no
     explicit numeric root; symbolic ones keep what SymPy gives.
     """
+    import sympy
     numbers_only = all(e.free_symbols <= set(unknowns) for e in equations)
     try:
         roots = sympy.solve(list(equations), list(unknowns), dict=True)
@@ -61,6 +63,8 @@ def newton_positive(equations, unknowns, starts=(1.0, 1e-3, 1e3, 1e9, 1e-9), tol
     Returns ``{symbol: value}`` or None; tried from a few starting magnitudes, since the canonical
     values of one block can lie many orders apart.
     """
+    import numpy as np
+    import sympy
     logs = sympy.symbols(f"u0:{len(unknowns)}", real=True)
     substituted = [e.xreplace({x: sympy.exp(u) for x, u in zip(unknowns, logs)}) for e in equations]
     residual = sympy.lambdify(logs, substituted, modules="numpy")
@@ -104,8 +108,78 @@ def regular_at_random(relations: Sequence[Relation], outputs: Sequence[VarKey]) 
     return _rank(relations, outputs, point) == len(outputs)
 
 
+@dataclass(frozen=True)
+class Misfit:
+    """How far a block's relations are from holding together, at the positive outputs that bring them closest.
+
+    ``misses`` are each relation's relative miss there (as a log ratio of its sides), ``slack`` what its known
+    values' rounding allows it; the block is contradictory when one miss exceeds its slack.
+    """
+    misses: tuple[float, ...]
+    slack: tuple[float, ...]
+    point: dict
+
+    @property
+    def contradictory(self) -> bool:
+        return any(abs(m) > s for m, s in zip(self.misses, self.slack))
+
+    @property
+    def spread(self) -> float:
+        """The relative gap between the relations at the closest fit: what the figures would have to move, in all."""
+        return math.expm1(sum(abs(m) for m in self.misses))
+
+
+def least_misfit(relations: Sequence[Relation], outputs: Sequence[VarKey], known: dict[VarKey, float],
+                 slack: Sequence[float]) -> Misfit | None:
+    """The closest fit of a block that has no root: Gauss-Newton on each relation's log ratio of sides over its slack.
+
+    A singular block (two peaks fixing only the product SMs x clock) has a root only where its known values
+    agree; where they do not, the least-squares fit in the logarithms of the outputs shows by how much. Product
+    laws are linear in those logarithms, so the fit is found in a step; None if a side is not positive.
+    """
+    import numpy as np
+
+    def misses(logs) -> np.ndarray | None:
+        point = {**known, **{k: math.exp(u) for k, u in zip(outputs, logs)}}
+        out = []
+        for relation in relations:
+            try:
+                lhs, rhs = relation.residual_value(point)
+            except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+                return None
+            if not (lhs > 0 and rhs > 0 and math.isfinite(lhs) and math.isfinite(rhs)):
+                return None
+            out.append(math.log(lhs / rhs))
+        return np.array(out)
+
+    weights = 1.0 / np.asarray(slack, dtype=float)
+    logs = np.zeros(len(outputs))
+    for _ in range(50):
+        r = misses(logs)
+        if r is None:
+            return None
+        jacobian = np.empty((len(relations), len(outputs)))
+        for j in range(len(outputs)):
+            shifted = logs.copy()
+            shifted[j] += STEP
+            r2 = misses(shifted)
+            if r2 is None:
+                return None
+            jacobian[:, j] = (r2 - r) / STEP
+        step = np.linalg.lstsq(jacobian * weights[:, None], -r * weights, rcond=None)[0]
+        logs = logs + np.clip(step, -20.0, 20.0)
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    r = misses(logs)
+    if r is None:
+        return None
+    return Misfit(tuple(float(m) for m in r), tuple(float(x) for x in slack),
+                  {k: math.exp(u) for k, u in zip(outputs, logs)})
+
+
 def _rank(relations: Sequence[Relation], outputs: Sequence[VarKey], point: dict) -> int:
     """The rank of the block's Jacobian in its outputs at ``point`` (relative finite differences)."""
+    import numpy as np
     jacobian = []
     for relation in relations:
         lhs, rhs = relation.residual_value(point)

@@ -6,6 +6,7 @@ override: later wins. Variables' defaults sit underneath everything.
 """
 from __future__ import annotations
 
+from collections import ChainMap
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping
 
@@ -65,8 +66,9 @@ def parse_assignment(text: str, model: Model, units: Units, origin: str = "--set
     key, value = key.strip(), value.strip()
     if not sep or not key or not value:
         raise ContextError(f"cannot read {text!r}", where=where, hint="write VAR=VALUE, e.g. clock_tc=1.755GHz")
+    key = model.resolve_key(key)
     variable = model.check_key(key, where=where)
-    reading = read_quantity(value, variable.unit, units, where, key=key)
+    reading = read_quantity(value, variable.unit, units, where, key=key, positive=variable.positive)
     if not reading.applicable:
         return Fact(key, None, variable.unit, reading.text, _SOURCES[via], None, where)
     printed = reading.number if reading.unit == variable.unit else repr(reading.value)
@@ -77,7 +79,7 @@ def build_context(model: Model, units: Units, gpu: EntityId | None = None, layer
                   sets: Iterable[str | Fact] = (), extra_entities: Mapping[EntityId, object] | None = None,
                   via: str = "set", base: Context | None = None) -> Context:
     """Layer the defaults, the entity chains and the overrides into one set of facts."""
-    entities_table = {**model.entities, **(extra_entities or {})}
+    entities_table = ChainMap(dict(extra_entities or {}), model.entities)  # no copy: entities load lazily
     stack: list[EntityId] = []
     for eid in ([gpu] if gpu else []) + list(layers):
         if eid not in entities_table:

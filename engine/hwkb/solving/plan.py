@@ -24,10 +24,9 @@ a callback, so SymPy work stays in :mod:`hwkb.solving.relations`.
 from __future__ import annotations
 
 import itertools
+from collections import deque
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
-
-import networkx as nx
 
 __all__ = ["Step", "Plan", "make_plan", "find_needs", "maximum_matching", "components_in_order"]
 
@@ -108,7 +107,7 @@ def _propagate(relations, known: set, can_solve, by_key, steps, used):
 def _next_block(relations, known: set, by_key, used: set, usable) -> Step | None:
     """The first square system, in dependency order, that the knowns settle."""
     pending = [r for r in range(len(relations)) if usable(r) and r not in used and len(relations[r] - known) >= 2]
-    if len(pending) < 2:
+    if len(pending) < 2 or len(_block_core({r: relations[r] - known for r in pending})) < 2:
         return None
     owner = maximum_matching({r: sorted(relations[r] - known) for r in pending})
     depends: dict[str, list[str]] = {}  # key -> the keys that need it
@@ -129,6 +128,31 @@ def _next_block(relations, known: set, by_key, used: set, usable) -> Step | None
             settled |= members
         # else: this component is not settled; one that does not depend on it may still be
     return None
+
+
+def _block_core(unknowns: dict[int, frozenset[str]]) -> set[int]:
+    """The relations left after dropping, again and again, each one with an unknown no other left one has.
+
+    Such a relation is in no block: that unknown could only be matched to it, and nothing else would need
+    it, so it would be a component of its own. A core of fewer than two relations means there is no block,
+    found without matching (most queries, every time).
+    """
+    holders: dict[str, set[int]] = {}
+    for r, keys in unknowns.items():
+        for k in keys:
+            holders.setdefault(k, set()).add(r)
+    alive = set(unknowns)
+    stack = [r for rs in holders.values() if len(rs) == 1 for r in rs]
+    while stack:
+        r = stack.pop()
+        if r not in alive:
+            continue
+        alive.discard(r)
+        for k in unknowns[r]:
+            holders[k].discard(r)
+            if len(holders[k]) == 1:
+                stack.extend(holders[k])
+    return alive
 
 
 def components_in_order(successors: dict[str, list[str]]) -> list[list[str]]:
@@ -230,16 +254,11 @@ def find_needs(relations: Sequence[frozenset[str]], known: Iterable[str], target
             return []
         base = Plan((), frozenset(known), ())
     excluded = set(excluded) | {target}
-    graph = nx.Graph()
-    for r, keys in enumerate(relations):
-        if usable(r):
-            for k in keys:
-                graph.add_edge(("r", r), ("k", k))
-    if ("k", target) not in graph:
+    near = _distances(relations, usable, target)
+    if not near:
         return []
-    near = nx.single_source_shortest_path_length(graph, ("k", target))
-    candidates = sorted((k[1] for k, d in near.items() if k[0] == "k" and k[1] not in base.determined
-                         and k[1] not in excluded), key=lambda k: (near[("k", k)], k))[:MAX_NEED_CANDIDATES]
+    candidates = sorted((k for k in near if k not in base.determined and k not in excluded),
+                        key=lambda k: (near[k], k))[:MAX_NEED_CANDIDATES]
     for size in range(1, MAX_NEED_SIZE + 1):
         found = []
         for combo in itertools.combinations(candidates, size):
@@ -247,5 +266,28 @@ def find_needs(relations: Sequence[frozenset[str]], known: Iterable[str], target
             if target in plan.determined and accept(plan):
                 found.append(combo)
         if found:  # the sets closest to the target first (its own rule's inputs before far-off ones)
-            return sorted((tuple(sorted(c)) for c in found), key=lambda c: (sum(near[("k", k)] for k in c), c))
+            return sorted((tuple(sorted(c)) for c in found), key=lambda c: (sum(near[k] for k in c), c))
     return []
+
+
+def _distances(relations: Sequence[frozenset[str]], usable: Callable[[int], bool], target: str) -> dict[str, int]:
+    """How far each key is from ``target`` in the graph of keys and usable relations (a key to a relation
+    is one step), breadth first; empty when no usable relation has the target."""
+    by_key: dict[str, list[int]] = {}
+    for r, keys in enumerate(relations):
+        if usable(r):
+            for k in keys:
+                by_key.setdefault(k, []).append(r)
+    if target not in by_key:
+        return {}
+    near, seen, queue = {target: 0}, set(), deque([target])
+    while queue:
+        key = queue.popleft()
+        for r in by_key[key]:
+            if r not in seen:
+                seen.add(r)
+                for other in relations[r]:
+                    if other not in near:
+                        near[other] = near[key] + 2
+                        queue.append(other)
+    return near

@@ -1,4 +1,4 @@
-"""Compiling rules into relations: SymPy, dimension checks, solved and lambdified directions.
+"""Compiling rules into relations: dimension checks, solved directions compiled to numeric functions.
 
 A rule written ``for: precision`` becomes one :class:`Relation` per index value.
 Each relation is checked for dimensional balance when the KB loads. Solving a
@@ -7,32 +7,46 @@ instances of one rule share it) and only when a plan first needs that
 direction; the result is a plain Python function of canonical numbers.
 A direction without one explicit positive solution (through ``min``, ``floor``
 or an equation with several roots) is marked forward-only and never used.
+
+SymPy solves a direction once; the solution is kept (:mod:`hwkb.formats.caches`)
+as the numeric code ``sympy.lambdify`` runs for it, in the KB's own expression
+syntax, and compiled by :mod:`hwkb.definitions.compiled`. A warm run reads that
+code back through the whitelist parser, checks it against the rule at two trial
+points and compiles it, without importing SymPy: SymPy is imported only to
+solve a direction the cache does not hold, and for the symbolic questions
+(closed forms, blocks, the SymPy sides :attr:`Relation.lhs` and :attr:`Relation.rhs`).
 """
 from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
 from functools import cached_property
-from fractions import Fraction
 from operator import itemgetter
-from typing import Callable, Mapping
-
-import sympy
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from hwkb.errors import DimensionError, KBError, KBErrors
 from hwkb.formats.caches import UNSOLVABLE, SolutionCache
-from hwkb.definitions.expressions import Call, Expr, Neg, Num, Ref, RelationTree, parse_expression, to_sympy
+from hwkb.definitions.compiled import mapping_function, positional_function
+from hwkb.definitions.expressions import Call, Expr, Ref, RelationTree, parse_expression, references, to_sympy
 from hwkb.definitions.model import Model, Rule, VarKey, var_key
-from hwkb.solving.lambdify import lambdify_math
-from hwkb.definitions.units import Dimensions, Units, format_dimensions
+from hwkb.solving.lambdify import lambdified_code, lambdify_math
+from hwkb.solving.solve_bounds import solve_refusal
+from hwkb.definitions.units import Units
+from hwkb.solving.dimensions import check_dimensions
+
+if TYPE_CHECKING:
+    import sympy
 
 __all__ = ["Relation", "compile_relations", "symbol_of", "key_of_symbol", "check_dimensions"]
 
-_NON_INVERTIBLE = (sympy.Min, sympy.Max, sympy.floor, sympy.ceiling)
+_TRIAL_POINTS = ((1.37, 0.61, 2.3), (0.83, 1.9, 1.13))
+#: how closely a solved direction must give back the trial value it solves for
+_AGREEMENT = 1e-9
 
 
 def symbol_of(key: VarKey) -> sympy.Symbol:
     """The SymPy symbol of a key; ``tc_peak[bf16]`` becomes ``tc_peak__bf16`` so str() parses back."""
+    import sympy
     return sympy.Symbol(key.replace("[", "__").replace("]", ""), positive=True)
 
 
@@ -41,97 +55,121 @@ def key_of_symbol(symbol: sympy.Symbol) -> VarKey:
     return var_key(name, index) if sep else name
 
 
+@dataclass(frozen=True)
+class _Direction:
+    """A solved direction: its tree in the placeholders (None when the KB's syntax cannot write it, e.g. a
+    ``LambertW``) and a function of the other placeholders, in order."""
+    tree: Expr | None
+    function: Callable
+
+
 @dataclass(eq=False)
 class _Template:
     """What instances of one rule share: the equation in placeholders ``x0, x1, ...`` and its solutions.
 
-    Nothing here touches SymPy's solver until a direction is first asked for,
-    and then the disk cache (:mod:`hwkb.formats.caches`) is asked first.
+    Nothing here touches SymPy until a direction the cache does not hold is first asked for.
     """
     ast: RelationTree
     size: int
     cache: SolutionCache
-    solved: dict[int, Callable | None] = field(default_factory=dict)
-    expressions: dict[int, sympy.Expr | None] = field(default_factory=dict)
+    directions: dict[int, _Direction | None] = field(default_factory=dict)
+    expressions: dict[int, object] = field(default_factory=dict)  # SymPy solutions, when asked for
+
+    def parameters(self, position: int) -> list[str]:
+        return [f"x{i}" for i in range(self.size) if i != position]
 
     @cached_property
     def placeholders(self) -> tuple[sympy.Symbol, ...]:
+        import sympy
         return tuple(sympy.Symbol(f"x{i}", positive=True) for i in range(self.size))
+
+    def _placeholder(self, ref: Ref) -> sympy.Symbol:
+        return self.placeholders[int(ref.name[1:])]
 
     @cached_property
     def residual(self) -> sympy.Expr:
-        symbol = lambda ref: self.placeholders[int(ref.name[1:])]
-        return to_sympy(self.ast.lhs, symbol) - to_sympy(self.ast.rhs, symbol)
-
-    def solution(self, position: int) -> sympy.Expr | None:
-        if position not in self.expressions:
-            self.expressions[position] = self._cached_or_solved(position)
-        return self.expressions[position]
-
-    def _cached_or_solved(self, position: int) -> sympy.Expr | None:
-        key = self.cache.key(repr(self.ast), position)
-        text = self.cache.get(key)
-        if text == UNSOLVABLE:
-            return None
-        if text is not None:
-            expr = self._read_back(text, position)
-            if expr is not None:
-                return expr
-        expr = _solve_for(self.residual, self.placeholders[position])
-        text = UNSOLVABLE if expr is None else _as_text(expr)
-        if text is not None and (expr is None or self._read_back(text, position) is not None):
-            self.cache.put(key, text)
-        return expr
-
-    def _read_back(self, text: str, position: int) -> sympy.Expr | None:
-        """A cached solution, trusted only if it still zeroes the residual."""
-        try:
-            expr = to_sympy(parse_expression(text), lambda ref: self.placeholders[int(ref.name[1:])])
-        except (KBError, ValueError, IndexError):
-            return None
-        residual = self.residual.xreplace({self.placeholders[position]: expr})
-        for trial in _TRIAL_POINTS:
-            point = {p: sympy.Float(trial[i % len(trial)] * (1 + i)) for i, p in enumerate(self.placeholders)}
-            scale = max(1.0, *(abs(float(v)) for v in point.values()))
-            try:
-                if abs(complex(residual.xreplace(point).evalf())) > 1e-9 * scale ** 4:
-                    return None
-            except (TypeError, ValueError, ZeroDivisionError):
-                return None
-        return expr
+        return to_sympy(self.ast.lhs, self._placeholder) - to_sympy(self.ast.rhs, self._placeholder)
 
     @cached_property
     def sides(self) -> Callable:
         """Both sides of the equation as one numeric function of the placeholders, in order."""
-        symbol = lambda ref: self.placeholders[int(ref.name[1:])]
-        return lambdify_math(self.placeholders, [to_sympy(self.ast.lhs, symbol), to_sympy(self.ast.rhs, symbol)])
+        return positional_function([self.ast.lhs, self.ast.rhs], [f"x{i}" for i in range(self.size)])
 
-    def function(self, position: int) -> Callable | None:
-        if position not in self.solved:
-            expr = self.solution(position)
-            others = [p for i, p in enumerate(self.placeholders) if i != position]
-            self.solved[position] = None if expr is None else lambdify_math(others, expr)
-        return self.solved[position]
+    def direction(self, position: int) -> _Direction | None:
+        """The solved direction for the placeholder at ``position``: from the cache, else from SymPy."""
+        if position not in self.directions:
+            key = self.cache.key(repr(self.ast), position)
+            text = self.cache.get(key)
+            found = None if text in (None, UNSOLVABLE) else self._trusted(text, position)
+            if found is None and text != UNSOLVABLE:
+                found = self._solve(key, position)
+            self.directions[position] = found
+        return self.directions[position]
 
+    def solution(self, position: int) -> sympy.Expr | None:
+        """The SymPy expression of a direction (read back from its tree when the cache gave it)."""
+        if position not in self.expressions:
+            direction = self.direction(position)  # solving fills self.expressions
+            if position not in self.expressions:
+                self.expressions[position] = None if direction is None else to_sympy(direction.tree,
+                                                                                     self._placeholder)
+        return self.expressions[position]
 
-_TEXT_NAMES = {"Min": "min", "Max": "max", "ceiling": "ceil"}
-_TRIAL_POINTS = ((1.37, 0.61, 2.3), (0.83, 1.9, 1.13))
+    def _solve(self, key: str, position: int) -> _Direction | None:
+        expr = _solve_for(self.residual, self.placeholders[position])
+        self.expressions[position] = expr
+        if expr is None:
+            self.cache.put(key, UNSOLVABLE)
+            return None
+        others = [p for i, p in enumerate(self.placeholders) if i != position]
+        code = lambdified_code(others, expr)
+        direction = None if code is None else self._trusted(code, position)
+        if direction is None:  # not writable in the KB's syntax: SymPy's own function, solved again next run
+            return _Direction(None, lambdify_math(others, expr))
+        self.cache.put(key, code)
+        return direction
 
+    def _trusted(self, text: str, position: int) -> _Direction | None:
+        """A solution's code read through the whitelist and compiled, if it solves the equation; else None."""
+        try:
+            tree = parse_expression(text)
+            function = positional_function([tree], self.parameters(position))
+        except (KBError, RecursionError):
+            return None
+        return _Direction(tree, function) if self._gives_back(function, position) else None
 
-def _as_text(expr: sympy.Expr) -> str | None:
-    """The expression in the KB's own syntax, or None if it has something the syntax lacks."""
-    text = str(expr)
-    for sympy_name, ours in _TEXT_NAMES.items():
-        text = text.replace(f"{sympy_name}(", f"{ours}(")
-    try:
-        parse_expression(text)
-    except KBError:
-        return None
-    return text
+    def _gives_back(self, function: Callable, position: int) -> bool:
+        """Whether ``function`` gives the value at ``position`` of points that satisfy the equation.
+
+        Where the left side is a lone placeholder, each trial point is put on the relation by computing
+        it from the right side, so a root that no positive input reaches (``(a - d)**2`` for ``b`` in
+        ``a = sqrt(b) + d``) is still checked where it holds; otherwise the solution is substituted and
+        both sides compared.
+        """
+        lhs = self.ast.lhs
+        forward = isinstance(lhs, Ref) and lhs not in set(references(self.ast.rhs))
+        for trial in _TRIAL_POINTS:
+            point = [trial[i % len(trial)] * (1 + i) for i in range(self.size)]
+            try:
+                if forward:
+                    point[int(lhs.name[1:])] = self.sides(*point)[1]
+                value = function(*(x for i, x in enumerate(point) if i != position))
+                if forward:
+                    expected = point[position]
+                else:
+                    point[position] = value
+                    value, expected = self.sides(*point)
+                if not abs(value - expected) <= _AGREEMENT * max(abs(value), abs(expected), 1.0):
+                    return False
+            except (ArithmeticError, ValueError, TypeError):
+                return False
+        return True
 
 
 def _solve_for(residual: sympy.Expr, symbol: sympy.Symbol) -> sympy.Expr | None:
-    if any(symbol in f.free_symbols for f in residual.atoms(*_NON_INVERTIBLE)):
+    import sympy
+    if any(symbol in f.free_symbols for f in residual.atoms(sympy.Min, sympy.Max, sympy.floor, sympy.ceiling)) \
+            or solve_refusal(residual, symbol):  # past the bound on work: forward-only, the reason logged
         return None
     try:
         roots = sympy.solve(residual, symbol, dict=True)
@@ -154,6 +192,8 @@ class Relation:
     ast: RelationTree | None
     template: _Template | None
     binding: Mapping[str, str] = field(default_factory=dict)
+    _solvers: dict = field(default_factory=dict, init=False, repr=False)  # key -> its compiled direction
+    _solvable: dict = field(default_factory=dict, init=False, repr=False)  # key -> whether it has one
 
     @property
     def kind(self) -> str:
@@ -161,34 +201,56 @@ class Relation:
 
     @cached_property
     def lhs(self) -> sympy.Expr:
-        return sympy.S.Zero if self.ast is None else to_sympy(self.ast.lhs, lambda r: symbol_of(str(r)))
+        return self._sympy_side(0)
 
     @cached_property
     def rhs(self) -> sympy.Expr:
-        return sympy.S.Zero if self.ast is None else to_sympy(self.ast.rhs, lambda r: symbol_of(str(r)))
+        return self._sympy_side(1)
+
+    def _sympy_side(self, side: int) -> sympy.Expr:
+        if self.ast is None:
+            import sympy
+            return sympy.S.Zero
+        return to_sympy((self.ast.lhs, self.ast.rhs)[side], lambda r: symbol_of(str(r)))
 
     @property
     def residual(self) -> sympy.Expr:
         return self.lhs - self.rhs
 
     def can_solve_for(self, key: VarKey) -> bool:
-        if self.template is None:  # simulated: forward only, to its output
-            return key == self.rule.simulation.output
-        return self.template.function(self.keys.index(key)) is not None
+        solvable = self._solvable.get(key)
+        if solvable is None:
+            if self.template is None:  # simulated: forward only, to its output
+                solvable = key == self.rule.simulation.output
+            else:
+                solvable = self.template.direction(self.keys.index(key)) is not None
+            self._solvable[key] = solvable
+        return solvable
 
     def solver(self, key: VarKey) -> Callable[[Mapping[VarKey, float]], float] | None:
-        """A function of the other keys' canonical values giving ``key``'s, or None."""
+        """A function of the other keys' canonical values giving ``key``'s, or None.
+
+        Compiled once per relation and direction, reading each input straight from the mapping: the
+        function a person would write for this one formula, with a dictionary look-up per input.
+        """
+        if key not in self._solvers:
+            self._solvers[key] = self._compile_solver(key)
+        return self._solvers[key]
+
+    def _compile_solver(self, key: VarKey) -> Callable[[Mapping[VarKey, float]], float] | None:
         position = self.keys.index(key)
-        fn = self.template.function(position)
-        if fn is None:
+        direction = self.template.direction(position)
+        if direction is None:
             return None
         others = [k for i, k in enumerate(self.keys) if i != position]
+        if direction.tree is not None:
+            return mapping_function([direction.tree], dict(zip(self.template.parameters(position), others)))
+        fn = direction.function
         if not others:  # a relation of one key: `sm_count = 100`
             return lambda values: float(fn())
+        pick = itemgetter(*others)
         if len(others) == 1:
-            (only,) = others
-            return lambda values: float(fn(values[only]))
-        pick = itemgetter(*others)  # one C call for the arguments: this runs on every route of every query
+            return lambda values: float(fn(pick(values)))
         return lambda values: float(fn(*pick(values)))
 
     def solution(self, key: VarKey) -> sympy.Expr | None:
@@ -211,11 +273,14 @@ class Relation:
             return ()
         return tuple(str(a) for a in call.args)
 
+    @cached_property
+    def _sides(self) -> Callable[[Mapping[VarKey, float]], tuple[float, float]]:
+        return mapping_function([self.ast.lhs, self.ast.rhs], {k: k for k in self.keys})
+
     def residual_value(self, values: Mapping[VarKey, float]) -> tuple[float, float]:
         """Both sides at canonical values (for audits and consistency checks)."""
         try:
-            lhs, rhs = self.template.sides(*(float(values[k]) for k in self.keys))
-            return float(lhs), float(rhs)
+            return self._sides(values)
         except (ValueError, ZeroDivisionError, OverflowError, TypeError):  # outside math's domain: SymPy's answer
             subs = {symbol_of(k): values[k] for k in self.keys}
             return float(self.lhs.xreplace(subs)), float(self.rhs.xreplace(subs))
@@ -269,78 +334,3 @@ def compile_relations(model: Model, units: Units, cache: SolutionCache | None = 
 
 def _instance_name(rule: Rule, binding: Mapping[str, str]) -> str:
     return rule.name if not binding else f"{rule.name}[{','.join(binding.values())}]"
-
-
-# ---------------------------------------------------------------- dimensions
-
-def check_dimensions(relation: RelationTree, model: Model, units: Units, where=None) -> None:
-    """Raise DimensionError (at ``where``) unless both sides (and every sum, min, max inside) agree."""
-    try:
-        left = _dims(relation.lhs, model, units) or frozenset()
-        right = _dims(relation.rhs, model, units) or frozenset()
-        if left != right:
-            raise DimensionError(format_dimensions(left), format_dimensions(right),
-                                 hint="check each variable's unit and the factors of the equation")
-    except DimensionError as exc:
-        raise exc.at(where) from None
-
-
-def _dims(e: Expr, model: Model, units: Units) -> Dimensions | None:
-    """Dimensions of an expression; None for a pure number (which fits any dimensionless place)."""
-    if isinstance(e, Num):
-        return None
-    if isinstance(e, Ref):
-        return units.dimensions(model.variables[e.name].unit)
-    if isinstance(e, Neg):
-        return _dims(e.operand, model, units)
-    if isinstance(e, Call):
-        args = [_dims(a, model, units) for a in e.args]
-        if e.func in ("exp", "log"):
-            if any(a for a in args):
-                raise DimensionError(format_dimensions(args[0]), operation=f"{e.func}()",
-                                     hint=f"{e.func}() takes a dimensionless argument")
-            return frozenset()
-        if e.func == "sqrt":
-            return _power(args[0], Fraction(1, 2))
-        if e.func in ("min", "max"):
-            return _same(args, e.func + "()")
-        return args[0]
-    left, right = _dims(e.left, model, units), _dims(e.right, model, units)
-    if e.op in "+-":
-        return _same([left, right], f"'{e.op}'")
-    if e.op == "*":
-        return _combine(left, right, 1)
-    if e.op == "/":
-        return _combine(left, right, -1)
-    if right:
-        raise DimensionError(format_dimensions(right), operation="**", hint="exponents are plain numbers")
-    if not left:
-        return left
-    if not isinstance(e.right, Num):
-        raise DimensionError(format_dimensions(left), operation="power",
-                             hint="only a number may be the exponent of a quantity with a unit")
-    return _power(left, e.right.value)
-
-
-def _same(args: list, what: str) -> Dimensions | None:
-    known = [a if a is not None else frozenset() for a in args]
-    if any(a != known[0] for a in known):
-        raise DimensionError(format_dimensions(known[0]), " and ".join(format_dimensions(a) for a in known[1:]),
-                             operation=what,
-                             hint="only quantities of the same dimension can be added or compared")
-    return None if all(a is None for a in args) else known[0]
-
-
-def _combine(a: Dimensions | None, b: Dimensions | None, sign: int) -> Dimensions | None:
-    if a is None and b is None:
-        return None
-    out: dict = dict(a or ())
-    for d, e in (b or ()):
-        out[d] = out.get(d, 0) + sign * e
-    return frozenset((d, e) for d, e in out.items() if e != 0)
-
-
-def _power(a: Dimensions | None, exponent: Fraction) -> Dimensions | None:
-    if a is None:
-        return None
-    return frozenset((d, e * exponent) for d, e in a if e * exponent != 0)

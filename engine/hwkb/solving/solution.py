@@ -6,7 +6,7 @@ answer prints as the CLI prints it and gives the CLI's JSON with ``to_dict()``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Mapping
 
@@ -81,6 +81,15 @@ class Solution:
         Its ``origin.bound_by`` names the limits it equals: the resource that binds.
         """
         return None if self.value is None else self.value.binding_limit()
+
+    @property
+    def alias(self) -> str | None:
+        """The vendor alias the question named the variable by (``cu_count`` for ``sm_count``), if any."""
+        return self.extra.get("alias")
+
+    def asked_as(self, alias: str) -> "Solution":
+        """This answer as given to a question that named the variable by ``alias``."""
+        return replace(self, extra={**self.extra, "alias": alias})
 
     def __str__(self) -> str:
         return render_solution(self)

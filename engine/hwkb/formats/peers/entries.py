@@ -1,0 +1,274 @@
+"""A peer tool's GPU entry as KB facts: the field table every format module fills in, and the figures it writes.
+
+A :class:`PeerField` is one row of a format's mapping, as data: where the
+figure sits in the tool's entry, the KB key it states, the unit the tool's own
+code reads it in (``GiB`` where the code multiplies by ``1024**3``), the
+factor that turns it into the KB's quantity (2 for a per-direction bandwidth
+the KB states both ways), the further fields multiplied in (LLMCompass states
+an SM's work as sublanes x array height x width) and the tool's source line
+that consumes it. :func:`build_entry` turns one entry into a
+:class:`PeerEntry` whose facts keep the figure's printed digits, so the audit
+allows exactly the rounding the file wrote; :func:`tool_figures` goes the
+other way for ``hwkb export``.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field, replace
+from typing import Callable, Mapping, Sequence
+
+from hwkb.definitions.model import Entity, EntityId, Fact, Model, VarKey, split_key
+from hwkb.definitions.units import Units
+from hwkb.errors import KBError, LoadError, Location, suggest
+from hwkb.formats.peers.documents import Item, number_of, text_of
+
+__all__ = ["PeerField", "NameMatch", "PeerEntry", "PeerFormat", "Written", "build_entry", "tool_figures",
+           "Number", "printable", "json_text", "printed", "half_digit", "CONVERTED_ZEROS", "nest", "display", "check_keys", "name_table", "DTYPES"]
+
+#: a tool's data-type names -> the KB's precision index
+DTYPES: Mapping[str, str] = {"fp16": "fp16", "float16": "fp16", "half": "fp16", "bf16": "bf16", "bfloat16": "bf16",
+                             "fp8": "fp8", "int8": "int8", "fp64": "fp64", "fp4": "fp4", "tf32": "tf32"}
+
+
+@dataclass(frozen=True)
+class PeerField:
+    """One figure of a tool's layout and the KB key it states: ``key = scale x figure (x times...)``."""
+    field: str                 # the tool's name for it
+    path: tuple[str, ...]      # where it sits in an entry
+    key: VarKey                # the KB key; "{dtype}" is replaced by the precision the ``dtype`` field names
+    unit: str                  # the unit the tool's code reads the number in
+    consumed: str              # the tool's source that reads it (file:line) and what it does with it
+    scale: float = 1.0
+    times: tuple[tuple[str, ...], ...] = ()
+    exact: bool = False        # a count: no rounding
+    dtype: tuple[str, ...] | None = None
+    doc: str = ""              # dense or sparse, per GPU or per system, anything a reader must know
+
+
+@dataclass(frozen=True)
+class NameMatch:
+    """The KB entity a tool's GPU name is; ``skip``: keys of a variant the KB entity is not (memory of a
+    40 GB part against an 80 GB one), with why."""
+    entity: EntityId
+    skip: tuple[VarKey, ...] = ()
+    why: str = ""
+
+
+def name_table(lines: str, variants: Mapping[str, NameMatch] | None = None) -> dict[str, NameMatch]:
+    """A format's name table: one ``tool name  KB id`` a line (two spaces or more between), and the variants
+    that leave some keys out."""
+    pairs = (re.split(r"\s{2,}", line.strip()) for line in lines.strip().splitlines())
+    return {**{name: NameMatch(entity) for name, entity in pairs}, **(variants or {})}
+
+
+@dataclass(frozen=True)
+class PeerEntry:
+    """One GPU of a tool's file: its facts in the tool's units, each from the field that states it."""
+    format: str
+    name: str
+    where: Location
+    facts: Mapping[VarKey, Fact]
+    fields: Mapping[VarKey, PeerField]
+    match: NameMatch | None
+    notes: tuple[str, ...] = ()
+    written: Mapping[VarKey, str] = field(default_factory=dict)  # each figure as the file writes it ("4 x 16 x 16")
+
+    def with_note(self, note: str) -> "PeerEntry":
+        return replace(self, notes=self.notes + (note,))
+
+    @property
+    def id(self) -> EntityId:
+        return f"{self.format}:{self.name}"
+
+    def entity(self) -> Entity:
+        """A datasheet entity of the entry's figures alone, for the audit of its internal redundancy."""
+        return Entity(self.id, "datasheet", self.name, f"{self.format} entry {self.name!r}", self.where, (),
+                      dict(self.facts), f"{self.format} file {self.where.file}")
+
+
+@dataclass(frozen=True)
+class Written:
+    """What ``export`` writes: the file's text, the keys it used (field -> key) and what it could not settle."""
+    text: str
+    used: Mapping[str, VarKey]
+    missing: Mapping[str, VarKey]
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PeerFormat:
+    """A tool's hardware-file layout: how to read entries from a file and write one from the KB's figures."""
+    name: str
+    tool: str
+    files: str
+    fields: tuple[PeerField, ...]
+    names: Mapping[str, NameMatch]
+    read: Callable[[object, Model, Units], list[PeerEntry]]
+    write: Callable[[str, Mapping[VarKey, float], Units], Written]
+    suffix: str
+    doc: str = ""
+    keys: tuple[VarKey, ...] = field(default=())
+
+    def export_keys(self) -> tuple[VarKey, ...]:
+        """Every KB key an export asks for (a ``{dtype}`` key at the layout's default precision)."""
+        return self.keys or tuple(dict.fromkeys(f.key.replace("{dtype}", "fp16") for f in self.fields))
+
+
+def build_entry(fmt: str, tool: str, name: str, item: Item | Mapping[str, Item], where: Location,
+                fields: Sequence[PeerField], names: Mapping[str, NameMatch], model: Model, units: Units) -> PeerEntry:
+    """The facts one entry states through ``fields`` (a missing, null or zero figure states nothing)."""
+    root = item if isinstance(item, Item) else Item(dict(item), where)
+    eid = f"{fmt}:{name}"
+    facts: dict[VarKey, Fact] = {}
+    by_key: dict[VarKey, PeerField] = {}
+    written: dict[VarKey, str] = {}
+    notes: list[str] = []
+    for f in fields:
+        first = root.get(*f.path)
+        numbers = [number_of(root.get(*p), ".".join(p)) for p in (f.path, *f.times)]
+        if any(n is None for n in numbers):
+            continue
+        if any(n < 0 for n in numbers):
+            raise LoadError(f"{f.field} must not be negative", where=first.where)
+        if any(n == 0 for n in numbers):
+            notes.append(f"{f.field} is 0: read as not given")
+            continue
+        key = f.key
+        if f.dtype is not None:
+            dtype = text_of(root.get(*f.dtype), ".".join(f.dtype))
+            precision = DTYPES.get((dtype or "").lower())
+            if precision is None:
+                notes.append(f"{f.field}: data type {dtype!r} has no KB precision; not read")
+                continue
+            key = key.replace("{dtype}", precision)
+        if split_key(key)[0] not in model.variables:
+            notes.append(f"{f.field}: this KB declares no {split_key(key)[0]}; not read")
+            continue
+        variable = model.check_key(key, where=first.where)
+        if units.dimensions(f.unit) != units.dimensions(variable.unit):
+            raise KBError(f"{fmt} field {f.field} in {f.unit or 'a count'} does not fit {key} "
+                          f"({variable.unit or 'a count'})", where=Location(f"hwkb/formats/peers ({fmt})"))
+        value = float(f"{math.prod(numbers) * f.scale:.12g}")  # 89 x 0.1 is 8.9, not 8.900000000000002
+        plain = not f.times and f.scale == 1 and first.text is not None
+        text = first.text if plain else printed(value)
+        exact = f.exact or variable.integer
+        half = half_digit(first.text or printed(numbers[0]))
+        tolerance = 0.0 if exact else half if plain else half * value / numbers[0]
+        facts[key] = Fact(key, value, f.unit, text, f"{tool} {display(where.file)}: {name} ({f.field})", eid,
+                          first.where, tolerance=tolerance)
+        by_key[key] = f
+        written[key] = " x ".join(root.get(*p).text or printed(n) for p, n in zip((f.path, *f.times), numbers))
+    match = names.get(name) or (NameMatch(name) if name in model.entities else None)  # an id, as export writes
+    return PeerEntry(fmt, name, where, facts, by_key, match, tuple(notes), written)
+
+
+def display(file: str) -> str:
+    return file.rsplit("/", 1)[-1]
+
+
+#: trailing zeros from which a whole number is a figure converted into base units, known to its last nonzero digit
+CONVERTED_ZEROS = 6
+
+
+def half_digit(text: str) -> float:
+    """Half a unit in the last printed digit of a number's text (``'3.2e9'`` -> 5e7).
+
+    A whole number with six or more trailing zeros (``3350000000000`` bytes/s, ``989000000000000.0`` FLOP/s) is a
+    figure converted into base units: it is known to its last nonzero digit (5e9 and 5e11), not to the byte.
+    """
+    mantissa, _, exponent = text.strip().lower().replace("_", "").partition("e")
+    whole = mantissa.removesuffix(".0").lstrip("+-")
+    if not exponent and whole.isdigit() and len(whole) - len(whole.rstrip("0")) >= CONVERTED_ZEROS:
+        return 0.5 * 10.0 ** (len(whole) - len(whole.rstrip("0")))
+    decimals = len(mantissa.split(".", 1)[1]) if "." in mantissa else 0
+    return 0.5 * 10.0 ** (int(exponent or 0) - decimals)
+
+
+def printed(x: float) -> str:
+    text = repr(float(x))
+    return text[:-2] if text.endswith(".0") else text
+
+
+@dataclass(frozen=True)
+class Number:
+    """A figure as ``export`` writes it: its text, whose last digit is what a re-read allows."""
+    text: str
+
+    @property
+    def value(self) -> float:
+        return float(self.text)
+
+
+def printable(x: float, exact: bool = False) -> Number:
+    """A count as an integer; else six significant digits when that text still encloses the value within half its
+    last digit (so ``audit --from`` on the written file allows what the text shows), else all the float's digits."""
+    if exact:
+        return Number(str(int(round(x))))
+    short = f"{x:.6g}"
+    if "e" in short:
+        mantissa, exponent = short.split("e")
+        short = f"{mantissa}e{int(exponent)}"
+    return Number(short if abs(float(short) - x) <= half_digit(short) else repr(float(x)))
+
+
+def json_text(data: object, indent: int = 4, level: int = 0) -> str:
+    """``data`` (mappings, lists, text, :class:`Number`, None, bools) as JSON, numbers as their text."""
+    pad, inner = " " * (indent * level), " " * (indent * (level + 1))
+    if isinstance(data, Number):
+        return data.text
+    if isinstance(data, dict):
+        if not data:
+            return "{}"
+        items = [f"{inner}{json.dumps(str(k))}: {json_text(v, indent, level + 1)}" for k, v in data.items()]
+        return "{\n" + ",\n".join(items) + f"\n{pad}}}"
+    if isinstance(data, list):
+        return "[" + ", ".join(json_text(v, indent, level + 1) for v in data) + "]"
+    return json.dumps(data)
+
+
+def tool_figures(fields: Sequence[PeerField], figures: Mapping[VarKey, float], units: Units,
+                 dtype: str = "fp16") -> tuple[dict[tuple[str, ...], Number | None], dict[str, VarKey], dict[str, VarKey]]:
+    """The single-field figures of a layout from the KB's canonical ``figures``: path -> number in the tool's
+    unit (None where the KB cannot settle it), and which fields were used and which missing."""
+    out: dict[tuple[str, ...], Number | None] = {}
+    used: dict[str, VarKey] = {}
+    missing: dict[str, VarKey] = {}
+    for f in fields:
+        if f.times:
+            continue
+        key = f.key.replace("{dtype}", dtype)
+        canonical = figures.get(key)
+        if canonical is None:
+            out[f.path] = None
+            missing[f.field] = key
+            continue
+        out[f.path] = printable(units.from_canonical(canonical, f.unit) / f.scale, f.exact)
+        used[f.field] = key
+    return out, used, missing
+
+
+def nest(values: Mapping[tuple[str, ...], object], keep_none: bool = True) -> dict:
+    """Paths and values as nested mappings, in the order given."""
+    out: dict = {}
+    for path, value in values.items():
+        if value is None and not keep_none:
+            continue
+        node = out
+        for key in path[:-1]:
+            node = node.setdefault(key, {})
+        node[path[-1]] = value
+    return out
+
+
+def check_keys(item: Item, allowed: Sequence[str], what: str) -> dict[str, Item]:
+    """A mapping item's keys, each one the layout knows (a typo is named with the nearest key)."""
+    if not isinstance(item.value, dict):
+        raise LoadError(f"{what} must be a mapping of 'key: value'", where=item.where)
+    for key, value in item.value.items():
+        if key not in allowed:
+            close = suggest(key, allowed, n=1)
+            raise LoadError(f"unknown field {key!r} in {what}", where=value.where,
+                            hint=f"did you mean {close[0]!r}?" if close else f"the fields are {', '.join(allowed)}")
+    return item.value

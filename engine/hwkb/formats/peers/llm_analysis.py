@@ -1,0 +1,89 @@
+"""llm-analysis (github.com/cli99/llm-analysis): ``llm_analysis/gpu_configs/*.json``, one GPU per file.
+
+A file is the keyword arguments of ``GPUConfig`` (``llm_analysis/config.py:85-100``,
+read by ``GPUConfig(**config_json)`` at ``config.py:251``). Each field's unit is the one
+``llm_analysis/analysis.py`` (commit d841e40) reads it in:
+
+field                                 KB key (unit the tool reads)       where the tool reads it
+peak_fp16_TFLOPS                      tc_peak[fp16] (TFLOPS, dense)      x 10**12 (analysis.py:234, :1070)
+peak_i8_TFLOPS                        tc_peak[int8] (TOPS, dense)        x 10**12 (analysis.py:230); 0 = none
+hbm_bandwidth_in_GB_per_sec           memory_bandwidth (GB/s)            x 10**9 (analysis.py:205, :1075)
+mem_per_GPU_in_GB                     memory_size (GiB!)                 x 1024**3 (analysis.py:1611, :2081)
+intra_node_bandwidth_in_GB_per_sec    interconnect_bandwidth / 2 (GB/s)  x 10**9, one direction of a ring
+                                                                         all-reduce (analysis.py:1223, :1102)
+
+The peaks are dense: the shipped configs give the A100 312 and the H100 SXM 989
+TFLOPS, NVIDIA's dense BF16/FP16 figures, and the tool divides work by them
+as attainable throughput. ``peak_i4_TFLOPS`` has no KB precision (no int4),
+``intra_node_min_message_latency`` and ``inter_node_bandwidth_in_GB_per_sec``
+(the network, default 200) no KB variable: they are read but not mapped.
+``mem_per_GPU_in_GB`` is multiplied by 1024**3, so the tool reads "80" as
+80 GiB (85.9 GB); the intra-node figure is per direction (300 for an A100's
+600 GB/s of NVLink 3), so the KB's two-way ``interconnect_bandwidth`` is twice it.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping
+
+from hwkb.definitions.model import Model, VarKey
+from hwkb.definitions.units import Units
+from hwkb.formats.peers.documents import read_tree, text_of
+from hwkb.formats.peers.entries import (NameMatch, PeerEntry, PeerField, PeerFormat, Written, build_entry, name_table,
+                                        check_keys, json_text, nest, tool_figures)
+
+__all__ = ["FORMAT", "FIELDS", "NAMES"]
+
+_SRC = "llm_analysis/analysis.py"
+FIELDS = (
+    PeerField("peak_fp16_TFLOPS", ("peak_fp16_TFLOPS",), "tc_peak[fp16]", "TFLOPS",
+              f"{_SRC}:234 gemm_TFOPS, :1070 x 10**12", doc="dense Tensor-Core FP16"),
+    PeerField("peak_i8_TFLOPS", ("peak_i8_TFLOPS",), "tc_peak[int8]", "TFLOPS",
+              f"{_SRC}:230 gemm_TFOPS for 8-bit, x 10**12", doc="dense INT8 TOPS; 0 in the V100 files: none"),
+    PeerField("hbm_bandwidth_in_GB_per_sec", ("hbm_bandwidth_in_GB_per_sec",), "memory_bandwidth", "GB/s",
+              f"{_SRC}:205 get_gpu_hbm_bandwidth, :1075 x 10**9"),
+    PeerField("mem_per_GPU_in_GB", ("mem_per_GPU_in_GB",), "memory_size", "GiB",
+              f"{_SRC}:1611 mem_per_GPU_in_GB * 1024**3", doc="read as GiB"),
+    PeerField("intra_node_bandwidth_in_GB_per_sec", ("intra_node_bandwidth_in_GB_per_sec",),
+              "interconnect_bandwidth", "GB/s", f"{_SRC}:1223 ring all-reduce over it x 10**9, one direction",
+              scale=2.0, doc="per direction: the KB's two-way figure is twice it"),
+)
+
+#: every field GPUConfig takes (config.py:86-94)
+_KNOWN = ("name", "mem_per_GPU_in_GB", "hbm_bandwidth_in_GB_per_sec", "intra_node_bandwidth_in_GB_per_sec",
+          "intra_node_min_message_latency", "peak_fp16_TFLOPS", "peak_i8_TFLOPS", "peak_i4_TFLOPS",
+          "inter_node_bandwidth_in_GB_per_sec")
+
+_KB_40GB = "the KB's a100 is the 40 GB SXM4 part"
+NAMES: Mapping[str, NameMatch] = name_table("""
+    a100-sxm-40gb   a100
+    h100-sxm-80gb   h100-sxm
+    h100-pcie-80gb  h100-pcie
+    v100-sxm-16gb   v100
+    v100-sxm-32gb   v100
+    mi250-128gb     mi250
+    mi250x-128gb    mi250x
+""", {
+    "a100-sxm-80gb": NameMatch("a100", ("memory_size", "memory_bandwidth"), _KB_40GB),
+})
+
+
+def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:
+    tree = read_tree(Path(path))
+    check_keys(tree, _KNOWN, "a GPUConfig")
+    name = text_of(tree.get("name"), "name") or Path(path).stem
+    return [build_entry("llm-analysis", "llm-analysis", name, tree, tree.where, FIELDS, NAMES, model, units)]
+
+
+def write(name: str, figures: Mapping[VarKey, float], units: Units) -> Written:
+    values, used, missing = tool_figures(FIELDS, figures, units)
+    document = {"name": name, **nest(values)}
+    document["intra_node_min_message_latency"] = None
+    ordered = {k: document.get(k) for k in _KNOWN if k in document}
+    return Written(json_text(ordered) + "\n", used, missing,
+                   ("intra_node_min_message_latency: the KB holds no message latency; fill it in (the shipped "
+                    "configs use 8e-06 s)",))
+
+
+FORMAT = PeerFormat("llm-analysis", "llm-analysis", "llm_analysis/gpu_configs/*.json, one GPU per file", FIELDS,
+                    NAMES, read, write, ".json", __doc__ or "")

@@ -1,0 +1,90 @@
+"""``hwkb export --to FORMAT --gpu ID``: the KB's figures for one product in a peer tool's hardware-file layout.
+
+Every figure written is a KB value, stated with its source or derived by the
+laws (the same values ``hwkb solve`` gives), converted into the unit the tool's
+own code reads the field in (:mod:`hwkb.formats.peers`). A field the KB cannot
+settle is written as null (or left out where the tool has its own default) and
+named in :attr:`Export.notes`, so ``hwkb audit --from`` on the written file finds
+nothing against the KB.
+
+>>> from hwkb import KnowledgeBase
+>>> from hwkb.formats.peers.registry import FORMATS
+>>> out = export_peer(KnowledgeBase.load(), FORMATS["llm-analysis"], "h100-sxm")
+>>> '"hbm_bandwidth_in_GB_per_sec": 3350' in out.text, out.written.missing["mem_per_GPU_in_GB"]
+(True, 'memory_size')
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+from hwkb.definitions.model import EntityId, VarKey
+from hwkb.formats.peers.entries import PeerFormat, Written
+from hwkb.solving.solver import Solver
+from hwkb.solving.system import System
+from hwkb.solving.values import Value
+
+__all__ = ["Export", "export_peer", "tool_name"]
+
+
+@dataclass(frozen=True, repr=False)
+class Export:
+    """The written file's text, the KB values behind it, and what the KB could not settle."""
+    format: PeerFormat
+    entity: EntityId
+    name: str
+    written: Written
+    values: Mapping[VarKey, Value]
+
+    @property
+    def text(self) -> str:
+        return self.written.text
+
+    @property
+    def status(self) -> str:
+        """``ok`` when every mapped field has a KB value, ``partial`` when some are left null."""
+        return "partial" if self.written.missing else "ok"
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What stderr says: each field left out and why, and the layout's own remarks."""
+        missing = tuple(f"{field}: the KB cannot settle {key} for {self.entity}; left null or out"
+                        for field, key in self.written.missing.items())
+        return missing + self.written.notes
+
+    def to_dict(self) -> dict:
+        fields = []
+        for field, key in self.written.used.items():
+            value = self.values[key]
+            fields.append({"field": field, "variable": key, "value": value.magnitude, "unit": value.unit,
+                           "status": "stated" if value.stated else "derived", "source": _source(value)})
+        return {"command": "export", "status": self.status, "format": self.format.name, "entity": self.entity,
+                "name": self.name, "text": self.text, "fields": fields,
+                "missing": [{"field": f, "variable": k} for f, k in self.written.missing.items()],
+                "notes": list(self.notes)}
+
+    def __str__(self) -> str:
+        return self.text
+
+    __repr__ = __str__
+
+
+def export_peer(system: System, fmt: PeerFormat, gpu: EntityId) -> Export:
+    """The KB's values of every key ``fmt`` maps, for ``gpu``, written in ``fmt``'s layout."""
+    solver = Solver(system, system.context(gpu))
+    values = {k: solver.values[k] for k in fmt.export_keys() if k in solver.values}
+    name = tool_name(fmt, gpu)
+    written = fmt.write(name, {k: v.canonical for k, v in values.items()}, system.units)
+    return Export(fmt, gpu, name, written, values)
+
+
+def tool_name(fmt: PeerFormat, gpu: EntityId) -> str:
+    """The tool's own name for ``gpu`` when its name table has one for the whole product, else the KB's id
+    (which ``audit --from`` maps back to the entity)."""
+    return next((name for name, match in fmt.names.items() if match.entity == gpu and not match.skip), gpu)
+
+
+def _source(value: Value) -> str | None:
+    if value.stated:
+        return f"{value.origin.entity}: {value.origin.source}" if value.origin.source else value.origin.entity
+    return f"derived by {value.origin.rule}"

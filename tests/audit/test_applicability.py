@@ -1,0 +1,77 @@
+"""hwkb.audit.applicability: an expectation an n/a fact takes out is reported not applicable, with the reason."""
+from __future__ import annotations
+
+import pytest
+
+from hwkb.audit.auditor import audit
+
+from conftest import kb_from_text
+
+RATIO = """
+variables:
+  fp32:  {unit: TFLOPS, doc: FP32 peak}
+  fp64:  {unit: TFLOPS, doc: FP64 peak}
+  ratio: {unit: "", doc: the FP64 to FP32 ratio}
+rules:
+  ratio_rule:
+    kind: expectation
+    doc: FP64 is the ratio of FP32
+    eq: fp64 = ratio * fp32
+    source: test
+"""
+
+ENTITIES = """
+family:
+  kind: architecture
+  facts:
+    ratio: {value: n/a, doc: "the die decides"}
+big-die:
+  kind: die
+  extends: family
+  facts:
+    ratio: 0.5
+known:
+  kind: datasheet
+  extends: big-die
+  facts: {fp32: 10 TFLOPS, fp64: 5 TFLOPS}
+unknown-die:
+  kind: datasheet
+  extends: family
+  facts: {fp32: 10 TFLOPS, fp64: 0.3 TFLOPS}
+half-stated:
+  kind: datasheet
+  extends: family
+  facts: {fp32: 10 TFLOPS}
+"""
+
+
+@pytest.fixture(scope="module")
+def ratio_kb(tmp_path_factory):
+    return kb_from_text(tmp_path_factory.mktemp("ratio"), RATIO, ENTITIES)
+
+
+def test_a_die_that_states_the_ratio_is_checked(ratio_kb):
+    (known,) = audit(ratio_kb, ["known"]).entities
+    assert [(c.rule, str(c.status)) for c in known.checks] == [("ratio_rule", "consistent")]
+    assert known.not_applicable == ()
+
+
+def test_an_unknown_die_is_not_applicable_with_the_reason(ratio_kb):
+    (row,) = audit(ratio_kb, ["unknown-die"]).entities
+    assert row.checks == () and str(row.status) != "inconsistent"
+    (na,) = row.not_applicable
+    assert (na.rule, na.fact, na.entity, na.reason) == ("ratio_rule", "ratio", "family", "the die decides")
+    assert row.to_dict()["not_applicable"] == [{"rule": "ratio_rule", "fact": "ratio", "entity": "family",
+                                               "reason": "the die decides"}]
+    assert "ratio_rule not applicable: ratio is n/a on family (the die decides)" in str(audit(ratio_kb, ["unknown-die"]))
+
+
+def test_a_row_that_lacks_another_figure_is_simply_not_checked(ratio_kb):
+    (row,) = audit(ratio_kb, ["half-stated"]).entities
+    assert row.not_applicable == () and "not_applicable" not in row.to_dict()
+
+
+def test_a_database_summary_counts_them_by_rule_and_reason(ratio_kb):
+    groups = {e: {"architecture": "family"} for e in ("known", "unknown-die")}
+    summary = audit(ratio_kb, ["known", "unknown-die"], groups).summary
+    assert summary["not_applicable"] == [{"rule": "ratio_rule", "reason": "the die decides", "entities": 1}]

@@ -1,0 +1,101 @@
+"""hwkb.audit.peers: a peer tool's entries audited against their own figures and against the KB's catalogue,
+on the peers' test KB (tests/fixtures/peers/kb: a product gpu-x of 204.8 TFLOPS dense BF16, 2000 GB/s)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import FIXTURES
+from hwkb import KnowledgeBase
+from hwkb.audit.findings import Verdict
+from hwkb.formats.peers.entries import NameMatch
+from hwkb.formats.peers.registry import FORMATS
+
+PEERS = FIXTURES / "peers"
+CLEAN = {"llm-analysis": "llm-analysis/gpu-x.json", "genz": "genz/systems.json", "llmcompass": "llmcompass/gpu-x.json",
+         "aiconfigurator": "aiconfigurator/gpu-x.yaml", "epoch": "epoch/ml_hardware.csv"}
+#: each format's sample with one planted error: the field, the KB key, the source the KB cites, and the hint's words
+PLANTED = {
+    "llm-analysis": ("llm-analysis/planted.json", "hbm_bandwidth_in_GB_per_sec", "memory_bandwidth",
+                     "gpu-x: test datasheet, table 2", "binary vs decimal prefix"),
+    "genz": ("genz/planted.json", "Flops", "tc_peak[bf16]", "gpu-x: test datasheet, table 1 (dense)",
+             "equals the KB's tc_peak_sparse[bf16]"),
+    "llmcompass": ("llmcompass/planted.json", "core_count", "sm_count", "gpu-x: test datasheet, table 1", None),
+    "aiconfigurator": ("aiconfigurator/planted/gpu-x.yaml", "gpu.mem_bw", "memory_bandwidth",
+                       "gpu-x: test datasheet, table 2", "1.07374x the KB's value: binary vs decimal prefix"),
+    "epoch": ("epoch/planted.csv", "TF32 (TensorFloat-32) performance (FLOP/s)", "tc_peak[tf32]",
+              "derived by tf32_ratio", "equals the KB's tc_peak_sparse[tf32]"),
+}
+
+
+@pytest.fixture(scope="module")
+def kb() -> KnowledgeBase:
+    return KnowledgeBase.load([PEERS / "kb"], default=False)
+
+
+@pytest.mark.parametrize("fmt", list(CLEAN))
+def test_a_clean_sample_has_no_finding(kb, fmt):
+    audit = kb.audit_peer_files(fmt, [PEERS / CLEAN[fmt]])
+    assert audit.exit_code() == 0 and audit.status in ("consistent", "within_rounding")
+    assert audit.entries[0].product == "gpu-x" and audit.entries[0].comparisons
+
+
+@pytest.mark.parametrize("fmt", list(PLANTED))
+def test_the_planted_error_is_named_with_both_sources(kb, fmt):
+    path, field, key, kb_source, hint = PLANTED[fmt]
+    audit = kb.audit_peer_files(fmt, [PEERS / path])
+    assert audit.exit_code() == 1 and audit.status == "inconsistent"
+    (bad,) = [c for e in audit.entries for c in e.comparisons if c.status == Verdict.INCONSISTENT]
+    assert (bad.field, bad.key) == (field, key) and bad.kb_source.startswith(kb_source)
+    assert bad.where.file == str(PEERS / path) and bad.where.line is not None
+    assert (hint is None and bad.hint is None) or hint in bad.hint
+    text = str(audit)
+    assert field in text and kb_source in text and f"{bad.where}" in text
+
+
+def test_an_entrys_own_laws_are_audited_too(kb):
+    audit = kb.audit_peer_files("epoch", [PEERS / "epoch" / "planted.csv"])
+    internal = audit.entries[0].internal
+    (check,) = internal.checks
+    assert check.rule == "tf32_ratio" and check.status == Verdict.INCONSISTENT
+    assert check.suspects[0].fact == "tc_peak[tf32]"
+    assert "internal: 1 inconsistent" in str(audit)
+
+
+def test_an_entry_without_a_product_is_audited_alone_and_said_so(kb):
+    audit = kb.audit_peer_files("genz", [PEERS / "genz" / "systems.json"])
+    unlisted = audit.entries[1]
+    assert unlisted.product is None and not unlisted.comparisons
+    assert "no KB entity for 'Unlisted_GPU'" in unlisted.notes[0] and audit.to_dict()["summary"]["entries_without_product"] == 1
+
+
+def test_a_name_tables_variant_skips_the_figures_of_the_other_part(kb, monkeypatch, tmp_path):
+    monkeypatch.setitem(FORMATS["genz"].names, "gpu-x-big", NameMatch("gpu-x", ("memory_bandwidth",), "a bigger part"))
+    other = tmp_path / "big.json"
+    other.write_text((PEERS / "genz" / "planted.json").read_text().replace('"gpu-x"', '"gpu-x-big"'))
+    entry = kb.audit_peer_files("genz", [other]).entries[0]
+    assert entry.skipped == ("memory_bandwidth",) and "memory_bandwidth" not in [c.key for c in entry.comparisons]
+    assert any("a bigger part" in n for n in entry.notes)
+
+
+def test_keys_the_kb_cannot_settle_are_listed_not_judged(kb):
+    entry = kb.audit_peer_files("llmcompass", [PEERS / "llmcompass" / "gpu-x.json"]).entries[0]
+    assert entry.unsettled == () and {c.key for c in entry.comparisons} >= {"sm_count", "clock_tc", "memory_bus_bits"}
+    epoch = kb.audit_peer_files("epoch", [PEERS / "epoch" / "ml_hardware.csv"]).entries[0]
+    assert all(c.status != Verdict.INCONSISTENT for c in epoch.comparisons)
+
+
+def test_the_json_is_the_audit_document_with_the_catalogue(kb):
+    doc = kb.audit_peer_files("llm-analysis", [PEERS / "llm-analysis" / "planted.json"]).to_dict()
+    assert doc["command"] == "audit" and doc["format"] == "llm-analysis" and doc["status"] == "inconsistent"
+    comparison = doc["catalogue"][0]["comparisons"][0]
+    assert comparison["deviation"] == pytest.approx(1862.6 / 2000 - 1) and comparison["kb_value"] == 2000
+    assert comparison["written"] == "1862.6 (GB/s)" and comparison["consumed"].startswith("llm_analysis/analysis.py:205")
+    json.dumps(doc)
+
+
+def test_failed_only_shows_the_failing_entries(kb):
+    audit = kb.audit_peer_files("genz", [PEERS / "genz" / "systems.json", PEERS / "genz" / "planted.json"])
+    text = audit.render(failed_only=True)
+    assert text.count("genz: gpu-x") == 1 and "Unlisted_GPU" not in text and "3 entries in 2 files" in text

@@ -1,0 +1,80 @@
+"""``hwkb completion bash`` completes option values: fixed choices, entity ids, variable names, saved queries,
+and asks ``hwkb list`` with the ``--kb`` of the line being completed."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import run_cli
+from hwkb.cli.completion import bash_script, option_values
+from hwkb.cli.main import build_parser
+
+#: what `hwkb list entities|variables` would print, without loading a KB; the arguments it got go to a log
+FAKE_HWKB = """#!/bin/sh
+echo "$@" >> "$(dirname "$0")/calls.log"
+for last; do :; done
+case "$last" in
+  entities) echo 'h100-sxm  product  x'; echo 'h100-pcie  product  y'; echo 'a100  product  z';;
+  variables) echo 'clock_tc  GHz  c'; echo 'clock_fp32  GHz  f'; echo 'sm_count    s';;
+esac
+"""
+
+
+@pytest.fixture(scope="module")
+def complete(tmp_path_factory):
+    """``complete("hwkb solve --format ")`` -> the words bash offers for the last (possibly empty) word."""
+    if not shutil.which("bash"):
+        pytest.skip("no bash")
+    folder = tmp_path_factory.mktemp("completion")
+    fake = folder / "hwkb"
+    fake.write_text(FAKE_HWKB)
+    fake.chmod(0o755)
+    script = bash_script()
+
+    def run(line: str) -> list[str]:
+        words = line.split(" ")
+        array = " ".join(f"'{w}'" for w in words)
+        probe = script + f'COMP_WORDS=({array}); COMP_CWORD={len(words) - 1}; _hwkb; printf "%s\\n" "${{COMPREPLY[@]}}"\n'
+        done = subprocess.run(["bash", "-c", probe], capture_output=True, text=True,
+                              env={"PATH": f"{folder}:/usr/bin:/bin"})
+        return [w for w in done.stdout.splitlines() if w]
+    run.log = folder / "calls.log"
+    return run
+
+
+@pytest.mark.parametrize("line, offered", [
+    ("hwkb solve clock_tc --sweep sm_count=1,2 --format ", ["table", "csv", "json"]),
+    ("hwkb audit --format m", ["markdown"]),
+    ("hwkb audit --fail-on ", ["any", "laws"]),
+    ("hwkb compare --format ", ["text", "markdown", "html", "csv"]),
+    ("hwkb simulate --policy ", ["gto", "lrr"]),
+    ("hwkb solve --gpu h100", ["h100-sxm", "h100-pcie"]),
+    ("hwkb roofline --gpu a1", ["a100"]),
+    ("hwkb compare h100-sxm a", ["a100"]),
+    ("hwkb solve clo", ["clock_tc", "clock_fp32"]),
+    ("hwkb explain clock_t", ["clock_tc"]),
+    ("hwkb solve clock_tc --set sm", ["sm_count"]),
+    ("hwkb whatif clock_tc --given clock_f", ["clock_fp32"]),
+    ("hwkb solve clock_tc --sweep sm_", ["sm_count"]),
+    ("hwkb solve clock_tc --symbolic --free sm_count,clock_f", ["sm_count,clock_fp32"]),
+    ("hwkb run pe", ["peaks"]),
+    ("hwkb run occ", ["occupancy"]),
+    ("hwkb completion z", ["zsh"]),
+])
+def test_option_values_are_completed(complete, line, offered):
+    assert complete(line) == offered
+
+
+def test_the_lines_kb_is_asked(complete):
+    complete.log.unlink(missing_ok=True)
+    assert complete("hwkb --kb mine solve --no-default-kb --gpu h100-s") == ["h100-sxm"]
+    assert complete.log.read_text() == "--kb mine --no-default-kb list entities\n"
+
+
+def test_every_fixed_choice_of_the_parser_is_in_the_script(capsys):
+    values = option_values(build_parser())
+    assert values["solve --format"] == ["table", "csv", "json"] and values["simulate --policy"] == ["gto", "lrr"]
+    script = run_cli(capsys, "completion", "bash")[1]
+    assert all(f'"{key}")' in script for key in values)

@@ -1,0 +1,190 @@
+"""hwkb.formats.peers: the five peer layouts read into facts (units as each tool's code reads them, printed
+digits kept) and written back; bad files are one error at their file:line. Runs on the peers' test KB."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from conftest import FIXTURES
+from hwkb import KnowledgeBase
+from hwkb.errors import LimitError, LoadError, UnknownNameError
+from hwkb.formats.peers.documents import read_csv_rows, read_tree
+from hwkb.formats.peers.entries import half_digit, printable
+from hwkb.formats.peers.registry import FORMATS, peer_format, read_peer_files
+
+PEERS = FIXTURES / "peers"
+
+
+@pytest.fixture(scope="module")
+def kb() -> KnowledgeBase:
+    return KnowledgeBase.load([PEERS / "kb"], default=False)
+
+
+def read(kb, fmt: str, path) -> list:
+    return read_peer_files(FORMATS[fmt], [path], kb.model, kb.units)
+
+
+def test_llm_analysis_reads_its_units_from_the_tools_code(kb):
+    (entry,) = read(kb, "llm-analysis", PEERS / "llm-analysis" / "gpu-x.json")
+    memory, peak, link = (entry.facts[k] for k in ("memory_size", "tc_peak[fp16]", "interconnect_bandwidth"))
+    assert (memory.value, memory.unit, memory.text) == (74.5058, "GiB", "74.5058")  # x 1024**3 in the tool
+    assert (peak.value, peak.unit, peak.rounding) == (204.8, "TFLOPS", 0.05)
+    assert (link.value, link.unit, link.rounding) == (600, "GB/s", 1.0)  # per direction x 2, rounding doubled
+    assert entry.match.entity == "gpu-x" and "peak_i8_TFLOPS is 0: read as not given" in entry.notes
+    assert memory.where.line == 3 and memory.source.endswith("gpu-x.json: gpu-x (mem_per_GPU_in_GB)")
+
+
+def test_genz_reads_binary_bandwidths_and_one_entry_per_system(kb):
+    entries = read(kb, "genz", PEERS / "genz" / "systems.json")
+    assert [e.name for e in entries] == ["gpu-x", "Unlisted_GPU"] and entries[1].match is None
+    bandwidth = entries[0].facts["memory_bandwidth"]
+    assert (bandwidth.unit, kb.units.to_canonical(bandwidth.value, bandwidth.unit) / 8e9) == ("GiB/s", pytest.approx(2000, rel=1e-6))
+
+
+def test_llmcompass_multiplies_the_fields_the_tool_multiplies(kb):
+    (entry,) = read(kb, "llmcompass", PEERS / "llmcompass" / "gpu-x.json")
+    fma = entry.facts["tc_fma_per_sm_cycle[fp16]"]
+    assert (fma.value, fma.unit, fma.rounding) == (1024, "FMA/cycle", 0.0)  # 4 sublanes x 16 x 16 x 1, exact
+    assert entry.facts["memory_bus_bits"].value == 5120 and entry.facts["sm_count"].value == 100
+    assert entry.facts["clock_tc"].rounding == 5e5  # '1000e6' is printed to the MHz
+
+
+def test_llmcompass_names_a_data_type_it_cannot_map(kb, tmp_path):
+    data = json.loads((PEERS / "llmcompass" / "gpu-x.json").read_text())
+    data["device"]["compute_chiplet"]["core"]["systolic_array"]["data_type"] = "posit8"
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps(data))
+    (entry,) = read(kb, "llmcompass", path)
+    assert not any(k.startswith("tc_fma") for k in entry.facts)
+    assert any("'posit8' has no KB precision" in n for n in entry.notes)
+
+
+def test_aiconfigurator_names_the_system_by_its_file(kb):
+    (entry,) = read(kb, "aiconfigurator", PEERS / "aiconfigurator" / "gpu-x.yaml")
+    assert entry.name == "gpu-x" and entry.facts["memory_bandwidth"].unit == "B/s"
+    assert entry.facts["interconnect_bandwidth"].value == 600e9
+
+
+def test_epoch_rows_keep_their_first_line_across_quoted_newlines(kb):
+    entries = read(kb, "epoch", PEERS / "epoch" / "ml_hardware.csv")
+    assert [(e.name, e.where.line) for e in entries] == [("gpu-x", 2), ("Unlisted chip", 4)]
+    assert entries[0].facts["tc_peak[bf16]"].unit == "FLOPS" and "tdp" in entries[0].facts
+
+
+@pytest.mark.parametrize("text, message, line", [
+    ('{"name": "x",\n "peak_fp16_TFLOPS": 1,,}', "malformed JSON", 2),
+    ('{"name": "x",\n "peak_fp16_TFLOP": 1}', "unknown field 'peak_fp16_TFLOP'", 2),
+    ('{"name": "x",\n "peak_fp16_TFLOPS": "fast"}', "peak_fp16_TFLOPS must be a number", 2),
+    ('{"name": "x",\n "hbm_bandwidth_in_GB_per_sec": -1}', "must not be negative", 2),
+    ('{"name": "x", "name": "y"}', "duplicate key 'name'", 1),
+    ('[1, 2]', "must be a mapping", 1),
+])
+def test_a_bad_llm_analysis_file_is_one_error_at_its_line(kb, tmp_path, text, message, line):
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    with pytest.raises(LoadError) as info:
+        read(kb, "llm-analysis", path)
+    assert message in str(info.value) and info.value.where.file == str(path) and info.value.where.line == line
+
+
+def test_unknown_fields_are_named_with_the_nearest(kb, tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text('{"gpu-x": {"Flop": 1}}')
+    with pytest.raises(LoadError, match="did you mean 'Flops'"):
+        read(kb, "genz", path)
+
+
+@pytest.mark.parametrize("fmt, name, text, message", [
+    ("aiconfigurator", "x.yaml", "gpu: [1, 2\n", "malformed YAML"),
+    ("aiconfigurator", "x.yaml", "node: {}\n", "has a 'gpu' mapping"),
+    ("aiconfigurator", "x.yaml", "gpu:\n  mem_bw: .inf\n", "not a decimal number"),
+    ("aiconfigurator", "x.yaml", "gpu:\n  mem_bw: 1e400\n", "not a finite number"),
+    ("llmcompass", "x.json", '{"name": "x"}', "a 'device' object"),
+    ("genz", "x.json", "[]", "an object of system name"),
+    ("epoch", "x.csv", "Name,TDP (W)\nx,1\n", "a 'Hardware name' column"),
+    ("epoch", "x.csv", "Hardware name,TDP (W)\nx,1,2\n", "a row of 3 cells"),
+    ("epoch", "x.csv", 'Hardware name,TDP (W)\n"x\x1b[2J",1\n', "control character"),
+    ("epoch", "x.csv", "", "no header line"),
+    ("llm-analysis", "x.json", "", "malformed JSON"),
+])
+def test_bad_files_of_every_format(kb, tmp_path, fmt, name, text, message):
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(LoadError, match=message):
+        read(kb, fmt, path)
+
+
+def test_files_that_are_not_there_or_too_big(kb, tmp_path):
+    with pytest.raises(LoadError, match="no such file"):
+        read(kb, "epoch", tmp_path / "missing.csv")
+    with pytest.raises(LoadError, match="not a regular file"):
+        read(kb, "genz", tmp_path)
+    big = tmp_path / "big.json"
+    big.write_text('{"x": "' + "a" * (2 ** 20 + 10) + '"}')
+    with pytest.raises(LimitError):
+        read(kb, "llm-analysis", big)
+
+
+def test_an_alias_bomb_is_refused_not_expanded(kb, tmp_path):
+    lines = ["a0: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]"]
+    lines += [f"a{i}: &a{i} [*a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}]"
+              for i in range(1, 9)]
+    path = tmp_path / "bomb.yaml"
+    path.write_text("\n".join(lines) + "\ngpu: {mem_bw: 1}\n")
+    with pytest.raises(LimitError, match="YAML nodes"):
+        read(kb, "aiconfigurator", path)
+
+
+def test_a_format_name_is_checked_with_suggestions():
+    with pytest.raises(UnknownNameError, match="did you mean 'llm-analysis'"):
+        peer_format("llm_analysis")
+
+
+def test_trees_and_rows_keep_places(tmp_path):
+    path = tmp_path / "x.yaml"
+    path.write_text("a:\n  b: 1410e6\n  c: '12'\n  d: null\n")
+    tree = read_tree(path)
+    b, c, d = (tree.get("a", k) for k in "bcd")
+    assert (b.value, b.text, b.where.line, b.where.col) == (1410e6, "1410e6", 2, 6)
+    assert (c.value, c.text, d.value) == ("12", None, None)
+    path = tmp_path / "x.csv"
+    path.write_text('h,n\n"a\nb",2.5\n')
+    header, rows = read_csv_rows(path)
+    assert header == ["h", "n"] and rows[0]["n"].value == 2.5 and rows[0]["h"].where.line == 2
+
+
+@pytest.mark.parametrize("x", [1.8299404e9, 74.50580596923828, 1234565.7, 3.35e12, 0.1 + 0.2, 989.4, 5.234375e9])
+def test_a_written_figure_encloses_the_value_within_its_last_digit(x):
+    number = printable(x)
+    assert abs(float(number.text) - x) <= half_digit(number.text)
+    assert printable(x, exact=True).text == str(round(x))
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_every_writer_writes_a_file_its_reader_reads_back(kb, tmp_path, fmt):
+    figures = {"tc_peak[bf16]": 2.048e14, "tc_peak[fp16]": 2.048e14, "memory_bandwidth": 1.6e13, "sm_count": 100.0,
+               "tc_fma_per_sm_cycle[fp16]": 2048.0, "partitions_per_sm": 4.0, "clock_tc": 1e9}
+    written = FORMATS[fmt].write("gpu-x", figures, kb.units)
+    path = tmp_path / f"gpu-x{FORMATS[fmt].suffix}"
+    path.write_text(written.text)
+    (entry,) = read(kb, fmt, path)
+    for key, fact in entry.facts.items():
+        assert kb.units.to_canonical(fact.value, fact.unit) == pytest.approx(figures[key], rel=1e-5), key  # six digits
+    assert set(written.used.values()) <= set(figures) and set(written.missing.values()).isdisjoint(figures)
+
+
+def test_the_epoch_writer_keeps_epochs_header(kb):
+    written = FORMATS["epoch"].write("gpu-x", {"tdp": 400.0}, kb.units)
+    header, row = list(csv.reader(io.StringIO(written.text)))
+    assert header[0] == "Hardware name" and len(header) == len(row) == 39 and row[header.index("TDP (W)")] == "400"
+
+
+def test_the_docs_name_every_format_and_field():
+    text = (FIXTURES.parents[1] / "docs" / "peer_formats.md").read_text(encoding="utf-8")
+    for fmt in FORMATS.values():
+        assert f"`{fmt.name}`" in text
+        for field in fmt.fields:
+            assert field.field.rsplit(".", 1)[-1] in text, (fmt.name, field.field)

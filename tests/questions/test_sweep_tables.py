@@ -1,0 +1,80 @@
+"""hwkb.questions.sweep_tables: a sweep printed in chunks is, byte for byte, what the row-by-row forms print."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import numpy as np
+import pytest
+
+from hwkb.definitions.quantities import format_number
+from hwkb.questions import sweep_tables
+from hwkb.questions.sweeps import Axis, SweepResult
+
+VALUES = [0.5, -0.0, 0.0, 12345.0, 1e9, 2.5e9, 123456789.0, float("nan"), float("inf"), 1 / 3, -7.0, 1e-20,
+          99999.5, 1e16, 3.0]
+
+
+@pytest.fixture(params=[(4, 8), (1 << 18, 1 << 20)], ids=["small chunks", "one chunk"])
+def chunked(request, monkeypatch):
+    chunk, kept = request.param
+    monkeypatch.setattr(sweep_tables, "CHUNK", chunk)
+    monkeypatch.setattr(sweep_tables, "_KEPT", kept)
+
+
+def _result(notes=()) -> SweepResult:
+    first, second = Axis("sm_count", "", (64.0, 96.0, 1e10), True), Axis("clock", "GHz", (0.5, 1.0, 1.25, 2.0, 1e-7))
+    grid = tuple(g.ravel() for g in np.meshgrid(first.values, second.values, indexing="ij"))
+    return SweepResult("peak", "TFLOPS", (first, second), grid, np.array(VALUES), "closed form", None, tuple(notes))
+
+
+def _table_row_by_row(result: SweepResult) -> str:
+    text = [[format_number(x) for x in row] for row in result.rows()]
+    widths = [max(len(h), *(len(r[i]) for r in text)) for i, h in enumerate(result.headers)]
+    lines = ["  ".join(h.rjust(w) for h, w in zip(result.headers, widths))]
+    lines += ["  ".join(t.rjust(w) for t, w in zip(row, widths)) for row in text]
+    return "\n".join(lines + [f"note: {n}" for n in result.notes])
+
+
+def test_the_grid_is_computed_in_chunks_as_a_meshgrid(chunked):
+    result = _result()
+    computed = SweepResult(result.variable, result.unit, result.axes, None, result.values, result.method)
+    assert all(np.array_equal(a, b) for a, b in zip(computed.grid, result.grid))
+    assert [g.tolist() for g in sweep_tables.grid_chunk(result.axes, 4, 7)] == [[64.0, 96.0, 96.0], [1e-7, 0.5, 1.0]]
+
+
+def test_the_table(chunked):
+    result = _result(notes=("a note",))
+    assert result.render() == _table_row_by_row(result)
+
+
+def test_csv(chunked):
+    result = _result()
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(result.headers)
+    for row in result.rows():
+        writer.writerow(["" if x is None else repr(x) for x in row])
+    assert result.to_csv() == buffer.getvalue()
+
+
+@pytest.mark.parametrize("depth", [0, 1, 3])
+def test_json_rows_at_any_depth(chunked, depth):
+    result = _result()
+    document = {"rows": result.rows()}
+    for _ in range(depth - 1):
+        document = {"inner": document}
+    expected = json.dumps(document if depth else result.rows(), indent=2)
+    mark = "rows here"
+    holder = {"rows": mark}
+    for _ in range(depth - 1):
+        holder = {"inner": holder}
+    head, tail = json.dumps(holder if depth else mark, indent=2).split(json.dumps(mark))
+    assert head + "".join(result.json_rows(depth)) + tail == expected
+
+
+def test_no_rows_is_an_empty_list():
+    axis = Axis("x", "", ())
+    result = SweepResult("y", "", (axis,), None, np.array([]), "closed form")
+    assert "".join(result.json_rows(1)) == "[]"
