@@ -43,7 +43,10 @@ class Verdict(_Labelled):
     @property
     def rank(self) -> int:
         """0 for the most severe: reports list checks and entities in this order."""
-        return list(Verdict).index(self)
+        return _VERDICT_RANKS[self]
+
+
+_VERDICT_RANKS = {verdict: rank for rank, verdict in enumerate(Verdict)}
 
 
 class CheckKind(_Labelled):

@@ -67,13 +67,12 @@ class AuditReport:
 
 def summarise(audits: Sequence[EntityAudit], groups: Mapping[str, Mapping[str, str]] | None) -> dict:
     """Counts per status and kind; with ``groups`` (a database), the population's systematic and isolated failures."""
-    checks = [c for a in audits for c in a.checks]
+    tally = Counter((c.kind, c.status) for a in audits for c in a.checks)
     out: dict = {
         "entities": len(audits),
-        "checks": len(checks),
-        "counts": {str(v): sum(c.status == v for c in checks) for v in Verdict},
-        "by_kind": {str(k): {str(v): sum(c.status == v and c.kind == k for c in checks) for v in Verdict}
-                    for k in CheckKind},
+        "checks": sum(tally.values()),
+        "counts": {str(v): sum(tally[k, v] for k in CheckKind) for v in Verdict},
+        "by_kind": {str(k): {str(v): tally[k, v] for v in Verdict} for k in CheckKind},
         "entities_inconsistent": sum(a.status == Verdict.INCONSISTENT for a in audits),
         "entities_expectations_only": sum(
             a.status == Verdict.INCONSISTENT
