@@ -18,6 +18,7 @@ KNOWN_FINDINGS = {
     ("tpu-v5e", "system_peak[bf16]"),   # 256 x 197 TFLOPS = 50.43 PFLOPS, the page prints 50.63: 197 is 197.8 cut short
     ("b300", "sparse_is_twice_dense[fp4]"),   # NVIDIA prints FP4 18 PFLOPS sparse, 14 dense: dense raised, sparse not
     ("mi100", "documents"),             # 32 GiB in AMD's specifications table, "32GB" on its MI100 page
+    ("tpu-v5e", "documents"),           # the English page: 16 GiB, 819 GB/s; another version: 16 GB, 800 GiB/s
 }
 
 
