@@ -1,4 +1,5 @@
-"""Checksummed cache entries on disk: how the entity index and the entity cache are written and read back.
+"""Checksummed cache entries on disk: how the node cache, the entity index and the entity cache are written and
+read back, and the one atomic write every cache file goes through.
 
 An entry is one file: a first line ``{"source": ..., "checksum": ...}`` and then
 its payload (JSON text). ``source`` names what the entry was made from (a hash
@@ -19,7 +20,7 @@ from pathlib import Path
 from hwkb.definitions.limits import read_regular_file
 from hwkb.errors import KBError
 
-__all__ = ["digest", "read_entry", "write_entry"]
+__all__ = ["digest", "read_entry", "write_entry", "write_cache_file"]
 
 log = logging.getLogger("hwkb.cache")
 
@@ -44,7 +45,7 @@ def read_entry(path: Path, source: str) -> str | None:
         if fields.get("source") == source and fields.get("checksum") == digest(payload):
             return payload
         log.info("ignoring cache entry %s: it does not match its source or its checksum", path)
-    except (KBError, OSError, ValueError, AttributeError) as exc:
+    except (KBError, OSError, ValueError, AttributeError, RecursionError) as exc:
         log.info("ignoring unreadable cache entry %s: %s", path, exc)
     return None
 
@@ -52,11 +53,17 @@ def read_entry(path: Path, source: str) -> str | None:
 def write_entry(path: Path, source: str, payload: str) -> None:
     """Store ``payload`` made from ``source`` at ``path`` (atomically); skipped if the cache cannot be written."""
     header = json.dumps({"source": source, "checksum": digest(payload)})
+    write_cache_file(path, header + "\n" + payload)
+
+
+def write_cache_file(path: Path, text: str) -> None:
+    """Replace the cache file at ``path`` by ``text`` atomically (a temporary file renamed into place), so a
+    reader never sees half of it; skipped, with a log line, if the cache cannot be written."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem[:8]}-", suffix=".json")
         with os.fdopen(fd, "w", encoding="utf-8", errors="surrogatepass") as handle:
-            handle.write(header + "\n" + payload)
+            handle.write(text)
         os.replace(tmp, path)
     except OSError as exc:
-        log.info("cannot write cache entry %s: %s", path, exc)
+        log.info("cannot write cache file %s: %s", path, exc)

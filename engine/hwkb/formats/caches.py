@@ -26,12 +26,12 @@ import json
 import logging
 import os
 import re
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 
 from hwkb.definitions.limits import read_regular_file
 from hwkb.errors import KBError
+from hwkb.formats.cache_files import write_cache_file
 
 __all__ = ["SolutionCache", "cache_directory", "UNSOLVABLE"]
 
@@ -83,17 +83,9 @@ class SolutionCache:
         if entries.get(key) == text:
             return
         entries[key] = text
-        if self.path is None:
-            return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".solutions-", suffix=".json")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump({k: {"text": t, "checksum": _checksum(k, t)} for k, t in entries.items()}, handle,
-                          sort_keys=True)
-            os.replace(tmp, self.path)
-        except OSError as exc:
-            log.info("cannot write cache %s: %s", self.path, exc)
+        if self.path is not None:
+            write_cache_file(self.path, json.dumps(
+                {k: {"text": t, "checksum": _checksum(k, t)} for k, t in entries.items()}, sort_keys=True))
 
 
 @lru_cache(maxsize=None)

@@ -18,12 +18,9 @@ code, and an unreadable one is a miss. An edited file has a new hash.
 from __future__ import annotations
 
 import functools
-import hashlib
 import io
 import json
 import logging
-import os
-import tempfile
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,12 +35,13 @@ from ruamel.yaml.tag import Tag
 
 from hwkb.definitions.limits import MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES, read_regular_file
 from hwkb.errors import KBError, LimitError, LoadError, Location, suggest
+from hwkb.formats.cache_files import digest, read_entry, write_entry
 
 __all__ = ["Node", "NodeReader", "Declaration", "read_yaml", "dump_yaml", "cached_tree", "store_tree", "tree_entry"]
 
 log = logging.getLogger("hwkb.cache")
 _INT_TAG, _FLOAT_TAG, _NULL_TAG = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:null"
-_CACHE_FORMAT = 2
+_CACHE_FORMAT = 3
 
 
 def read_yaml(path: Path, errors: list[KBError], cache: Path | None = None, *, text: str | None = None) -> Node | None:
@@ -277,51 +275,38 @@ def tree_entry(text: str, cache: Path | None) -> Path | None:
     """The cache file of the tree ``text`` composes to, or None without a cache directory."""
     if cache is None:
         return None
-    digest = hashlib.sha256(f"{_CACHE_FORMAT}|{_RUAMEL_VERSION}|{text}".encode()).hexdigest()[:32]
-    return cache / "nodes" / f"{digest}.json"
+    return cache / "nodes" / f"{digest(str(_CACHE_FORMAT), _RUAMEL_VERSION, text)[:32]}.json"
 
 
 def cached_tree(text: str, name: str, cache: Path | None) -> Node | None:
     """The node tree of ``text`` if an earlier load stored it in ``cache``, else None.
 
-    An entry is used only if it names the hash of ``text`` as its source and its tree matches its own
-    checksum: a corrupted or edited entry is a miss, never a wrong tree.
+    An entry (:mod:`hwkb.formats.cache_files`) is used only if it names the hash of ``text`` as its source and
+    its tree matches its own checksum: a corrupted or edited entry is a miss, never a wrong tree.
     """
     path = tree_entry(text, cache)
-    if path is None or not path.is_file():
+    payload = None if path is None else read_entry(path, digest(text))
+    if payload is None:
         return None
     try:
-        entry = json.loads(read_regular_file(path))
-        tree = entry["tree"]
-        if entry["source"] != _digest(text) or entry["checksum"] != _digest(_dumps(tree)):
-            log.info("ignoring node cache %s: it does not match its source or its checksum", path)
-            return None
-        return _build(tree, name)
-    except (KBError, ValueError, TypeError, IndexError, KeyError, RecursionError) as exc:
+        return _build(json.loads(payload), name)
+    except (ValueError, TypeError, IndexError, KeyError, RecursionError) as exc:
         log.info("ignoring unreadable node cache %s: %s", path, exc)
         return None
 
 
 def store_tree(text: str, root: Node, cache: Path | None) -> None:
-    """Remember the tree ``text`` composed to (atomically), with the hash of ``text`` and a checksum of the tree;
-    a cache that cannot be written is skipped."""
+    """Remember the tree ``text`` composed to, with the hash of ``text``; a cache that cannot be written is
+    skipped."""
     path = tree_entry(text, cache)
     if path is None:
         return
     try:
         tree = _dumps(_flat(root))
-        entry = f'{{"source":"{_digest(text)}","checksum":"{_digest(tree)}","tree":{tree}}}'
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".nodes-", suffix=".json")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(entry)
-        os.replace(tmp, path)
-    except (OSError, RecursionError) as exc:
+    except RecursionError as exc:
         log.info("cannot write node cache %s: %s", path, exc)
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        return
+    write_entry(path, digest(text), tree)
 
 
 def _dumps(tree: list) -> str:
