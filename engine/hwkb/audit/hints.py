@@ -8,6 +8,7 @@ where the factor can arise for that quantity.
 """
 from __future__ import annotations
 
+import bisect
 import math
 
 from hwkb.definitions.model import VarKey, split_key
@@ -19,6 +20,18 @@ __all__ = ["hint_for", "has_information", "SPECIFIC"]
 
 _BINARY = ((1.024, "Ki vs k"), (1.048576, "Mi vs M"), (1.073741824, "Gi vs G"))
 SPECIFIC = ("sparse", "bits", "binary", "decimal")  # hints that point at one figure, not just at a factor
+#: every factor a hint below names, and its inverse, in order
+_FACTORS = sorted(f for base in (8.0, *(b for b, _ in _BINARY), 1000.0, 1e6, 1e9, *(2.0 ** k for k in range(1, 11)))
+                  for f in (base, 1 / base))
+
+
+def _candidates(factor: float, within: float) -> list[float]:
+    """The factors of :data:`_FACTORS` within the relative distance ``within`` of ``factor``."""
+    if within >= 1:
+        return _FACTORS
+    slack = 1e-12  # the bounds widened past float rounding; the caller's own test decides
+    return _FACTORS[bisect.bisect_left(_FACTORS, factor / (1 + within) * (1 - slack)):
+                    bisect.bisect_right(_FACTORS, factor / (1 - within) * (1 + slack))]
 
 
 def has_information(system: System, key: VarKey) -> bool:
@@ -50,6 +63,8 @@ def hint_for(system: System, key: VarKey, stated: float, implied: float, spread:
         tight = spread < math.sqrt(max(f, 1 / f)) - 1  # the enclosure cannot hold both 1 and the factor
         return tight and abs(factor / f - 1) <= spread + 1e-9
 
+    if not any(near(f) for f in _candidates(factor, spread + 1e-9)):  # most failures: no factor a hint knows
+        return None
     unit = system.model.unit_of(key)
     unit = f" {unit}" if unit else ""
     source = f"what {rule} gives from the other figures" if rule else "what the other figures imply"

@@ -57,7 +57,8 @@ from typing import Iterable, Mapping
 
 from hwkb.audit.findings import Verdict, fraction_of_percent
 
-__all__ = ["Outcome", "Explanation", "SystematicGroup", "IsolatedFailure", "PopulationSummary", "classify"]
+__all__ = ["Outcome", "Explanation", "SystematicGroup", "IsolatedFailure", "PopulationSummary", "Population",
+           "classify"]
 
 UNKNOWN = "unknown"
 MAX_EXAMPLES = 5
@@ -160,57 +161,119 @@ def classify(outcomes: Iterable[Outcome], *, by: Iterable[str] = ("architecture"
     come most severe first (share, then failures, descending), isolated
     failures by the size of their deviation (unknown last), then by name.
     """
-    by = tuple(dict.fromkeys(by))
-    if not 0.0 < systematic_share <= 1.0:
-        raise ValueError(f"systematic_share must be in (0, 1], not {systematic_share!r}")
-    if min_group < 1:
-        raise ValueError(f"min_group must be at least 1, not {min_group!r}")
-    outcomes = list(outcomes)
-    counts = Counter({v: 0 for v in reversed(Verdict)})
-    counts.update(o.status for o in outcomes)
-
-    # (rule, grouping, group) -> [the checked rows' groups in every grouping, whether each failed, entity]
-    tally: dict[tuple[str, str, str], list] = defaultdict(list)
-    rows = []
+    population = Population(by=by, systematic_share=systematic_share, min_group=min_group,
+                            isolated_share=isolated_share)
+    by_entity: dict[str, list[Outcome]] = defaultdict(list)
     for o in outcomes:
-        groups = tuple(_group_of(o, g) for g in by)
-        rows.append(groups)
-        for g, group in zip(by, groups):
-            tally[(o.rule, g, group)].append((groups, o.failed, o.entity))
+        by_entity[o.entity].append(o)
+    for entity_outcomes in by_entity.values():
+        population.add(entity_outcomes)
+    return population.summary()
 
-    def share(cell) -> float:
-        return sum(failed for _, failed, _ in cell) / len(cell)
 
-    # a candidate's rank: share, then rows, then the earlier grouping of ``by``
-    candidates = {key: (share(cell), len(cell), -by.index(key[1])) for key, cell in tally.items()
-                  if key[2] != UNKNOWN and len(cell) >= min_group and share(cell) >= systematic_share}
-    reported = {key for key in candidates
-                if not _subsumed(key, tally[key], candidates, by, systematic_share, min_group)}
-    systematic = []
-    by_entity: dict[str, dict[str, Outcome]] = defaultdict(dict)
-    for o in outcomes:
-        by_entity[o.entity][o.rule] = o
-    for rule, g, group in reported:
-        cell = tally[(rule, g, group)]
-        failing = tuple(sorted(e for _, failed, e in cell if failed))
-        systematic.append(SystematicGroup(rule, g, group, len(failing), len(cell), failing,
-                                          _explanation(rule, failing, by_entity, systematic_share)))
-    systematic.sort(key=lambda s: (-s.share, -s.failed, s.rule, by.index(s.group_by), s.group))
+class Population:
+    """The tallies :func:`classify` needs, filled one entity at a time: a database's outcomes are never all kept.
 
-    isolated, mixed = [], []
-    for o, groups in zip(outcomes, rows):
-        if not o.failed or any((o.rule, g, group) in reported for g, group in zip(by, groups)):
-            continue
-        g, group = _finest(o.rule, list(zip(by, groups)), tally, by, min_group)
-        cell = tally.get((o.rule, g, group), [])
-        failed = sum(f for _, f, _ in cell) or 1
-        entry = IsolatedFailure(o.rule, o.entity, g, group, o.deviation, failed, len(cell) or 1)
-        # isolated: the only failure of its group, or one of few against peers for which the rule holds
-        (isolated if failed == 1 or failed <= isolated_share * len(cell) else mixed).append(entry)
-    order = lambda i: (i.deviation is None, -abs(i.deviation or 0.0), i.rule, i.entity,
-                       by.index(i.group_by) if i.group_by in by else len(by), i.group)
-    return PopulationSummary(MappingProxyType(dict(counts)), tuple(systematic), tuple(sorted(isolated, key=order)),
-                             tuple(sorted(mixed, key=order)))
+    A row that passes is only counted, under its rule and its groups in every
+    grouping; what is kept whole is each failure and, for an entity with one,
+    its other outcomes (for the explanation of a systematic group).
+    """
+
+    def __init__(self, *, by: Iterable[str] = ("architecture", "generation", "memory_type"),
+                 systematic_share: float = 0.5, min_group: int = 3, isolated_share: float = 0.2):
+        self.by = tuple(dict.fromkeys(by))
+        if not 0.0 < systematic_share <= 1.0:
+            raise ValueError(f"systematic_share must be in (0, 1], not {systematic_share!r}")
+        if min_group < 1:
+            raise ValueError(f"min_group must be at least 1, not {min_group!r}")
+        self.systematic_share, self.min_group, self.isolated_share = systematic_share, min_group, isolated_share
+        self.counts = Counter({v: 0 for v in reversed(Verdict)})
+        # rule -> the groups of a row in every grouping -> [rows, failures]
+        self.combinations: dict[str, dict[tuple[str, ...], list[int]]] = defaultdict(dict)
+        self.checked: Counter = Counter()                 # (rule, grouping, group) -> rows
+        self.failing: dict[tuple[str, str, str], list[str]] = defaultdict(list)  # -> failing entities
+        self.failures: list[tuple[Outcome, tuple[str, ...]]] = []
+        self.by_entity: dict[str, dict[str, Outcome]] = {}  # entities with a failure: rule -> outcome
+
+    def add(self, outcomes: Iterable[Outcome]) -> None:
+        """One entity's outcomes (a later outcome of the same rule replaces an earlier one in explanations)."""
+        outcomes = list(outcomes)
+        groups_of: dict[int, tuple[str, ...]] = {}
+        for o in outcomes:
+            groups = groups_of.get(id(o.groups))
+            if groups is None:
+                groups = groups_of[id(o.groups)] = self.groups(o.groups)
+            self.count(o.rule, o.status, groups, o.entity)
+            if o.failed:
+                self.failures.append((o, groups))
+        with_failure = {o.entity for o in outcomes if o.failed}
+        for o in outcomes:
+            if o.entity in with_failure:
+                self.by_entity.setdefault(o.entity, {})[o.rule] = o
+
+    def groups(self, groups: Mapping[str, str]) -> tuple[str, ...]:
+        """An entity's group in each grouping of ``by`` (``unknown`` where it has none)."""
+        return tuple(_group_name(groups.get(g)) for g in self.by)
+
+    def count(self, rule: str, status: Verdict, groups: tuple[str, ...], entity: str) -> None:
+        """A checked row of ``rule`` in its groups: what a passing outcome is reduced to."""
+        failed = status == Verdict.INCONSISTENT
+        self.counts[status] += 1
+        cell = self.combinations[rule].setdefault(groups, [0, 0])
+        cell[0] += 1
+        cell[1] += failed
+        for g, group in zip(self.by, groups):
+            self.checked[rule, g, group] += 1
+            if failed:
+                self.failing[rule, g, group].append(entity)
+
+    def share(self, key: tuple[str, str, str]) -> float:
+        return len(self.failing.get(key, ())) / self.checked[key]
+
+    def summary(self) -> PopulationSummary:
+        by = self.by
+        # a candidate's rank: share, then rows, then the earlier grouping of ``by``
+        candidates = {key: (self.share(key), n, -by.index(key[1])) for key, n in self.checked.items()
+                      if key[2] != UNKNOWN and n >= self.min_group and self.share(key) >= self.systematic_share}
+        reported = {key for key in candidates if not self._subsumed(key, candidates)}
+        systematic = []
+        for key in reported:
+            rule, g, group = key
+            failing = tuple(sorted(self.failing[key]))
+            systematic.append(SystematicGroup(rule, g, group, len(failing), self.checked[key], failing,
+                                              _explanation(rule, failing, self.by_entity, self.systematic_share)))
+        systematic.sort(key=lambda s: (-s.share, -s.failed, s.rule, by.index(s.group_by), s.group))
+
+        isolated, mixed = [], []
+        for o, groups in self.failures:
+            if any((o.rule, g, group) in reported for g, group in zip(by, groups)):
+                continue
+            g, group = _finest(o.rule, list(zip(by, groups)), self.checked, by, self.min_group)
+            checked = self.checked.get((o.rule, g, group), 0)
+            failed = len(self.failing.get((o.rule, g, group), ())) or 1
+            entry = IsolatedFailure(o.rule, o.entity, g, group, o.deviation, failed, checked or 1)
+            # isolated: the only failure of its group, or one of few against peers for which the rule holds
+            (isolated if failed == 1 or failed <= self.isolated_share * checked else mixed).append(entry)
+        order = lambda i: (i.deviation is None, -abs(i.deviation or 0.0), i.rule, i.entity,
+                           by.index(i.group_by) if i.group_by in by else len(by), i.group)
+        return PopulationSummary(MappingProxyType(dict(self.counts)), tuple(systematic),
+                                 tuple(sorted(isolated, key=order)), tuple(sorted(mixed, key=order)))
+
+    def _subsumed(self, key, candidates) -> bool:
+        """What is left of a systematic group, once the rows of dominating groups elsewhere are set aside,
+        is too small or no longer mostly failing."""
+        rule, grouping, group = key
+        at = self.by.index(grouping)
+        rank = candidates[key]
+        rows = failed = 0
+        for groups, (n, f) in self.combinations[rule].items():
+            if groups[at] != group:
+                continue
+            if not any(g != grouping and candidates.get((rule, g, other), (-1.0, 0, 0)) > rank
+                       for g, other in zip(self.by, groups)):
+                rows += n
+                failed += f
+        return rows < self.min_group or failed / rows < self.systematic_share
 
 
 def _explanation(rule: str, failing: tuple[str, ...], by_entity: Mapping[str, Mapping[str, Outcome]],
@@ -233,28 +296,16 @@ def _explanation(rule: str, failing: tuple[str, ...], by_entity: Mapping[str, Ma
     return Explanation(name, found[name].doc, found[name].source, count, len(failing))
 
 
-def _group_of(outcome: Outcome, grouping: str) -> str:
-    value = outcome.groups.get(grouping)
+def _group_name(value) -> str:
     text = str(value).strip() if value is not None else ""
     return text or UNKNOWN
 
 
-def _subsumed(key, cell, candidates, by, systematic_share, min_group) -> bool:
-    """What is left of a systematic group, once the rows of dominating groups elsewhere are set aside,
-    is too small or no longer mostly failing."""
-    rule, grouping, _ = key
-    rank = candidates[key]
-    rest = [failed for groups, failed, _ in cell
-            if not any(g != grouping and candidates.get((rule, g, group), (-1.0, 0, 0)) > rank
-                       for g, group in zip(by, groups))]
-    return len(rest) < min_group or sum(rest) / len(rest) < systematic_share
-
-
-def _finest(rule, homes, tally, by, min_group) -> tuple[str, str]:
+def _finest(rule, homes, checked, by, min_group) -> tuple[str, str]:
     """The grouping and group a row is judged in: its smallest group of at least min_group rows."""
     known = [(g, group) for g, group in homes if group != UNKNOWN]
     if not known:
         return (by[0], UNKNOWN) if by else ("", UNKNOWN)
-    sized = [(len(tally[(rule, g, group)]) < min_group, len(tally[(rule, g, group)]), by.index(g), g, group)
+    sized = [(checked[rule, g, group] < min_group, checked[rule, g, group], by.index(g), g, group)
              for g, group in known]
     return min(sized)[3:]

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Iterable, Iterator, Mapping
 
 from hwkb.audit.findings import EXPECTATION_CAVEAT, UNCHECKED, Check, CheckKind, EntityAudit, Verdict
-from hwkb.audit.population import Outcome, classify
+from hwkb.audit.population import Outcome, Population
 from hwkb.audit.report_page import audit_page
 
-__all__ = ["AuditReport", "summarise", "render", "render_table", "render_markdown", "render_html", "FORMATS"]
+__all__ = ["AuditReport", "Tally", "summarise", "render", "render_table", "render_markdown", "render_html",
+           "report_text", "entity_text", "FORMATS"]
 
 FORMATS = ("table", "markdown", "html")
 _COLUMNS = ("status", "kind", "rule", "target", "value", "implied", "deviation")
@@ -40,8 +41,10 @@ class AuditReport:
     sources: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # entity -> key -> a failed fact's source
 
     def failed(self, laws_only: bool = False) -> bool:
-        return any(c.status == Verdict.INCONSISTENT and not (laws_only and c.kind in _NOT_LAWS)
-                   for e in self.entities for c in e.checks)
+        by_kind = self.summary.get("by_kind", {})
+        if not laws_only:
+            return bool(self.summary["counts"].get(str(Verdict.INCONSISTENT)))
+        return any(by_kind.get(str(k), {}).get(str(Verdict.INCONSISTENT)) for k in CheckKind if k not in _NOT_LAWS)
 
     def exit_code(self, fail_on: str = "any") -> int:
         """1 when anything is inconsistent (``fail_on="laws"``: a broken expectation alone does not count)."""
@@ -50,7 +53,7 @@ class AuditReport:
     @property
     def status(self) -> str:
         """The most severe verdict of any check (``inconsistent`` first), or ``unchecked`` when nothing was checked."""
-        verdicts = [e.status for e in self.entities if e.status is not None]
+        verdicts = [v for v in Verdict if self.summary["counts"].get(str(v))]
         return str(min(verdicts, key=lambda v: v.rank)) if verdicts else UNCHECKED
 
     def to_dict(self, entities: bool = True) -> dict:
@@ -65,32 +68,60 @@ class AuditReport:
     __repr__ = __str__
 
 
-def summarise(audits: Sequence[EntityAudit], groups: Mapping[str, Mapping[str, str]] | None) -> dict:
+def summarise(audits: Iterable[EntityAudit], groups: Mapping[str, Mapping[str, str]] | None) -> dict:
     """Counts per status and kind; with ``groups`` (a database), the population's systematic and isolated failures."""
-    tally = Counter((c.kind, c.status) for a in audits for c in a.checks)
-    out: dict = {
-        "entities": len(audits),
-        "checks": sum(tally.values()),
-        "counts": {str(v): sum(tally[k, v] for k in CheckKind) for v in Verdict},
-        "by_kind": {str(k): {str(v): tally[k, v] for v in Verdict} for k in CheckKind},
-        "entities_inconsistent": sum(a.status == Verdict.INCONSISTENT for a in audits),
-        "entities_expectations_only": sum(
-            a.status == Verdict.INCONSISTENT
-            and all(c.kind == CheckKind.EXPECTATION for c in a.checks if c.status == Verdict.INCONSISTENT)
-            for a in audits),
-        "entities_unchecked": sum(not a.checks for a in audits),
-    }
-    if groups is not None:
-        population = classify(Outcome(a.entity, c.rule, c.status, c.deviation, a.groups, c.variables, str(c.kind),
-                                      c.doc, c.source)
-                              for a in audits for c in a.checks).to_dict()
-        for name in _POPULATION_LISTS:
-            out[name] = population.get(name, [])
-        out["population"] = {k: v for k, v in population.items() if k not in _POPULATION_LISTS}
-        withheld = Counter((n.rule, n.reason) for a in audits for n in a.not_applicable)
-        out["not_applicable"] = [{"rule": rule, "reason": reason, "entities": n}
-                                 for (rule, reason), n in sorted(withheld.items(), key=lambda i: (-i[1], i[0]))]
-    return out
+    tally = Tally(population=groups is not None)
+    for a in audits:
+        tally.add(a)
+    return tally.to_dict()
+
+
+class Tally:
+    """The summary of an audit, filled one entity at a time: a database's audits need not all be kept."""
+
+    def __init__(self, population: bool = False):
+        self.checks: Counter = Counter()  # (kind, status) -> checks
+        self.entities = self.inconsistent = self.expectations_only = self.unchecked = 0
+        self.population = Population() if population else None
+        self.withheld: Counter = Counter()  # (rule, reason) -> entities
+
+    def add(self, a: EntityAudit) -> None:
+        self.checks.update((c.kind, c.status) for c in a.checks)
+        self.entities += 1
+        self.unchecked += not a.checks
+        if a.status == Verdict.INCONSISTENT:
+            self.inconsistent += 1
+            self.expectations_only += all(c.kind == CheckKind.EXPECTATION
+                                          for c in a.checks if c.status == Verdict.INCONSISTENT)
+        if self.population is not None and a.status == Verdict.INCONSISTENT:
+            self.population.add(Outcome(a.entity, c.rule, c.status, c.deviation, a.groups, c.variables, str(c.kind),
+                                        c.doc, c.source) for c in a.checks)
+        elif self.population is not None:  # nothing failed: counts are all the population needs
+            groups = self.population.groups(a.groups)
+            for c in a.checks:
+                self.population.count(c.rule, c.status, groups, a.entity)
+        if self.population is not None:
+            self.withheld.update((n.rule, n.reason) for n in a.not_applicable)
+
+    def to_dict(self) -> dict:
+        tally = self.checks
+        out: dict = {
+            "entities": self.entities,
+            "checks": sum(tally.values()),
+            "counts": {str(v): sum(tally[k, v] for k in CheckKind) for v in Verdict},
+            "by_kind": {str(k): {str(v): tally[k, v] for v in Verdict} for k in CheckKind},
+            "entities_inconsistent": self.inconsistent,
+            "entities_expectations_only": self.expectations_only,
+            "entities_unchecked": self.unchecked,
+        }
+        if self.population is not None:
+            population = self.population.summary().to_dict()
+            for name in _POPULATION_LISTS:
+                out[name] = population.get(name, [])
+            out["population"] = {k: v for k, v in population.items() if k not in _POPULATION_LISTS}
+            out["not_applicable"] = [{"rule": rule, "reason": reason, "entities": n} for (rule, reason), n
+                                     in sorted(self.withheld.items(), key=lambda i: (-i[1], i[0]))]
+        return out
 
 
 def render(report: AuditReport, fmt: str = "table", failed_only: bool = False) -> str:
@@ -130,20 +161,20 @@ def _heading(e: EntityAudit) -> str:
 
 
 def _shown(report: AuditReport, failed_only: bool) -> list[tuple[EntityAudit, list[Check]]]:
-    out = []
-    for e in report.entities:
-        checks = [c for c in e.checks if c.status == Verdict.INCONSISTENT or not failed_only]
-        if checks or not failed_only:
-            out.append((e, checks))
-    return out
+    return [(e, checks) for e in report.entities if (checks := _shown_checks(e, failed_only)) is not None]
+
+
+def _shown_checks(e: EntityAudit, failed_only: bool) -> list[Check] | None:
+    """The checks a report shows of ``e``; None when ``failed_only`` leaves nothing of it."""
+    checks = [c for c in e.checks if c.status == Verdict.INCONSISTENT or not failed_only]
+    return checks if checks or not failed_only else None
 
 
 def _count(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else many or one + 's'}"
 
 
-def _summary_lines(report: AuditReport) -> list[str]:
-    s = report.summary
+def _summary_lines(s: Mapping[str, object]) -> list[str]:
     counts = ", ".join(f"{n} {Verdict(k).label}" for k, n in s["counts"].items())
     lines = [f"{_count(s['entities'], 'entity', 'entities')}, {_count(s['checks'], 'check')}: {counts}",
              f"{_count(s['entities_inconsistent'], 'entity', 'entities')} inconsistent "
@@ -187,24 +218,53 @@ def _percent(fraction: float | None) -> str:
 # ---------------------------------------------------------------- terminal
 
 def render_table(report: AuditReport, failed_only: bool = False) -> str:
-    lines: list[str] = []
-    for e, checks in _shown(report, failed_only):
-        lines.append(_heading(e))
-        rows = [_cells(c) for c in checks]
-        if rows:
-            widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(_COLUMNS)]
-            fmt = lambda cells: "  " + "  ".join(c.ljust(w) if i < 4 else c.rjust(w)
-                                                 for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
-            lines.append(fmt(list(_COLUMNS)))
-            for c, cells in zip(checks, rows):
-                lines.append(fmt(cells))
-                lines += [f"      {n}" for n in _notes(c)]
-        for note in e.notes:
-            lines.append(f"  note: {note}")
-        lines += [f"  {n.sentence}" for n in e.not_applicable]
-        lines.append("")
-    lines += ["summary: " + _summary_lines(report)[0], *("  " + l for l in _summary_lines(report)[1:])]
-    return "\n".join(lines) + "\n"
+    return "".join(report_text(report.summary, "table", (entity_text(e, "table", failed_only) for e in report.entities)))
+
+
+def render_markdown(report: AuditReport, failed_only: bool = False) -> str:
+    return "".join(report_text(report.summary, "markdown",
+                               (entity_text(e, "markdown", failed_only) for e in report.entities)))
+
+
+def report_text(summary: Mapping[str, object], fmt: str, entities: Iterable[str | None]) -> Iterator[str]:
+    """The table or Markdown report, a piece at a time, around its entities' parts (:func:`entity_text`)."""
+    lines = _summary_lines(summary)
+    if fmt == "markdown":
+        yield "\n".join(["# hwkb audit", "", "## Summary", "",
+                          *(f"- {_md(l.strip())}" if not l.startswith("  ") else f"  - {_md(l.strip())}"
+                            for l in lines)])
+    yield from (text for text in entities if text is not None)
+    if fmt == "markdown":
+        yield "\n"
+    else:
+        yield "\n".join(["summary: " + lines[0], *("  " + l for l in lines[1:])]) + "\n"
+
+
+def entity_text(e: EntityAudit, fmt: str, failed_only: bool = False) -> str | None:
+    """One entity's part of the table or Markdown report; None when ``failed_only`` leaves nothing of it."""
+    checks = _shown_checks(e, failed_only)
+    if checks is None:
+        return None
+    return ("\n".join(_table_lines(e, checks)) + "\n" if fmt == "table"
+            else "\n" + "\n".join(_markdown_lines(e, checks)))
+
+
+def _table_lines(e: EntityAudit, checks: list[Check]) -> list[str]:
+    lines = [_heading(e)]
+    rows = [_cells(c) for c in checks]
+    if rows:
+        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(_COLUMNS)]
+        fmt = lambda cells: "  " + "  ".join(c.ljust(w) if i < 4 else c.rjust(w)
+                                             for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+        lines.append(fmt(list(_COLUMNS)))
+        for c, cells in zip(checks, rows):
+            lines.append(fmt(cells))
+            lines += [f"      {n}" for n in _notes(c)]
+    for note in e.notes:
+        lines.append(f"  note: {note}")
+    lines += [f"  {n.sentence}" for n in e.not_applicable]
+    lines.append("")
+    return lines
 
 
 # ---------------------------------------------------------------- markdown
@@ -213,26 +273,22 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def render_markdown(report: AuditReport, failed_only: bool = False) -> str:
-    lines = ["# hwkb audit", "", "## Summary", ""]
-    lines += [f"- {_md(l.strip())}" if not l.startswith("  ") else f"  - {_md(l.strip())}"
-              for l in _summary_lines(report)]
-    for e, checks in _shown(report, failed_only):
-        lines += ["", f"## {e.entity}", "", _md(_heading(e)), ""]
-        if checks:
-            lines.append("| " + " | ".join(_COLUMNS) + " |")
-            lines.append("|" + "|".join("---" if i < 4 else "---:" for i in range(len(_COLUMNS))) + "|")
-            lines += ["| " + " | ".join(_md(x) for x in _cells(c)) + " |" for c in checks]
-            notes = [(c, _notes(c)) for c in checks if _notes(c)]
-            if notes:
-                lines.append("")
-            for c, ns in notes:
-                lines.append(f"- **{_md(c.rule)}** ({_md(c.target)}):")
-                lines += [f"  - {_md(n)}" for n in ns]
-        for note in e.notes:
-            lines.append(f"_note: {_md(note)}_")
-        lines += [f"_{_md(n.sentence)}_" for n in e.not_applicable]
-    return "\n".join(lines) + "\n"
+def _markdown_lines(e: EntityAudit, checks: list[Check]) -> list[str]:
+    lines = ["", f"## {e.entity}", "", _md(_heading(e)), ""]
+    if checks:
+        lines.append("| " + " | ".join(_COLUMNS) + " |")
+        lines.append("|" + "|".join("---" if i < 4 else "---:" for i in range(len(_COLUMNS))) + "|")
+        lines += ["| " + " | ".join(_md(x) for x in _cells(c)) + " |" for c in checks]
+        notes = [(c, _notes(c)) for c in checks if _notes(c)]
+        if notes:
+            lines.append("")
+        for c, ns in notes:
+            lines.append(f"- **{_md(c.rule)}** ({_md(c.target)}):")
+            lines += [f"  - {_md(n)}" for n in ns]
+    for note in e.notes:
+        lines.append(f"_note: {_md(note)}_")
+    lines += [f"_{_md(n.sentence)}_" for n in e.not_applicable]
+    return lines
 
 
 # ---------------------------------------------------------------- html
@@ -241,4 +297,4 @@ def render_html(report: AuditReport, failed_only: bool = False) -> str:
     """The page of :mod:`hwkb.audit.report_page`: findings, groups with plots, entities; sortable, escaped."""
     shown = [(e, _heading(e), [(c, _cells(c), _notes(c)) for c in checks]) for e, checks in _shown(report, failed_only)]
     notes = {e.entity: [*e.notes, *(n.sentence for n in e.not_applicable)] for e, _ in _shown(report, failed_only)}
-    return audit_page(report, _summary_lines(report), shown, notes)
+    return audit_page(report, _summary_lines(report.summary), shown, notes)

