@@ -46,3 +46,38 @@ def test_html_is_one_escaped_page(capsys):
     code, page, _ = run_cli(capsys, "compare", "chip", *TINY_KB, "--vars", "peak", "--format", "html")
     assert code == 0 and page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
     assert "<td>peak[fp16]</td><td>TFLOPS</td><td class=\"n\">204.8</td>" in page
+
+
+def test_rows_every_gpu_lacks_are_left_out_and_counted(capsys):
+    """``arch`` states no clock, so neither peak follows: an index-free name's empty rows go, with a line."""
+    code, out, _ = run_cli(capsys, "compare", "arch", *TINY_KB, "--vars", "peak,sm_count")
+    lines = out.splitlines()
+    assert code == 0 and [line.split()[0] for line in lines[1:-2]] == ["sm_count"]
+    assert lines[-2] == ("2 rows left out: no GPU compared has a figure for them "
+                         "(name one exactly to show it, e.g. --vars 'peak[fp16]')")
+    code, out, _ = run_cli(capsys, "compare", "arch", *TINY_KB, "--vars", "peak,sm_count", "--json")
+    assert json.loads(out)["left_out"] == ["peak[fp16]", "peak[bf16]"]
+    code, out, _ = run_cli(capsys, "compare", "arch", *TINY_KB, "--vars", "peak", "--format", "markdown")
+    assert "2 rows left out" in out and "peak[" not in out.split("2 rows left out")[0]
+
+
+def test_an_exact_key_is_shown_even_when_every_gpu_lacks_it(capsys):
+    code, out, _ = run_cli(capsys, "compare", "arch", *TINY_KB, "--vars", "peak[bf16],clock")
+    lines = out.splitlines()
+    assert code == 0 and lines[1].split() == ["peak[bf16]", "TFLOPS", "-"] and lines[2].split() == ["clock", "GHz", "-"]
+    assert "left out" not in out
+    code, out, _ = run_cli(capsys, "compare", "chip", "arch", *TINY_KB, "--vars", "peak", "--json")
+    document = json.loads(out)
+    assert [r["variable"] for r in document["rows"]] == ["peak[fp16]", "peak[bf16]"] and document["left_out"] == []
+
+
+def test_a_row_one_gpu_has_stays(capsys):
+    code, out, _ = run_cli(capsys, "compare", "arch", "chip", *TINY_KB, "--vars", "peak", "--format", "csv")
+    assert code == 0 and out.splitlines() == ["variable,unit,arch,chip", "peak[fp16],TFLOPS,,204.8",
+                                              "peak[bf16],TFLOPS,,204.8"]
+
+
+def test_a_name_picked_twice_is_one_row_and_exact_wins(capsys):
+    code, out, _ = run_cli(capsys, "compare", "arch", *TINY_KB, "--vars", "peak,sm_count,peak[bf16],sm_count")
+    rows = [line.split()[0] for line in out.splitlines()[1:] if line.split()[0] in ("peak[fp16]", "peak[bf16]", "sm_count")]
+    assert code == 0 and rows == ["peak[bf16]", "sm_count"] and "1 row left out" in out

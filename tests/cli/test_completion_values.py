@@ -17,7 +17,9 @@ echo "$@" >> "$(dirname "$0")/calls.log"
 for last; do :; done
 case "$last" in
   entities) echo 'h100-sxm  product  x'; echo 'h100-pcie  product  y'; echo 'a100  product  z';;
-  variables) echo 'clock_tc  GHz  c'; echo 'clock_fp32  GHz  f'; echo 'sm_count    s';;
+  variables) echo 'clock_tc  GHz  c'; echo 'clock_fp32  GHz  f'
+             echo 'sm_count    SMs on the product (AMD: CUs)  (aliases: cu_count, tensorcore_count)'
+             echo 'tc_peak  TFLOPS  dense peak  (aliases: matrix_peak)';;
 esac
 """
 
@@ -59,6 +61,13 @@ def complete(tmp_path_factory):
     ("hwkb whatif clock_tc --given clock_f", ["clock_fp32"]),
     ("hwkb solve clock_tc --sweep sm_", ["sm_count"]),
     ("hwkb solve clock_tc --symbolic --free sm_count,clock_f", ["sm_count,clock_fp32"]),
+    ("hwkb solve cu", ["cu_count"]),
+    ("hwkb explain tensor", ["tensorcore_count"]),
+    ("hwkb solve clock_tc --set cu", ["cu_count"]),
+    ("hwkb whatif clock_tc --given matrix", ["matrix_peak"]),
+    ("hwkb solve clock_tc --sweep cu_", ["cu_count"]),
+    ("hwkb solve clock_tc --symbolic --free clock_tc,cu", ["clock_tc,cu_count"]),
+    ("hwkb compare h100-sxm --vars sm_count,matrix_", ["sm_count,matrix_peak"]),
     ("hwkb run pe", ["peaks"]),
     ("hwkb run occ", ["occupancy"]),
     ("hwkb completion z", ["zsh"]),
@@ -78,3 +87,11 @@ def test_every_fixed_choice_of_the_parser_is_in_the_script(capsys):
     assert values["solve --format"] == ["table", "csv", "json"] and values["simulate --policy"] == ["gto", "lrr"]
     script = run_cli(capsys, "completion", "bash")[1]
     assert all(f'"{key}")' in script for key in values)
+
+
+def test_aliases_are_offered_beside_the_names(complete):
+    """An alias is a variable's other name: it is offered beside the names, and nothing of a doc besides."""
+    offered = complete("hwkb solve --set ")
+    assert offered == ["clock_tc", "clock_fp32", "sm_count", "cu_count", "tensorcore_count", "tc_peak", "matrix_peak"]
+    assert "product" not in complete("hwkb solve --gpu ") and "(aliases:" not in " ".join(offered)
+

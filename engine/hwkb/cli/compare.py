@@ -3,7 +3,10 @@
 Each cell is in the variable's display unit; a stated figure prints plain, a derived one with a trailing
 ``*``, one the entity marks not applicable as ``n/a`` and one that neither states nor follows as ``-``.
 Rows are every variable some GPU states or derives (a KB default alone makes no row), in the order the
-KB declares them; ``--vars`` picks rows instead (a name without an index takes all its index values).
+KB declares them; ``--vars`` picks rows instead (a name without an index takes all its index values). A row a
+name without an index brings in that no GPU compared states, derives or marks ``n/a`` (``tc_peak[fp6]`` when
+comparing Hopper parts) is left out, and a line says how many; an exact key (``--vars 'tc_peak[fp6]'``) is always
+shown. The JSON lists the keys left out (``left_out``); CSV, being data only, leaves them out silently.
 """
 from __future__ import annotations
 
@@ -65,6 +68,15 @@ class Comparison:
     """What ``hwkb compare`` prints: ``str()`` is the text table, :meth:`markdown` and :meth:`csv` its other forms."""
     gpus: tuple[str, ...]
     rows: tuple[Row, ...]
+    left_out: tuple[str, ...] = ()  # keys an index-free name picked that no GPU compared has a figure for
+
+    def left_out_line(self) -> list[str]:
+        """The line saying how many rows every GPU lacks were left out, and how to show one (none if none were)."""
+        if not self.left_out:
+            return []
+        count = len(self.left_out)
+        return [f"{count} row{'s' if count > 1 else ''} left out: no GPU compared has a figure for "
+                f"{'them' if count > 1 else 'it'} (name one exactly to show it, e.g. --vars '{self.left_out[0]}')"]
 
     def cells_text(self) -> list[list[str]]:
         header = ["variable", "unit", *self.gpus]
@@ -75,18 +87,20 @@ class Comparison:
         widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
         lines = ["  ".join(cell.ljust(w) if i < 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
                  .rstrip() for row in table]
-        return "\n".join(lines + [f"{DERIVED_MARK} derived from the stated figures (hwkb explain VAR --gpu ID)"])
+        return "\n".join(lines + self.left_out_line()
+                         + [f"{DERIVED_MARK} derived from the stated figures (hwkb explain VAR --gpu ID)"])
 
     def markdown(self) -> str:
         table = self.cells_text()
         lines = ["| " + " | ".join(table[0]) + " |", "|" + "---|" * len(table[0])]
         lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in table[1:]]
-        return "\n".join(lines + ["", f"{DERIVED_MARK} derived from the stated figures"])
+        return "\n".join(lines + ["", *self.left_out_line(), f"{DERIVED_MARK} derived from the stated figures"])
 
     def html(self) -> str:
         table = self.cells_text()
         return html_page("hwkb compare " + " ".join(self.gpus), table[0], table[1:],
-                         f"{DERIVED_MARK} derived from the stated figures", numeric=range(2, len(table[0])))
+                         " ".join([*self.left_out_line(), f"{DERIVED_MARK} derived from the stated figures"]),
+                         numeric=range(2, len(table[0])))
 
     def csv(self) -> str:
         out = io.StringIO()
@@ -98,7 +112,8 @@ class Comparison:
         return out.getvalue()
 
     def to_dict(self) -> dict:
-        return {"status": "ok", "gpus": list(self.gpus), "rows": [r.to_dict() for r in self.rows]}
+        return {"status": "ok", "gpus": list(self.gpus), "rows": [r.to_dict() for r in self.rows],
+                "left_out": list(self.left_out)}
 
 
 def stated_cell(kb, fact) -> Cell:
@@ -123,25 +138,34 @@ def declared_keys(kb) -> list[str]:
     return [key for variable in kb.model.variables.values() for key in variable.keys(kb.model.indices)]
 
 
-def picked_keys(kb, names: Sequence[str]) -> list[str]:
-    keys = []
+def picked_keys(kb, names: Sequence[str]) -> list[tuple[str, bool]]:
+    """Each key ``names`` pick, once and in order, with whether it was named exactly (a name without an index
+    takes every value; a name and its alias are one variable)."""
+    exact: dict[str, bool] = {}
     for name in map(kb.model.resolve_key, names):
         variable = kb.model.variables.get(name)
         if variable is not None and variable.index is not None:
-            keys.extend(variable.keys(kb.model.indices))
+            for key in variable.keys(kb.model.indices):
+                exact.setdefault(key, False)
         else:
             kb.model.check_key(name)
-            keys.append(name)
-    return keys
+            exact[name] = True
+    return list(exact.items())
 
 
 def compare(kb, gpus: Sequence[str], names: Sequence[str] = ()) -> Comparison:
-    """The table of ``gpus``: the rows ``names`` pick, or every variable one of them states or derives."""
+    """The table of ``gpus``: the rows ``names`` pick, or every variable one of them states or derives; a row
+    an index-free name brings in that every GPU lacks is left out (and counted), one named exactly is kept."""
     columns = [gpu_cells(kb, gpu) for gpu in gpus]
-    keys = picked_keys(kb, names) if names else [k for k in declared_keys(kb) if any(k in c for c in columns)]
-    rows = tuple(Row(key, kb.model.variables[split_key(key)[0]].unit, tuple(c.get(key) for c in columns))
-                 for key in keys)
-    return Comparison(tuple(gpus), rows)
+    picked = picked_keys(kb, names) if names else [(k, False) for k in declared_keys(kb) if any(k in c for c in columns)]
+    rows, left_out = [], []
+    for key, exact in picked:
+        cells = tuple(c.get(key) for c in columns)
+        if exact or any(cell is not None for cell in cells):
+            rows.append(Row(key, kb.model.variables[split_key(key)[0]].unit, cells))
+        else:
+            left_out.append(key)
+    return Comparison(tuple(gpus), tuple(rows), tuple(left_out))
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -3,8 +3,9 @@
 Load it with ``eval "$(hwkb completion bash)"`` (in ``~/.bashrc``) or ``eval "$(hwkb completion zsh)"`` (in
 ``~/.zshrc``; zsh runs the bash script through ``bashcompinit``). Commands, their options and fixed choices
 are in the script, and so are the fixed values of an option (``--format``, ``--fail-on``, ``--policy``); entity ids
-(after --gpu, --with, --scenario) and variable names (a command's VAR, the VAR of ``--set VAR=``, ``--given``,
-``--sweep``, and the names of ``--free`` and ``--vars``) are asked of ``hwkb list`` when completed, with the
+(after --gpu, --with, --scenario) and variable names with their vendor aliases (a command's VAR, the VAR of
+``--set VAR=``, ``--given``, ``--sweep``, and the names of ``--free`` and ``--vars``: ``cu_count`` wherever
+``sm_count`` is offered) are asked of ``hwkb list`` when completed, with the
 ``--kb`` and ``--no-default-kb`` of the line being completed, so a user's own KB is completed too.
 """
 from __future__ import annotations
@@ -76,7 +77,12 @@ _hwkb_list() {{
             --no-default-kb) kbs+=(--no-default-kb);;
         esac
     done
-    hwkb "${{kbs[@]}}" list "$1" 2>/dev/null | cut -d' ' -f1
+    hwkb "${{kbs[@]}}" list "$1" 2>/dev/null | awk -v what="$1" '
+        {{ print $1 }}
+        what == "variables" && /[(]aliases: .*[)]$/ {{
+            sub(/.*[(]aliases: /, ""); sub(/[)]$/, ""); n = split($0, names, ", ")
+            for (i = 1; i <= n; i++) print names[i]
+        }}'
 }}
 _hwkb() {{
     local cur="${{COMP_WORDS[COMP_CWORD]}}" prev="${{COMP_WORDS[COMP_CWORD-1]}}" cmd="" words i
