@@ -19,6 +19,10 @@ KNOWN_FINDINGS = {
     ("b300", "sparse_is_twice_dense[fp4]"),   # NVIDIA prints FP4 18 PFLOPS sparse, 14 dense: dense raised, sparse not
     ("mi100", "documents"),             # 32 GiB in AMD's specifications table, "32GB" on its MI100 page
     ("tpu-v5e", "documents"),           # the English page: 16 GiB, 819 GB/s; another version: 16 GB, 800 GiB/s
+    ("tpu-v5p", "documents"),           # the v5p page: 95 GiB; its v5p-training version: "95GB"
+    ("mi300x", "documents"),            # CDNA 3 white paper Table 1: TF32 490.3 TFLOPS; its Table 2 and ROCm: 653.7
+    ("mi250", "documents"),             # the same white paper's endnotes: MI250 500 W (MI300-14), 560 W (MI300-15)
+    ("mi325x", "memory_bandwidth_law"),  # 8192 bits x 6.0 Gbps = 6.14 TB/s; AMD prints 6.0 TB/s
 }
 
 
@@ -207,3 +211,60 @@ def test_the_new_products_peaks_decompose_within_rounding(kb, gpu, rules):
     checks = {c.rule: str(c.status) for c in kb.audit([gpu]).entities[0].checks}
     for rule in rules:
         assert checks[rule] in ("consistent", "within_rounding"), (gpu, rule, checks)
+
+
+def test_compare_leaves_out_the_precisions_no_compared_product_prints(kb):
+    from hwkb.cli.compare import compare
+    result = compare(kb, ["h100-sxm", "mi300x", "tpu-v5p", "gaudi3"], ["tc_peak"])
+    shown = [row.variable for row in result.rows]
+    assert {"tc_peak[bf16]", "tc_peak[fp8]", "tc_peak[fp64]"} <= set(shown) and "tc_peak[fp6]" in result.left_out
+    assert all(any(cell is not None for cell in row.cells) for row in result.rows)
+    assert len(shown) + len(result.left_out) == len(kb.model.indices["precision"].values)
+    assert [r.variable for r in compare(kb, ["h100-sxm", "mi300x"], ["tc_peak[fp6]"]).rows] == ["tc_peak[fp6]"]
+    assert [r.variable for r in compare(kb, ["mi300x"], ["tdp", "tbp"]).rows] == ["tdp"]   # AMD's word, one row
+
+
+def test_the_h100_sxm_states_its_memory_and_tpu_v5p_keeps_both_versions_of_its_page(kb):
+    assert kb.solve("memory_size", gpu="h100-sxm").magnitude == pytest.approx(80)
+    checks = {(c.rule, str(c.target)): str(c.status) for c in kb.audit(["tpu-v5p"]).entities[0].checks}
+    assert checks[("documents", "memory_size")] == "inconsistent"        # "95 GiB" against "95GB"
+    assert checks[("documents", "memory_bandwidth")] == "within_rounding"  # 2765 GBps is 2575 GiBps
+
+
+@pytest.mark.parametrize("gpu, watts", [("mi250", 500), ("mi250x", 560), ("mi300x", 750), ("mi325x", 1000),
+                                        ("mi300a", 760), ("tpu-v4", 192), ("gaudi3", 900), ("gaudi2", 600)])
+def test_power_is_sourced_and_gives_the_efficiency(kb, gpu, watts):
+    assert kb.solve("tdp", gpu=gpu).magnitude == pytest.approx(watts)
+    assert kb.solve("tc_peak_per_watt[bf16]", gpu=gpu).magnitude > 0
+
+
+@pytest.mark.parametrize("gpu, rules", [
+    ("mi300a", ["tensor_peak[bf16]", "tensor_peak[fp8]", "tensor_peak[tf32]", "memory_bandwidth_law"]),
+    ("mi325x", ["tensor_peak[bf16]", "tensor_peak[fp8]", "boost_clock_is_tensor_clock"]),
+    ("mi250x", ["tensor_peak[bf16]", "fp64_clock_is_fp32_clock", "memory_bandwidth_law"]),
+    ("mi300x", ["memory_bandwidth_law", "sparse_is_twice_dense[fp8]"]),
+])
+def test_the_cdna3_white_paper_figures_decompose(kb, gpu, rules):
+    checks = {c.rule: str(c.status) for c in kb.audit([gpu]).entities[0].checks}
+    for rule in rules:
+        assert checks[rule] in ("consistent", "within_rounding"), (gpu, rule, checks)
+
+
+@pytest.mark.parametrize("gpu, memory_gb, capability", [("gh200", 96, 9.0), ("gh200-144gb", 144, 9.0),
+                                                        ("h100-nvl", 94, 9.0), ("a100-40gb-pcie", 40, 8.0),
+                                                        ("rtx-4090", 24, 8.9), ("rtx-pro-6000-workstation", 96, 12.0)])
+def test_the_nvidia_parts_with_only_memory_sourced_load(kb, gpu, memory_gb, capability):
+    """Memory as NVIDIA's MLPerf system descriptions and NIM support matrices print it; the architecture gives the
+    compute capability, and the audit finds nothing to contradict."""
+    entity = kb.model.entities[gpu]
+    assert entity.kind == "product" and "NVIDIA" in entity.facts["memory_size"].source
+    assert kb.solve("memory_size", gpu=gpu).magnitude == pytest.approx(memory_gb)
+    assert kb.solve("compute_capability", gpu=gpu).magnitude == pytest.approx(capability)
+    assert not [c.rule for c in kb.audit([gpu]).entities[0].checks if str(c.status) == "inconsistent"]
+
+
+def test_a_grace_hopper_superchip_is_one_gpu_beside_one_cpu(kb):
+    for gpu in ("gh200", "gh200-144gb"):
+        assert kb.solve("gpus_per_superchip", gpu=gpu).magnitude == 1
+        assert kb.solve("cpus_per_superchip", gpu=gpu).magnitude == 1
+    assert kb.solve("interconnect_bandwidth", gpu="h100-nvl").magnitude == pytest.approx(600)

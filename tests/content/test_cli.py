@@ -58,7 +58,7 @@ def test_exit_codes(capsys):
     assert run(capsys, "audit", "--gpu", "v100", "--gpu", "h100-sxm")[0] == 1
     assert run(capsys, "audit", "--gpu", "h100-sxm", "--fail-on", "laws")[0] == 0
     code, out, err = run(capsys, "audit", "--gpu", "h100-sxn")
-    assert (code, out) == (2, "") and err == "error: unknown entity 'h100-sxn'; did you mean 'h100-sxm' or 'h200-sxm'?\n"
+    assert (code, out) == (2, "") and err == "error: unknown entity 'h100-sxn'; did you mean 'h100-sxm' or 'h200-sxm' or 'h100-nvl'?\n"
     code, _, err = run(capsys, "audit")
     assert code == 2 and err.startswith("error: nothing to audit; give --gpu ID")
 
