@@ -58,6 +58,8 @@ class Side:
     inputs: tuple[VarKey, ...]
     function: Callable
     symbols: tuple[VarKey, ...]
+    unit: str = ""       # the key's display unit
+    factor: float = 1.0  # canonical value of one display unit
 
 
 @dataclass(eq=False)
@@ -151,7 +153,9 @@ class Analysis:
 
     def _side(self, key: VarKey, route: Route) -> Side:
         symbols = _symbols_of(route.expr)
-        return Side(key, route.rule, route.inputs, self.compiled(route.expr, symbols), symbols)
+        unit = self.system.model.unit_of(key)
+        return Side(key, route.rule, route.inputs, self.compiled(route.expr, symbols), symbols, unit,
+                    self.system.units.to_canonical(1.0, unit))
 
 
 def _choose_target(r: Relation, routes: Mapping[VarKey, Route]) -> VarKey | None:

