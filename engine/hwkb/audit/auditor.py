@@ -58,7 +58,8 @@ class Auditor:
 
     The stages are separate so the benchmark can time them: :meth:`rows` (facts),
     :meth:`prepare` (analysis and compilation per pattern), :meth:`evaluate` (the
-    interval checks), :meth:`report` (suspects, hints, summary).
+    interval checks), :meth:`report` (suspects, hints); :meth:`stream` runs them a
+    chunk at a time and :meth:`audit` keeps what it hands on.
     """
 
     def __init__(self, system: System):
@@ -129,7 +130,8 @@ class Auditor:
             self.timings["facts"] += time.perf_counter() - start
             part = list(itertools.islice(items, chunk))
             held = sum(map(len, waiting.values()))
-            for pattern in [p for p, rows in waiting.items() if not part or held >= 2 * chunk or len(rows) >= chunk // 2]:
+            ready = [p for p, rows in waiting.items() if not part or held >= 2 * chunk or len(rows) >= chunk // 2]
+            for pattern in ready:
                 self._audit_pattern(pattern, waiting.pop(pattern), take, tally, sources, vectorised)
         return tally, sources
 

