@@ -23,6 +23,7 @@ KNOWN_FINDINGS = {
     ("mi300x", "documents"),            # CDNA 3 white paper Table 1: TF32 490.3 TFLOPS; its Table 2 and ROCm: 653.7
     ("mi250", "documents"),             # the same white paper's endnotes: MI250 500 W (MI300-14), 560 W (MI300-15)
     ("mi325x", "memory_bandwidth_law"),  # 8192 bits x 6.0 Gbps = 6.14 TB/s; AMD prints 6.0 TB/s
+    ("gb200", "documents"),             # NVIDIA's MLPerf v5.1 description: 186 GB; a NIM support matrix: 192 GB
 }
 
 
@@ -268,3 +269,39 @@ def test_a_grace_hopper_superchip_is_one_gpu_beside_one_cpu(kb):
         assert kb.solve("gpus_per_superchip", gpu=gpu).magnitude == 1
         assert kb.solve("cpus_per_superchip", gpu=gpu).magnitude == 1
     assert kb.solve("interconnect_bandwidth", gpu="h100-nvl").magnitude == pytest.approx(600)
+
+
+@pytest.mark.parametrize("gpu, watts, capability", [("a10", 150, 8.6), ("h100-nvl", 400, 9.0),
+                                                    ("a100-40gb-pcie", 250, 8.0)])
+def test_nvidia_s_mlperf_harness_table_gives_power_and_compute_capability(kb, gpu, watts, capability):
+    """known_hardware.py of NVIDIA's MLPerf Inference v5.1 code: max_power_limit and compute_sm per board."""
+    assert "known_hardware.py" in kb.model.entities[gpu].facts["tdp"].source
+    assert kb.solve("tdp", gpu=gpu).magnitude == pytest.approx(watts)
+    assert kb.solve("compute_capability", gpu=gpu).magnitude == pytest.approx(capability)
+
+
+def test_the_a10_is_a_ga10x_part_not_a_ga100_one(kb):
+    assert kb.solve("fp32_lanes_per_sm", gpu="a10").magnitude == 128
+    assert kb.solve("fp32_lanes_per_sm", gpu="a100-40gb-pcie").magnitude == 64
+    assert kb.solve("max_threads_per_sm", gpu="a10").magnitude == 1536
+
+
+def test_nvidia_s_mlperf_descriptions_give_memory_and_nvlink(kb):
+    assert kb.solve("memory_size", gpu="h200-sxm").magnitude == pytest.approx(141)
+    assert kb.solve("interconnect_link_bandwidth", gpu="h200-sxm").magnitude == pytest.approx(50)   # 900 / 18
+    assert kb.solve("pcie_generation", gpu="h200-sxm").magnitude == 5
+    for gpu in ("gb200", "gb300"):
+        assert kb.solve("interconnect_bandwidth", gpu=gpu).magnitude == pytest.approx(1800)
+        assert kb.solve("cpus_per_superchip", gpu=gpu).magnitude == 1
+    for gpu, memory_gb in (("gb300", 288), ("b300", 288), ("h200-nvl", 141), ("l40s", 48)):
+        assert kb.solve("memory_size", gpu=gpu).magnitude == pytest.approx(memory_gb)
+    assert kb.solve("compute_capability", gpu="h200-nvl").magnitude == pytest.approx(9.0)
+
+
+def test_nvidia_documents_that_agree_are_consistent_and_the_gb200_memory_is_not(kb):
+    for gpu, target in (("h200-sxm", "tdp"), ("gb300", "memory_size"), ("gb300", "tdp"), ("gb200", "tdp"),
+                        ("h100-nvl", "memory_size"), ("gh200-144gb", "memory_size")):
+        checks = {(c.rule, str(c.target)): str(c.status) for c in kb.audit([gpu]).entities[0].checks}
+        assert checks[("documents", target)] == "consistent", (gpu, target)
+    checks = {(c.rule, str(c.target)): str(c.status) for c in kb.audit(["gb200"]).entities[0].checks}
+    assert checks[("documents", "memory_size")] == "inconsistent"     # 186 GB (MLPerf) against 192 GB (NIM)
