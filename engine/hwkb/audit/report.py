@@ -93,15 +93,16 @@ class Tally:
             self.inconsistent += 1
             self.expectations_only += all(c.kind == CheckKind.EXPECTATION
                                           for c in a.checks if c.status == Verdict.INCONSISTENT)
-        if self.population is not None and a.status == Verdict.INCONSISTENT:
+        if self.population is None:
+            return
+        if a.status == Verdict.INCONSISTENT:
             self.population.add(Outcome(a.entity, c.rule, c.status, c.deviation, a.groups, c.variables, str(c.kind),
                                         c.doc, c.source) for c in a.checks)
-        elif self.population is not None:  # nothing failed: counts are all the population needs
+        else:  # nothing failed: counts are all the population needs
             groups = self.population.groups(a.groups)
             for c in a.checks:
                 self.population.count(c.rule, c.status, groups, a.entity)
-        if self.population is not None:
-            self.withheld.update((n.rule, n.reason) for n in a.not_applicable)
+        self.withheld.update((n.rule, n.reason) for n in a.not_applicable)
 
     def to_dict(self) -> dict:
         tally = self.checks
