@@ -31,7 +31,7 @@ def test_markdown_and_json(capsys):
     code, out, _ = run_cli(capsys, "compare", "chip", "arch", *TINY_KB, "--vars", "clock", "--json")
     document = json.loads(out)
     assert code == 0 and document["gpus"] == ["chip", "arch"]
-    assert document["rows"] == [{"variable": "clock", "unit": "GHz",
+    assert document["rows"] == [{"variable": "clock", "unit": "GHz", "section": "compute",
                                  "values": [{"value": 1.0, "status": "derived"}, None]}]
 
 
@@ -81,3 +81,4 @@ def test_a_name_picked_twice_is_one_row_and_exact_wins(capsys):
     code, out, _ = run_cli(capsys, "compare", "arch", *TINY_KB, "--vars", "peak,sm_count,peak[bf16],sm_count")
     rows = [line.split()[0] for line in out.splitlines()[1:] if line.split()[0] in ("peak[fp16]", "peak[bf16]", "sm_count")]
     assert code == 0 and rows == ["peak[bf16]", "sm_count"] and "1 row left out" in out
+

@@ -369,3 +369,23 @@ variable                baseline   scenario  unit   change
 exp_utilization[bf16]          1        0.5           -50%
 sfu_exp_rate           4.395e+12  8.789e+12  exp/s   +100%
 """
+
+
+def test_rows_of_several_rule_files_come_in_sections(capsys):
+    code, out, _ = run_cli(capsys, "compare", "h100-sxm", "mi300x", "--vars", "tc_peak[bf16],memory_bandwidth,tdp")
+    lines = out.splitlines()
+    assert code == 0 and lines[1:7] == ["[compute]", lines[2], "[memory]", lines[4], "[power]", lines[6]]
+    assert lines[2].startswith("tc_peak[bf16]") and lines[4].startswith("memory_bandwidth") and lines[6].startswith("tdp")
+    code, md, _ = run_cli(capsys, "compare", "h100-sxm", "mi300x", "--vars", "tc_peak[bf16],tdp", "--format", "markdown")
+    assert "| **compute** | | | |\n| tc_peak[bf16] |" in md and "| **power** | | | |\n| tdp |" in md
+    code, page, _ = run_cli(capsys, "compare", "h100-sxm", "mi300x", "--vars", "tc_peak[bf16],tdp", "--format", "html")
+    assert ">section</th>" in page and ">power</td>" in page
+    code, document, _ = run_cli_json(capsys, "compare", "h100-sxm", "--vars", "tdp,tc_peak[bf16]")
+    assert [r["section"] for r in document["rows"]] == ["power", "compute"]
+
+
+def test_rows_in_an_order_of_the_users_own_are_not_sectioned(capsys):
+    code, out, _ = run_cli(capsys, "compare", "h100-sxm", "--vars", "tc_peak[bf16],tdp,tc_peak[fp8]")
+    assert code == 0 and "[" not in "".join(line[:1] for line in out.splitlines())
+    code, out, _ = run_cli(capsys, "compare", "h100-sxm", "--vars", "tc_peak[bf16],tc_peak[fp8]")
+    assert "[compute]" not in out  # one file: nothing to tell apart

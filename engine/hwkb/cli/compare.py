@@ -7,6 +7,9 @@ KB declares them; ``--vars`` picks rows instead (a name without an index takes a
 name without an index brings in that no GPU compared states, derives or marks ``n/a`` (``tc_peak[fp6]`` when
 comparing Hopper parts) is left out, and a line says how many; an exact key (``--vars 'tc_peak[fp6]'``) is always
 shown. The JSON lists the keys left out (``left_out``); CSV, being data only, leaves them out silently.
+Rows from several rule files, each file's together, come in sections named for the file that declares the
+variable (``[compute]``, ``[memory]``, ``[power]``): a line in the text, a bold row in Markdown, a column of the
+page, a ``section`` field in the JSON.
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ import argparse
 import csv
 import io
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Sequence
 
 from hwkb.cli import flags
@@ -57,9 +61,10 @@ class Row:
     variable: str
     unit: str
     cells: tuple[Cell | None, ...]
+    section: str = ""  # the rule file that declares the variable (``compute`` for kb/rules/compute.yaml)
 
     def to_dict(self) -> dict:
-        return {"variable": self.variable, "unit": self.unit,
+        return {"variable": self.variable, "unit": self.unit, "section": self.section,
                 "values": [c.to_dict() if c else None for c in self.cells]}
 
 
@@ -82,25 +87,50 @@ class Comparison:
         header = ["variable", "unit", *self.gpus]
         return [header] + [[r.variable, r.unit, *(c.text() if c else "-" for c in r.cells)] for r in self.rows]
 
+    def sectioned(self) -> bool:
+        """Whether the table reads better in sections: rows of several rule files, each file's rows together
+        (the declared order; ``--vars`` in an order of the user's own is left as given)."""
+        runs = [s for i, s in enumerate(r.section for r in self.rows) if i == 0 or s != self.rows[i - 1].section]
+        return len(runs) > 1 and len(runs) == len(set(runs))
+
+    def _section_starts(self) -> dict[int, str]:
+        """Row index -> the section that begins there (none when the table is not sectioned)."""
+        if not self.sectioned():
+            return {}
+        return {i: r.section for i, r in enumerate(self.rows) if i == 0 or r.section != self.rows[i - 1].section}
+
     def __str__(self) -> str:
         table = self.cells_text()
         widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
-        lines = ["  ".join(cell.ljust(w) if i < 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
-                 .rstrip() for row in table]
+        starts = self._section_starts()
+        lines = []
+        for i, row in enumerate(table):
+            if i - 1 in starts:
+                lines.append(f"[{starts[i - 1]}]")
+            lines.append("  ".join(cell.ljust(w) if j < 2 else cell.rjust(w)
+                                   for j, (cell, w) in enumerate(zip(row, widths))).rstrip())
         return "\n".join(lines + self.left_out_line()
                          + [f"{DERIVED_MARK} derived from the stated figures (hwkb explain VAR --gpu ID)"])
 
     def markdown(self) -> str:
         table = self.cells_text()
+        starts = self._section_starts()
         lines = ["| " + " | ".join(table[0]) + " |", "|" + "---|" * len(table[0])]
-        lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in table[1:]]
+        for i, row in enumerate(table[1:]):
+            if i in starts:
+                lines.append(f"| **{starts[i]}** |" + " |" * (len(row) - 1))
+            lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
         return "\n".join(lines + ["", *self.left_out_line(), f"{DERIVED_MARK} derived from the stated figures"])
 
     def html(self) -> str:
+        """The page's table has a section column to filter and sort by, in place of the text's section lines."""
         table = self.cells_text()
-        return html_page("hwkb compare " + " ".join(self.gpus), table[0], table[1:],
+        header = ["section", *table[0]] if self.sectioned() else table[0]
+        rows = [[r.section, *cells] for r, cells in zip(self.rows, table[1:])] if self.sectioned() else table[1:]
+        first_number = len(header) - len(self.gpus)
+        return html_page("hwkb compare " + " ".join(self.gpus), header, rows,
                          " ".join([*self.left_out_line(), f"{DERIVED_MARK} derived from the stated figures"]),
-                         numeric=range(2, len(table[0])))
+                         numeric=range(first_number, len(header)))
 
     def csv(self) -> str:
         out = io.StringIO()
@@ -162,7 +192,8 @@ def compare(kb, gpus: Sequence[str], names: Sequence[str] = ()) -> Comparison:
     for key, exact in picked:
         cells = tuple(c.get(key) for c in columns)
         if exact or any(cell is not None for cell in cells):
-            rows.append(Row(key, kb.model.variables[split_key(key)[0]].unit, cells))
+            variable = kb.model.variables[split_key(key)[0]]
+            rows.append(Row(key, variable.unit, cells, Path(variable.where.file).stem if variable.where.file else ""))
         else:
             left_out.append(key)
     return Comparison(tuple(gpus), tuple(rows), tuple(left_out))
