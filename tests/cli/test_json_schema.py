@@ -123,3 +123,15 @@ def test_the_validator_rejects_what_the_schema_forbids():
                    "unit": "", "change": 1, "baseline_status": {"a": 1}, "scenario_status": "derived"}]}, SCHEMA)
     assert errors({"command": "x", "status": "error", "errors": []}, SCHEMA) == ["$.errors: fewer than 1 items"]
     assert errors(1, {"minimum": 0}) == ["$: the validator does not know ['minimum']"]
+
+
+def test_the_schema_names_each_thing_once():
+    """A key given twice in a JSON object silently takes the last: a stricter first definition would never apply."""
+    def once(pairs):
+        names = [name for name, _ in pairs]
+        assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})
+        return dict(pairs)
+
+    json.loads(flags.SCHEMA.read_text(encoding="utf-8"), object_pairs_hook=once)
+    branches = [b["if"]["properties"]["command"]["const"] for b in SCHEMA["else"]["allOf"]]
+    assert len(branches) == len(set(branches))
