@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from typing import Mapping
 
 from hwkb.definitions.model import EntityId, VarKey
@@ -231,7 +232,7 @@ class EntityAudit:
     notes: tuple[str, ...] = ()
     not_applicable: tuple[NotApplicable, ...] = ()
 
-    @property
+    @cached_property
     def status(self) -> Verdict | None:
         return min((c.status for c in self.checks), key=lambda v: v.rank, default=None)
 

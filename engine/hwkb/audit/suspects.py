@@ -55,7 +55,7 @@ def with_implied(s: Suspect, row: Row, canonical: float | None, system: System, 
     if canonical is None or not math.isfinite(canonical):
         return replace(s, value=value, unit=unit, text=fact.text, implied=None, move=None, plausible=True, hint=None)
     implied = units.from_canonical(canonical, unit)
-    precision = abs(units.to_canonical(max(fact.tolerance or 0.0, replace(fact, tolerance=None).rounding), fact.unit))
+    precision = abs(units.to_canonical(max(fact.tolerance or 0.0, fact.printed_rounding), fact.unit))
     move = abs(canonical - row.mid[s.fact]) / precision if precision else math.inf
     plausible = True
     if variable.integer:  # a count must come out whole, within what the check can tell

@@ -50,8 +50,8 @@ def _arrays(rows: Sequence[Row], symbols: Sequence[VarKey], radius: bool = True)
     """One interval array per symbol over ``rows``: the stated boxes, or (``radius=False``) their points."""
     out = []
     for k in symbols:
-        mid = np.fromiter((r.mid[k] for r in rows), float, len(rows))
-        rad = np.fromiter((r.radius[k] for r in rows), float, len(rows)) if radius else 0.0
+        mid = np.array([r.mid[k] for r in rows], dtype=float)
+        rad = np.array([r.radius[k] for r in rows], dtype=float) if radius else 0.0
         out.append(Enclosure.around(mid, rad))
     return out
 

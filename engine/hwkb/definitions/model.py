@@ -80,9 +80,12 @@ class Fact:
 
     @property
     def rounding(self) -> float:
-        """Half a unit in the last printed digit, in ``unit``; 0 for an exact count."""
-        if self.tolerance is not None:
-            return self.tolerance
+        """Half a unit in the last printed digit, in ``unit`` (or the stated tolerance)."""
+        return self.tolerance if self.tolerance is not None else self.printed_rounding
+
+    @property
+    def printed_rounding(self) -> float:
+        """Half a unit in the last digit ``text`` prints, in ``unit``, whatever the tolerance."""
         text = self.text.strip().lower().replace("_", "")
         mantissa, _, exponent = text.partition("e")
         decimals = len(mantissa.split(".", 1)[1]) if "." in mantissa else 0
