@@ -70,3 +70,10 @@ def test_plot_refuses_to_overwrite_without_force(capsys, tmp_path, argv):
     pytest.importorskip("matplotlib")
     code, _, _ = run_cli(capsys, *argv, "--plot", str(target), "--force")
     assert code == 0 and target.read_bytes() != b"keep me"
+
+
+def test_a_withheld_expectation_counts_its_rows_in_good_english():
+    summary = {**summary_of(0), "not_applicable": [{"rule": "ratio", "reason": "the die decides", "entities": 1},
+                                                   {"rule": "ratio", "reason": "no vendor figure", "entities": 2}]}
+    text = render(AuditReport((), summary), "table")
+    assert "ratio for 1 row: the die decides" in text and "ratio for 2 rows: no vendor figure" in text

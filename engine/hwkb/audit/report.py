@@ -199,7 +199,7 @@ def _summary_lines(s: Mapping[str, object]) -> list[str]:
         if withheld:
             lines.append(f"not applicable (an expectation an n/a fact takes out, with its reason): "
                          f"{sum(n['entities'] for n in withheld)}")
-            lines += _listed(withheld, lambda n: f"{n['rule']} for {n['entities']} rows: {n['reason']}")
+            lines += _listed(withheld, lambda n: f"{n['rule']} for {_count(n['entities'], 'row')}: {n['reason']}")
     return lines
 
 
