@@ -1,7 +1,10 @@
 """hwkb.definitions.quantities: the one syntax of quantity text, read for KB files, --set, --given and --sweep."""
 from __future__ import annotations
 
+import math
+
 import pytest
+from hypothesis import given, strategies as st
 
 from conftest import TINY
 from hwkb.definitions import quantities
@@ -114,3 +117,11 @@ def test_a_conversion_that_overflows_is_not_finite(units):
 def test_format_number():
     assert [format_number(x) for x in (1.8299449, 989.4, 3.86484e12, 128.0, None)] == [
         "1.83", "989.4", "3.865e+12", "128", "-"]
+    assert [format_number(x) for x in (-0.0, -3.0, 1e9, math.nan, math.inf, -math.inf, 7, 2.5, 1.23456)] == [
+        "0", "-3", "1e+09", "nan", "inf", "-inf", "7", "2.5", "1.235"]
+
+
+@given(st.floats() | st.integers(-10**12, 10**12), st.integers(1, 8))
+def test_format_number_is_whole_numbers_as_integers_else_significant_digits(x, digits):
+    whole = math.isfinite(x) and x == int(x) and abs(x) < 1e9
+    assert format_number(x, digits) == (str(int(x)) if whole else f"{x:.{digits}g}")

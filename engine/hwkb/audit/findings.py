@@ -81,8 +81,9 @@ class Figure:
     inputs: tuple[VarKey, ...] = ()   # the other keys of ``via``
     source: str | None = None         # the document a stated figure comes from (documents checks)
 
-    @property
+    @cached_property
     def text(self) -> str:
+        """As a report prints it; kept, since a check's detail and routes print a side more than once."""
         return quantity(self.value, self.unit)
 
     @property
@@ -159,12 +160,14 @@ class Check:
     @property
     def routes(self) -> list[str]:
         """Where each derived value came from: ``clock_tc = 1.83 GHz from tensor_peak[bf16] (tc_peak[bf16] ...)``."""
+        derived = [s for s in self.sides if s.via is not None]
+        if not derived:
+            return []
         known = {s.key: s for s in self.sides}
         out = []
-        for s in self.sides:
-            if s.via is not None:
-                inputs = ", ".join(f"{i} {known[i].text}" for i in s.inputs if i in known)
-                out.append(f"{s.key} = {s.text} from {s.via}" + (f" ({inputs})" if inputs else ""))
+        for s in derived:
+            inputs = ", ".join(f"{i} {known[i].text}" for i in s.inputs if i in known)
+            out.append(f"{s.key} = {s.text} from {s.via}" + (f" ({inputs})" if inputs else ""))
         return out
 
     @property

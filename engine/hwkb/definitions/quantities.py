@@ -134,6 +134,6 @@ def format_number(x: float | None, digits: int = 4) -> str:
     """
     if x is None:
         return "-"
-    if math.isfinite(x) and x == int(x) and abs(x) < 1e9:
+    if x % 1 == 0 and abs(x) < 1e9:  # NaN and the infinities leave a NaN remainder
         return str(int(x))
-    return f"{x:.{digits}g}"
+    return format(x, ".4g" if digits == 4 else f".{digits}g")
