@@ -60,3 +60,34 @@ def test_disjoint_enclosures_do_not_meet(a, b, gap):
     upper = Enclosure.around(a * (1 + gap) + a * 0.01, a * 0.001)
     assert not lower.meets(upper).any()
     assert lower.meets(Enclosure.around(a, b)).all()
+
+
+def four_products(a: Enclosure, b: Enclosure) -> tuple[np.ndarray, np.ndarray]:
+    """The general product: least and greatest of the four bound products (0 * inf counting as 0), rounded out."""
+    with np.errstate(all="ignore"):
+        p = np.stack([a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi])
+        p = np.where(np.isnan(p), 0.0, p)
+        return np.nextafter(p.min(axis=0), -np.inf), np.nextafter(p.max(axis=0), np.inf)
+
+
+BOUND = st.one_of(st.floats(1e-300, 1e300), st.sampled_from([5e-324, 1e-310, 1.0, 1.7976931348623157e308]))
+MAYBE_NEGATIVE = st.one_of(BOUND, st.floats(-1e300, 1e300), st.sampled_from([0.0, -0.0, -1.0]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(first=st.lists(st.tuples(MAYBE_NEGATIVE, BOUND), min_size=1, max_size=4),
+       second=st.lists(st.tuples(BOUND, BOUND), min_size=1, max_size=4), infinite=st.booleans())
+def test_the_positive_shortcut_is_the_general_product_bit_for_bit(first, second, infinite):
+    """Intervals in (0, inf] multiply and invert in one case, not four: the same floats, every time."""
+    n = min(len(first), len(second))
+    a = Enclosure(*np.sort(np.array(first[:n]), axis=1).T)
+    upper = np.sort(np.array(second[:n]), axis=1).T
+    b = Enclosure(upper[0], np.where(infinite, np.inf, upper[1]))
+    with np.errstate(all="ignore"):
+        product = a * b
+        inverse = b.reciprocal()
+        expected = np.nextafter(1.0 / b.hi, -np.inf), np.nextafter(1.0 / b.lo, np.inf)
+    lo, hi = four_products(a, b)
+    assert np.array_equal(product.lo, lo) and np.array_equal(product.hi, hi)
+    assert np.array_equal(inverse.lo, expected[0]) and np.array_equal(inverse.hi, expected[1])
+    assert b.positive() and a.positive() == bool((a.lo > 0).all())

@@ -6,7 +6,7 @@ import pytest
 
 from hwkb.audit.auditor import Auditor, audit
 from hwkb.audit.findings import Verdict
-from hwkb.audit.verdicts import evaluate, solve_for_fact
+from hwkb.audit.verdicts import evaluate, evaluate_all, solve_for_fact
 
 from audit_kbs import FAMILY, FAMILY_GPUS, GRID, by_rule, exact_facts, make_kb, sheet
 
@@ -102,3 +102,23 @@ def test_a_zero_figure_is_noted_not_evaluated(family_kb, tmp_path):
     assert [c.rule for c in result.checks] == ["boost_is_clock"]
     assert result.notes == ("peak_law, width_law cannot be evaluated here: a zero figure makes them infinite or "
                             "undefined; check the figures they use",)
+
+
+def test_a_pattern_evaluated_at_once_is_each_check_evaluated_alone(family_kb, tmp_path):
+    """The figures gathered once for all a pattern's checks, and every fact's needed value found in one Newton run,
+    give what each check evaluated alone and :func:`solve_for_fact` per fact give."""
+    auditor = Auditor(family_kb)
+    sheets = [sheet(family_kb, tmp_path, {"peak": peak}, eid=f"s{i}", extends="chip", name=f"s{i}.yaml")
+              for i, peak in enumerate(("0.8 TFLOPS", "0.6 TFLOPS", "0.5 TFLOPS", "0.61 TFLOPS"))]
+    rows = auditor.rows(["chip", *sheets])
+    (pattern,) = auditor.prepare(rows)
+    checks = auditor.analysis.checks(pattern)
+    together = evaluate_all(checks, rows, family_kb)
+    alone = [e for check in checks for e in evaluate(check, rows, family_kb)]
+    assert len(checks) > 1 and together == alone
+    failed = [e for e in together if e.status == Verdict.INCONSISTENT]
+    assert len(failed) >= 2
+    for e in failed:
+        which = np.array([rows.index(e.row)])
+        for key, value in e.fact_implied.items():
+            assert np.array_equal(solve_for_fact(e.check, rows, which, key), [value], equal_nan=True)

@@ -7,33 +7,43 @@ interval arithmetic (:mod:`hwkb.audit.enclosures`) on the ratio target / implied
 ratio's interval holds 1 (widened by the rule's tolerance), ``inconsistent`` when
 it does not. For a failed check, each of its facts gets the value it would need
 for the others to agree (:func:`solve_for_fact`).
+
+A pattern's rows come a few dozen at a time, often fewer, so the cost is the number
+of array operations and of objects made per row, not the arithmetic: the rows'
+figures are gathered once for all the pattern's checks, each row's stated box and
+its point (the value alone) go through a compiled function as one array of twice
+the rows, every fact's needed value is found in one Newton run, and the
+evaluations are built from whole columns.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Sequence
+from itertools import chain, repeat
+from operator import attrgetter, itemgetter
+from typing import NamedTuple, Sequence
 
 import numpy as np
 
 from hwkb.audit.analysis import CompiledCheck, Side
-from hwkb.audit.enclosures import Enclosure
+from hwkb.audit.enclosures import Enclosure, outward
 from hwkb.audit.findings import Verdict
 from hwkb.audit.rows import Row
 from hwkb.definitions.model import VarKey
 from hwkb.solving.system import System
 
-__all__ = ["Evaluation", "evaluate", "solve_for_fact", "CONSISTENT_RELATIVE"]
+__all__ = ["Evaluation", "evaluate", "evaluate_all", "solve_for_fact", "CONSISTENT_RELATIVE"]
 
 CONSISTENT_RELATIVE = 1e-9
 NEWTON_STEP = 1e-7
 NEWTON_ITERATIONS = 40
-_BY_CODE = (Verdict.CONSISTENT, Verdict.WITHIN_ROUNDING, Verdict.INCONSISTENT)  # the codes evaluate computes
+_LARGEST = np.finfo(float).max
+_BY_CODE = np.array([Verdict.CONSISTENT, Verdict.WITHIN_ROUNDING, Verdict.INCONSISTENT], dtype=object)
 
 
-@dataclass(frozen=True)
-class Evaluation:
-    """A check's verdict for one entity, before it becomes a :class:`~hwkb.audit.findings.Check`."""
+class Evaluation(NamedTuple):
+    """A check's verdict for one entity, before it becomes a :class:`~hwkb.audit.findings.Check`.
+
+    A named tuple: an audit makes one per check and entity, built from columns in one pass."""
     check: CompiledCheck
     row: Row
     status: Verdict
@@ -46,54 +56,117 @@ class Evaluation:
     fact_implied: dict[VarKey, float]     # failed checks: the value (canonical) each fact would need
 
 
-def _arrays(rows: Sequence[Row], symbols: Sequence[VarKey], radius: bool = True) -> list[Enclosure]:
-    """One interval array per symbol over ``rows``: the stated boxes, or (``radius=False``) their points."""
-    out = []
-    for k in symbols:
-        mid = np.array([r.mid[k] for r in rows], dtype=float)
-        rad = np.array([r.radius[k] for r in rows], dtype=float) if radius else 0.0
-        out.append(Enclosure.around(mid, rad))
-    return out
+class _Columns:
+    """The rows' figures for some keys as enclosures of twice the rows: each row's stated box, then its point.
+
+    Gathered once for all the checks of a pattern: pulling floats out of the rows' dicts costs more than the
+    interval arithmetic."""
+
+    def __init__(self, rows: Sequence[Row], keys: Sequence[VarKey]):
+        n, width = len(rows), len(keys)
+        mid, radius = (_gather(rows, which, keys).reshape(n, width).T for which in ("mid", "radius"))
+        lo, hi = np.empty((width, 2 * n)), np.empty((width, 2 * n))
+        radius = np.abs(radius)
+        lo[:, :n], hi[:, :n] = mid - radius, mid + radius
+        lo[:, n:], hi[:, n:] = mid, mid
+        lo, hi = outward(lo, hi)
+        self.rows = n
+        self.position = {k: i for i, k in enumerate(keys)}
+        self.enclosures = [Enclosure(lo[i], hi[i]) for i in range(width)]
+        self.points = 0.5 * (lo[:, n:] + hi[:, n:])  # each row's value, as its one-ulp box gives it
+
+    def args(self, keys: Sequence[VarKey]) -> list[Enclosure]:
+        return [self.enclosures[self.position[k]] for k in keys]
+
+
+def _gather(rows: Sequence[Row], which: str, keys: Sequence[VarKey]) -> np.ndarray:
+    """``row.<which>[key]`` for each row, then each key: a flat array."""
+    values = map(itemgetter(*keys), map(attrgetter(which), rows))
+    return np.fromiter(chain.from_iterable(values) if len(keys) > 1 else values, dtype=float,
+                       count=len(rows) * len(keys))
 
 
 def evaluate(check: CompiledCheck, rows: Sequence[Row], system: System) -> list[Evaluation]:
     """The check's verdict for every row; a row where it is undefined (a zero figure) is noted on the row instead."""
-    boxes, points = _arrays(rows, check.symbols), _arrays(rows, check.symbols, radius=False)
-    with np.errstate(all="ignore"):
-        own, implied, ratio = check.own(boxes), check.implied(boxes), check.ratio(boxes)
-        own_p, implied_p = check.own(points).mid, check.implied(points).mid
-        deviation = (own_p / implied_p - 1.0) * 100.0
-        tol = check.relation.rule.tolerance
-        holds_one = (ratio.lo * (1 - tol) <= 1.0) & (1.0 <= ratio.hi * (1 + tol))
-        close = np.abs(own_p - implied_p) <= CONSISTENT_RELATIVE * np.maximum(np.abs(own_p), np.abs(implied_p))
-        finite = np.isfinite(own_p) & np.isfinite(implied_p) & (implied_p != 0)
-        q = own_p / implied_p
-        spread = np.nan_to_num(np.maximum(ratio.hi / q - 1, 1 - ratio.lo / q), nan=np.inf) + tol
-    code = np.where(close, 0, np.where(holds_one, 1, 2))
-    failed = np.flatnonzero((code == 2) & finite)
-    fact_implied = {k: solve_for_fact(check, rows, failed, k) for k in check.variables} if failed.size else {}
-    side_values = []
-    for side in check.sides:
-        if side.symbols:
-            with np.errstate(all="ignore"):
-                side_values.append((side, side.function(_arrays(rows, side.symbols, radius=False)).mid))
-    to_display = system.units.from_canonical(1.0, system.model.unit_of(check.target))
-    position = {int(i): n for n, i in enumerate(failed)}
-    out = []
-    for i, row in enumerate(rows):
-        if not finite[i]:
-            row.undefined.append(check.relation.name)
-            continue
-        sides = [(side, float(values[i])) for side, values in side_values]
-        implied_facts = {k: float(v[position[i]]) for k, v in fact_implied.items()} if i in position else {}
-        out.append(Evaluation(check, row, _BY_CODE[code[i]], float(deviation[i]),
-                              _display(own, own_p, i, to_display), _display(implied, implied_p, i, to_display),
-                              (float(ratio.lo[i]), float(ratio.hi[i])), float(spread[i]), sides, implied_facts))
+    return evaluate_all([check], rows, system)
+
+
+def evaluate_all(checks: Sequence[CompiledCheck], rows: Sequence[Row], system: System) -> list[Evaluation]:
+    """:func:`evaluate` for each of ``checks`` (of one pattern) in turn, over the rows' figures gathered once."""
+    if not checks:
+        return []
+    keys = [k for check in checks for k in (*check.symbols, *(k for side in check.sides for k in side.symbols))]
+    columns = _Columns(rows, tuple(dict.fromkeys(keys)))
+    out: list[Evaluation] = []
+    for check in checks:
+        out += _verdicts(check, rows, columns, system)
     return out
 
 
-def _display(box: Enclosure, point: np.ndarray, i: int, scale: float) -> tuple[float, float, float]:
-    return float(point[i]) * scale, float(box.lo[i]) * scale, float(box.hi[i]) * scale
+def _verdicts(check: CompiledCheck, rows: Sequence[Row], columns: _Columns, system: System) -> list[Evaluation]:
+    """One check's evaluations, built a column at a time: no Python work per row beyond making its objects."""
+    n = len(rows)
+    both = columns.args(check.symbols)
+    with np.errstate(all="ignore"):
+        own, implied, ratio = check.own(both), check.implied(both), check.ratio(both)
+        own_p, implied_p = own.mid[n:], implied.mid[n:]
+        ratio_lo, ratio_hi = ratio.lo[:n], ratio.hi[:n]
+        q = own_p / implied_p
+        deviation = (q - 1.0) * 100.0
+        tol = check.relation.rule.tolerance
+        holds_one = (ratio_lo * (1 - tol) <= 1.0) & (1.0 <= ratio_hi * (1 + tol))
+        close = np.abs(own_p - implied_p) <= CONSISTENT_RELATIVE * np.maximum(np.abs(own_p), np.abs(implied_p))
+        finite = np.isfinite(own_p) & np.isfinite(implied_p) & (implied_p != 0)
+        spread = _nan_to_inf(np.maximum(ratio_hi / q - 1, 1 - ratio_lo / q)) + tol
+        shown = [side for side in check.sides if side.symbols]
+        side_values = np.array([_shown(side, columns) for side in shown]).reshape(len(shown), n)
+    code = np.where(close, 0, np.where(holds_one, 1, 2))
+    failed = np.flatnonzero((code == 2) & finite)
+    kept = np.flatnonzero(finite)
+    if kept.size < n:
+        for i in np.flatnonzero(~finite).tolist():
+            rows[i].undefined.append(check.relation.name)
+    scale = system.units.from_canonical(1.0, system.model.unit_of(check.target))
+    facts: list[dict[VarKey, float]] = [{} for _ in range(kept.size)]
+    if failed.size:
+        points = columns.points[[columns.position[k] for k in check.symbols]][:, failed]
+        needed = _needed_values(check, points, check.variables).T.tolist()
+        for i, values in zip(np.searchsorted(kept, failed).tolist(), needed):
+            facts[i] = dict(zip(check.variables, values))
+    per_row = [code, deviation, own_p, own.lo[:n], own.hi[:n], implied_p, implied.lo[:n], implied.hi[:n],
+               ratio_lo, ratio_hi, spread, side_values]
+    if kept.size < n:  # the rows where the check is defined
+        rows, per_row = [rows[i] for i in kept.tolist()], [a[..., kept] for a in per_row]
+    code, deviation, own_p, own_lo, own_hi, implied_p, implied_lo, implied_hi, ratio_lo, ratio_hi, spread, \
+        side_values = per_row
+    return list(map(tuple.__new__, repeat(Evaluation), zip(  # Evaluation._make without a Python call a row
+        repeat(check), rows, _BY_CODE[code].tolist(), deviation.tolist(), _triples(own_p, own_lo, own_hi, scale),
+        _triples(implied_p, implied_lo, implied_hi, scale), zip(ratio_lo.tolist(), ratio_hi.tolist()),
+        spread.tolist(), _pairs(shown, side_values), facts)))
+
+
+def _nan_to_inf(values: np.ndarray) -> np.ndarray:
+    """``np.nan_to_num(values, nan=np.inf)``: NaN to infinity, an infinity to the largest float of its sign."""
+    return np.where(np.isnan(values), np.inf, np.minimum(np.maximum(values, -_LARGEST), _LARGEST))
+
+
+def _pairs(sides: list[Side], values: np.ndarray) -> list[list[tuple[Side, float]]]:
+    """Per row (a column of ``values``), each side with its value."""
+    width = len(sides)
+    flat = list(zip(sides * values.shape[1], values.T.ravel().tolist()))
+    return [flat[i:i + width] for i in range(0, len(flat), width)] if width else [[] for _ in range(values.shape[1])]
+
+
+def _shown(side: Side, columns: _Columns) -> np.ndarray:
+    """A side's value at each row's point: a stated key's own value, else its route's."""
+    if side.via is None:  # a known key: its route is the key itself
+        return columns.points[columns.position[side.key]]
+    return side.function(columns.args(side.symbols)).mid[columns.rows:]
+
+
+def _triples(point: np.ndarray, lower: np.ndarray, upper: np.ndarray, scale: float):
+    """Per row: point, lower, upper, in the display unit."""
+    return zip((point * scale).tolist(), (lower * scale).tolist(), (upper * scale).tolist())
 
 
 def solve_for_fact(check: CompiledCheck, rows: Sequence[Row], which: np.ndarray, key: VarKey) -> np.ndarray:
@@ -103,23 +176,38 @@ def solve_for_fact(check: CompiledCheck, rows: Sequence[Row], which: np.ndarray,
     products and quotients most laws are, a few steps otherwise. NaN where the
     fact cannot reconcile the check (it cancels, or no positive value works).
     """
-    points = [p.mid for p in _arrays([rows[i] for i in which], check.symbols, radius=False)]
-    i = check.symbols.index(key)
-    x = points[i].copy()
+    points = _Columns([rows[i] for i in which], check.symbols).points
+    return _needed_values(check, points, (key,))[0]
 
-    def log_ratio(values):
-        args = [Enclosure.around(v, 0.0) for v in points[:i]] + [Enclosure.around(values, 0.0)] + \
-               [Enclosure.around(v, 0.0) for v in points[i + 1:]]
-        with np.errstate(all="ignore"):
-            return np.log(check.ratio(args).mid)
 
+def _needed_values(check: CompiledCheck, points: np.ndarray, keys: Sequence[VarKey]) -> np.ndarray:
+    """:func:`solve_for_fact` for each of ``keys`` (a row of the result each) over the rows whose ``points`` (one
+    row per symbol) are given, in one Newton run: each key's block of rows stops when all its rows have settled,
+    as a run of its own would."""
+    width, blocks = points.shape[1], len(keys)
+    x = np.concatenate([points[check.symbols.index(k)] for k in keys])
+    fixed = np.tile(points, (1, 2 * blocks))  # each symbol at the rows' points, once for x and once for x nudged
+    free = np.zeros((2, blocks, len(points), width), dtype=bool)  # where x goes: block b's rows of key b
+    for b, k in enumerate(keys):
+        free[:, b, check.symbols.index(k)] = True
+    free = free.transpose(2, 0, 1, 3).reshape(fixed.shape)
+
+    def log_ratios(values: np.ndarray) -> np.ndarray:
+        mid = np.where(free, values, fixed)
+        lo, hi = outward(mid, mid)
+        return np.log(check.ratio([Enclosure(lo[i], hi[i]) for i in range(len(lo))]).mid)
+
+    running = np.ones(blocks, dtype=bool)
     with np.errstate(all="ignore"):
         for _ in range(NEWTON_ITERATIONS):
-            g = log_ratio(x)
-            if np.all(~np.isfinite(g) | (np.abs(g) < 1e-14)):
+            both = log_ratios(np.concatenate((x, x * (1 + NEWTON_STEP))))
+            g, nudged = both[:x.size], both[x.size:]
+            settled = (~np.isfinite(g) | (np.abs(g) < 1e-14)).reshape(blocks, width).all(axis=1)
+            running &= ~settled
+            if not running.any():
                 break
-            slope = (log_ratio(x * (1 + NEWTON_STEP)) - g) / math.log1p(NEWTON_STEP)
+            slope = (nudged - g) / math.log1p(NEWTON_STEP)
             step = np.clip(np.where(slope != 0, g / slope, np.nan), -30, 30)
-            x = x * np.exp(-step)
-        good = np.abs(log_ratio(x)) < 1e-9
-    return np.where(good, x, np.nan)
+            x = np.where(np.repeat(running, width), x * np.exp(-step), x)
+        good = np.abs(log_ratios(np.concatenate((x, x)))[:x.size]) < 1e-9
+    return np.where(good, x, np.nan).reshape(blocks, width)
