@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from hwkb.audit.auditor import audit
+from hwkb.audit.applicability import withheld_expectations
+from hwkb.audit.auditor import Auditor, audit
 
 from conftest import kb_from_text
 
@@ -75,3 +76,24 @@ def test_a_database_summary_counts_them_by_rule_and_reason(ratio_kb):
     groups = {e: {"architecture": "family"} for e in ("known", "unknown-die")}
     summary = audit(ratio_kb, ["known", "unknown-die"], groups).summary
     assert summary["not_applicable"] == [{"rule": "ratio_rule", "reason": "the die decides", "entities": 1}]
+
+
+def test_kept_per_pattern_each_row_keeps_its_own_reason(tmp_path):
+    other_family = """
+other-family:
+  kind: architecture
+  facts:
+    ratio: {value: n/a, doc: "another reason"}
+other-die:
+  kind: datasheet
+  extends: other-family
+  facts: {fp32: 10 TFLOPS, fp64: 0.3 TFLOPS}
+"""
+    kb = kb_from_text(tmp_path, RATIO, ENTITIES + other_family)
+    rows = Auditor(kb).rows(["known", "unknown-die", "half-stated", "other-die"])
+    assert rows[1].pattern == rows[3].pattern
+    known: dict = {}
+    for row in rows + rows:
+        assert withheld_expectations(row, kb, known) == withheld_expectations(row, kb)
+    assert [[n.reason for n in withheld_expectations(row, kb, known)] for row in rows] == \
+        [[], ["the die decides"], [], ["another reason"]]

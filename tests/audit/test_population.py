@@ -209,3 +209,22 @@ def test_a_systematic_group_names_the_expectation_that_holds_where_its_rule_fail
 def test_an_expectation_explains_only_by_holding_on_more_figures_than_the_rule(status, variables):
     groups = [g for g in classify(explained(status, variables)).systematic if g.rule == "clock_rule"]
     assert [g.explanation for g in groups] == [None]
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.sampled_from(["fp32", "fp64"]),
+                          st.sampled_from(["consistent", "within_rounding", "inconsistent"]),
+                          st.sampled_from(["Ada", "Tesla", None])), max_size=40))
+def test_passes_counted_together_classify_as_passes_counted_one_by_one(items):
+    from hwkb.audit.population import Population
+    outcomes = [Outcome(f"{entity}{i}", rule, status, 1.0, {"architecture": arch} if arch else {})
+                for i, (entity, rule, status, arch) in enumerate(items)]
+    together, one_by_one = Population(), Population()
+    for o in outcomes:
+        if o.failed:
+            together.add([o])
+            one_by_one.add([o])
+        else:
+            together.count_passed([(o.rule, o.status)], together.groups(o.groups))
+            one_by_one.count(o.rule, o.status, one_by_one.groups(o.groups), o.entity)
+    assert together.summary() == one_by_one.summary() == classify(outcomes)

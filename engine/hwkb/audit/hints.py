@@ -23,10 +23,38 @@ SPECIFIC = ("sparse", "bits", "binary", "decimal")  # hints that point at one fi
 _BITS = 8.0
 _DECIMAL_STEPS = (1, 2, 3)      # 1000^k: k, M, G written for one another
 _POWER_STEPS = range(1, 11)     # 2^k
-#: every factor :func:`hint_for` tests, exactly as it tests them, in order
-_FACTORS = sorted([_BITS, 1 / _BITS, *(f for base, _ in _BINARY for f in (base, 1 / base)),
-                   *(1000.0 ** (s * k) for k in _DECIMAL_STEPS for s in (1, -1)),
-                   *(2.0 ** (s * k) for k in _POWER_STEPS for s in (1, -1))])
+_SPARSE = "looks like a sparse figure under a dense key (a sheet's 2:4 sparsity figure belongs to {twin})"
+_NEEDS_INFORMATION = ("bits", "binary")
+
+#: every test :func:`hint_for` makes, in the order it makes them: (factor, kind, how the factor is said, reason)
+_TESTS: tuple[tuple[float, str, str, str], ...] = (
+    (2.0, "sparse", "exactly 2x", _SPARSE),
+    *((f, "bits", words, "bits vs bytes (a figure in bits read as bytes, or the reverse)")
+      for f, words in ((_BITS, f"{_BITS:g}x"), (1 / _BITS, f"1/{_BITS:g} of"))),
+    *((f, "binary", words, f"binary vs decimal prefix ({pair}: 1 {pair[:2]}B = {base:g} {pair[-1]}B)")
+      for base, pair in _BINARY for f, words in ((base, f"{base:g}x"), (1 / base, f"1/{base:g} of"))),
+    *((f, "decimal", words, "a decimal prefix mix-up (e.g. MHz written as GHz)")
+      for k in _DECIMAL_STEPS
+      for f, words in ((1000.0 ** k, f"{1000 ** k:g}x"), (1000.0 ** -k, f"1/{1000 ** k:g} of"))),
+    *((f, "power_of_two", words, "an exact power of two — a precision (e.g. an FP16 rate under an FP32 key) or "
+                                 "per-unit (per SM vs per partition, FMA vs flop) mix-up")
+      for k in _POWER_STEPS for f, words in ((2.0 ** k, f"exactly {2 ** k}x"), (2.0 ** -k, f"exactly 1/{2 ** k} of"))),
+)
+#: the factors of :data:`_TESTS`, ascending, for the pre-filter
+_FACTORS = sorted({f for f, *_ in _TESTS})
+
+
+def _tests_by_factor() -> dict[float, list[tuple[int, str, str, str]]]:
+    """Each factor's tests as (place in :data:`_TESTS`, kind, words, reason): 8 is bits and a power of two."""
+    out: dict[float, list[tuple[int, str, str, str]]] = {}
+    for place, (factor, kind, words, reason) in enumerate(_TESTS):
+        out.setdefault(factor, []).append((place, kind, words, reason))
+    return out
+
+
+_TESTS_OF = _tests_by_factor()
+#: the largest spread at which a factor can still be told from 1: the enclosure cannot hold both
+_TIGHT_BELOW = {f: math.sqrt(max(f, 1 / f)) - 1 for f in _FACTORS}
 
 
 def _candidates(factor: float, within: float) -> list[float]:
@@ -61,41 +89,25 @@ def hint_for(system: System, key: VarKey, stated: float, implied: float, spread:
     if not (implied and math.isfinite(implied) and math.isfinite(stated)) or stated / implied <= 0:
         return None
     factor = stated / implied
-    information = has_information(system, key) if information is None else information
-
-    def near(f: float) -> bool:
-        tight = spread < math.sqrt(max(f, 1 / f)) - 1  # the enclosure cannot hold both 1 and the factor
-        return tight and abs(factor / f - 1) <= spread + 1e-9
-
-    if not any(near(f) for f in _candidates(factor, spread + 1e-9)):  # most failures: no factor a hint knows
+    within = spread + 1e-9
+    near = [f for f in _candidates(factor, within) if spread < _TIGHT_BELOW[f] and abs(factor / f - 1) <= within]
+    if not near:  # most failures: no factor a hint knows
         return None
-    unit = system.model.unit_of(key)
-    unit = f" {unit}" if unit else ""
-    source = f"what {rule} gives from the other figures" if rule else "what the other figures imply"
-    said = f"{key} = {format_number(stated)}{unit} is {{factor}} {source} ({format_number(implied)}{unit})"
     name, index = split_key(key)
-    sparse = f"{name}_sparse"
-    if near(2.0) and sparse in system.model.variables:
-        twin = sparse if index is None else f"{sparse}[{index}]"
-        return "sparse", (f"{said.format(factor='exactly 2x')}: looks like a sparse figure under a dense key "
-                          f"(a sheet's 2:4 sparsity figure belongs to {twin})")
-    if information:
-        for f, words in ((_BITS, f"{_BITS:g}x"), (1 / _BITS, f"1/{_BITS:g} of")):
-            if near(f):
-                return "bits", f"{said.format(factor=words)}: bits vs bytes (a figure in bits read as bytes, or the reverse)"
-        for base, pair in _BINARY:
-            for f, words in ((base, f"{base:g}x"), (1 / base, f"1/{base:g} of")):
-                if near(f):
-                    return "binary", (f"{said.format(factor=words)}: binary vs decimal prefix ({pair}: "
-                                      f"1 {pair[:2]}B = {base:g} {pair[-1]}B)")
-    for k in _DECIMAL_STEPS:
-        for f, words in ((1000.0 ** k, f"{1000 ** k:g}x"), (1000.0 ** -k, f"1/{1000 ** k:g} of")):
-            if near(f):
-                return "decimal", f"{said.format(factor=words)}: a decimal prefix mix-up (e.g. MHz written as GHz)"
-    for k in _POWER_STEPS:
-        for f, words in ((2.0 ** k, f"exactly {2 ** k}x"), (2.0 ** -k, f"exactly 1/{2 ** k} of")):
-            if near(f):
-                return "power_of_two", (f"{said.format(factor=words)}: an exact power of two — a precision (e.g. an "
-                                        f"FP16 rate under an FP32 key) or per-unit (per SM vs per partition, FMA vs "
-                                        f"flop) mix-up")
+    for _, kind, words, reason in sorted(test for f in near for test in _TESTS_OF[f]):
+        if kind == "sparse":
+            twin = f"{name}_sparse"
+            if twin not in system.model.variables:
+                continue
+            reason = reason.format(twin=twin if index is None else f"{twin}[{index}]")
+        elif kind in _NEEDS_INFORMATION:
+            if information is None:
+                information = has_information(system, key)
+            if not information:
+                continue
+        unit = system.model.unit_of(key)
+        unit = f" {unit}" if unit else ""
+        source = f"what {rule} gives from the other figures" if rule else "what the other figures imply"
+        return kind, (f"{key} = {format_number(stated)}{unit} is {words} {source} "
+                      f"({format_number(implied)}{unit}): {reason}")
     return None

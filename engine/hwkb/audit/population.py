@@ -51,9 +51,9 @@ under it only when the row has no known group.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, NamedTuple
 
 from hwkb.audit.findings import Verdict, fraction_of_percent
 
@@ -64,14 +64,14 @@ UNKNOWN = "unknown"
 MAX_EXAMPLES = 5
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """One rule checked on one entity, with the groups the entity belongs to."""
+class Outcome(NamedTuple):
+    """One rule checked on one entity, with the groups the entity belongs to (a named tuple: a database's
+    failing rows make one for each of their checks)."""
     entity: str
     rule: str
     status: Verdict
     deviation: float | None           # stated vs implied, in %
-    groups: Mapping[str, str] = field(default_factory=dict)
+    groups: Mapping[str, str] = MappingProxyType({})
     variables: tuple[str, ...] = ()   # the stated facts the check rests on
     kind: str = ""                    # the rule's kind: law, expectation, ...
     doc: str = ""
@@ -194,18 +194,23 @@ class Population:
         self.failing: dict[tuple[str, str, str], list[str]] = defaultdict(list)  # -> failing entities
         self.failures: list[tuple[Outcome, tuple[str, ...]]] = []
         self.by_entity: dict[str, dict[str, Outcome]] = {}  # entities with a failure: rule -> outcome
+        self.passed: Counter = Counter()  # (rule, status, groups) -> passes not yet counted
 
     def add(self, outcomes: Iterable[Outcome]) -> None:
         """One entity's outcomes (a later outcome of the same rule replaces an earlier one in explanations)."""
         outcomes = list(outcomes)
         groups_of: dict[int, tuple[str, ...]] = {}
+        passed = []
         for o in outcomes:
             groups = groups_of.get(id(o.groups))
             if groups is None:
                 groups = groups_of[id(o.groups)] = self.groups(o.groups)
-            self.count(o.rule, o.status, groups, o.entity)
             if o.failed:
+                self.count(o.rule, o.status, groups, o.entity)
                 self.failures.append((o, groups))
+            else:
+                passed.append((o.rule, o.status, groups))
+        self.passed.update(passed)
         with_failure = {o.entity for o in outcomes if o.failed}
         for o in outcomes:
             if o.entity in with_failure:
@@ -213,24 +218,36 @@ class Population:
 
     def groups(self, groups: Mapping[str, str]) -> tuple[str, ...]:
         """An entity's group in each grouping of ``by`` (``unknown`` where it has none)."""
-        return tuple(_group_name(groups.get(g)) for g in self.by)
+        return tuple(map(_group_name, map(groups.get, self.by)))
 
     def count(self, rule: str, status: Verdict, groups: tuple[str, ...], entity: str) -> None:
         """A checked row of ``rule`` in its groups: what a passing outcome is reduced to."""
         failed = status == Verdict.INCONSISTENT
-        self.counts[status] += 1
-        cell = self.combinations[rule].setdefault(groups, [0, 0])
-        cell[0] += 1
-        cell[1] += failed
-        for g, group in zip(self.by, groups):
-            self.checked[rule, g, group] += 1
-            if failed:
+        self._count(rule, status, groups, 1)
+        if failed:
+            for g, group in zip(self.by, groups):
                 self.failing[rule, g, group].append(entity)
+
+    def count_passed(self, checks: Iterable[tuple[str, Verdict]], groups: tuple[str, ...]) -> None:
+        """Checks that did not fail, (rule, status) each, in their entity's groups: a pass is only counted, and
+        a database's passes, most of them alike in rule, status and groups, are counted together by :meth:`summary`."""
+        self.passed.update([(rule, status, groups) for rule, status in checks])
+
+    def _count(self, rule: str, status: Verdict, groups: tuple[str, ...], rows: int) -> None:
+        self.counts[status] += rows
+        cell = self.combinations[rule].setdefault(groups, [0, 0])
+        cell[0] += rows
+        cell[1] += rows if status == Verdict.INCONSISTENT else 0
+        for g, group in zip(self.by, groups):
+            self.checked[rule, g, group] += rows
 
     def share(self, key: tuple[str, str, str]) -> float:
         return len(self.failing.get(key, ())) / self.checked[key]
 
     def summary(self) -> PopulationSummary:
+        for (rule, status, groups), rows in self.passed.items():
+            self._count(rule, status, groups, rows)
+        self.passed.clear()
         by = self.by
         # a candidate's rank: share, then rows, then the earlier grouping of ``by``
         candidates = {key: (self.share(key), n, -by.index(key[1])) for key, n in self.checked.items()

@@ -86,23 +86,24 @@ class Tally:
         self.withheld: Counter = Counter()  # (rule, reason) -> entities
 
     def add(self, a: EntityAudit) -> None:
-        self.checks.update((c.kind, c.status) for c in a.checks)
+        checks = a.checks
+        self.checks.update([(c.kind, c.status) for c in checks])
         self.entities += 1
-        self.unchecked += not a.checks
-        if a.status == Verdict.INCONSISTENT:
+        self.unchecked += not checks
+        failed = a.status == Verdict.INCONSISTENT
+        if failed:
             self.inconsistent += 1
             self.expectations_only += all(c.kind == CheckKind.EXPECTATION
-                                          for c in a.checks if c.status == Verdict.INCONSISTENT)
+                                          for c in checks if c.status == Verdict.INCONSISTENT)
         if self.population is None:
             return
-        if a.status == Verdict.INCONSISTENT:
+        if failed:
             self.population.add(Outcome(a.entity, c.rule, c.status, c.deviation, a.groups, c.variables, str(c.kind),
-                                        c.doc, c.source) for c in a.checks)
+                                        c.doc, c.source) for c in checks)
         else:  # nothing failed: counts are all the population needs
-            groups = self.population.groups(a.groups)
-            for c in a.checks:
-                self.population.count(c.rule, c.status, groups, a.entity)
-        self.withheld.update((n.rule, n.reason) for n in a.not_applicable)
+            self.population.count_passed([(c.rule, c.status) for c in checks], self.population.groups(a.groups))
+        if a.not_applicable:
+            self.withheld.update([(n.rule, n.reason) for n in a.not_applicable])
 
     def to_dict(self) -> dict:
         tally = self.checks

@@ -31,12 +31,14 @@ Shown = tuple[EntityAudit, str, Sequence[tuple[Check, Sequence[str], Sequence[st
 
 def finding_sources(rows, audits: Sequence[EntityAudit]) -> dict[EntityId, dict[VarKey, str]]:
     """The source text of each stated fact a failed check concerns, per entity (``rows`` are the audit's rows)."""
-    facts = {row.entity: row.facts for row in rows}
+    facts_of = {row.entity: row.facts for row in rows}
     out: dict[EntityId, dict[VarKey, str]] = {}
     for a in audits:
+        if a.status != Verdict.INCONSISTENT:
+            continue
+        facts = facts_of.get(a.entity, {})
         keys = {k for c in a.checks if c.status == Verdict.INCONSISTENT for k in (c.target, *c.variables)}
-        found = {k: facts[a.entity][k].source for k in keys
-                 if k in facts.get(a.entity, {}) and facts[a.entity][k].entity is not None and facts[a.entity][k].source}
+        found = {k: f.source for k in keys if k in facts and (f := facts[k]).entity is not None and f.source}
         if found:
             out[a.entity] = found
     return out

@@ -12,70 +12,110 @@ to move in units of its printed precision (the smallest correction first).
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from collections import Counter
+from operator import attrgetter
 from typing import Sequence
 
 from hwkb.audit.findings import Figure, Suspect
 from hwkb.audit.hints import SPECIFIC, has_information, hint_for
 from hwkb.audit.rows import Row
 from hwkb.audit.verdicts import Evaluation
-from hwkb.definitions.model import split_key
+from hwkb.definitions.model import VarKey, split_key
 from hwkb.solving.system import System
 
-__all__ = ["rank_suspects", "with_implied", "check_hint"]
+__all__ = ["rank_suspects", "with_implied", "check_hint", "Assessed"]
+
+
+_SPREAD = attrgetter("spread")
+
+
+class Assessed:
+    """One row's suspects and hints worked out so far, by everything each depends on: most rows fail one check,
+    whose suspects are then assessed as the ranking assessed them, and whose hint is a suspect's."""
+
+    def __init__(self):
+        self.suspects: dict[tuple, Suspect] = {}
+        self.hints: dict[tuple, tuple[str, str] | None] = {}
+
+    def hint(self, system: System, key: VarKey, stated: float, implied: float, spread: float) -> tuple[str, str] | None:
+        """:func:`~hwkb.audit.hints.hint_for` of a stated figure."""
+        alike = (key, stated, implied, spread)
+        if alike not in self.hints:
+            self.hints[alike] = hint_for(system, key, stated, implied, spread)
+        return self.hints[alike]
 
 
 def rank_suspects(row: Row, basis: Sequence[Evaluation], passing: Sequence[Evaluation],
-                  system: System) -> list[Suspect]:
+                  system: System, assessed: Assessed | None = None) -> list[Suspect]:
     """The facts of the failed checks ``basis``, most likely culprit first."""
     candidates = list(dict.fromkeys(k for e in basis for k in e.check.variables))
+    passing_holding = Counter(k for e in passing for k in set(e.check.variables))
     suspects = []
     for key in candidates:
         holding = [e for e in basis if key in e.check.variables]
-        n_pass = sum(key in e.check.variables for e in passing)
+        n_pass = passing_holding[key]
         best = min((e for e in holding if math.isfinite(e.fact_implied.get(key, math.nan))),
-                   key=lambda e: e.spread, default=None)
-        base = Suspect(key, row.facts[key].entity, 0.0, "", "", None, None, len(holding), n_pass,
-                       len(holding) == len(basis) and n_pass == 0)
-        suspects.append(with_implied(base, row, None if best is None else best.fact_implied[key], system,
-                                     1.0 if best is None else best.spread))
+                   key=_SPREAD, default=None)
+        suspects.append(_suspect(key, len(holding), n_pass, len(holding) == len(basis) and n_pass == 0, row,
+                                 None if best is None else best.fact_implied[key], system,
+                                 1.0 if best is None else best.spread, assessed))
     # a figure of the sheet itself before one it inherits (an architecture's rate is checked by every product)
     suspects.sort(key=lambda s: (not s.in_every_failed, -s.failed, s.passing, s.hint is None, not s.plausible,
                                  s.entity != row.entity, math.inf if s.move is None else s.move, s.fact))
     return suspects
 
 
-def with_implied(s: Suspect, row: Row, canonical: float | None, system: System, spread: float) -> Suspect:
+def with_implied(s: Suspect, row: Row, canonical: float | None, system: System, spread: float,
+                 assessed: Assessed | None = None) -> Suspect:
     """``s`` with its stated value, the value it would need (``canonical``), how far that is, and its hint."""
-    fact = row.facts[s.fact]
-    variable = system.model.variables[split_key(s.fact)[0]]
+    return _suspect(s.fact, s.failed, s.passing, s.in_every_failed, row, canonical, system, spread, assessed)
+
+
+def _suspect(key: VarKey, failed: int, passing: int, in_every_failed: bool, row: Row, canonical: float | None,
+             system: System, spread: float, assessed: Assessed | None) -> Suspect:
+    """The suspect ``key`` of ``row``: its stated value, the value it would need (``canonical``), how far that
+    is, and its hint (taken from ``assessed`` when it holds one assessed alike, and kept there)."""
+    assessed = Assessed() if assessed is None else assessed
+    alike = (key, failed, passing, in_every_failed, canonical, spread)
+    found = assessed.suspects.get(alike)
+    if found is None:
+        found = assessed.suspects[alike] = _assess(key, failed, passing, in_every_failed, row, canonical, system,
+                                                   spread, assessed)
+    return found
+
+
+def _assess(key: VarKey, failed: int, passing: int, in_every_failed: bool, row: Row, canonical: float | None,
+            system: System, spread: float, assessed: Assessed) -> Suspect:
+    fact = row.facts[key]
+    variable = system.model.variables[split_key(key)[0]]
     unit = variable.unit
     units = system.units
-    value = units.from_canonical(row.mid[s.fact], unit)
+    value = units.from_canonical(row.mid[key], unit)
     if canonical is None or not math.isfinite(canonical):
-        return replace(s, value=value, unit=unit, text=fact.text, implied=None, move=None, plausible=True, hint=None)
+        return Suspect(key, fact.entity, value, unit, fact.text, None, None, failed, passing, in_every_failed)
     implied = units.from_canonical(canonical, unit)
     precision = abs(units.to_canonical(max(fact.tolerance or 0.0, fact.printed_rounding), fact.unit))
-    move = abs(canonical - row.mid[s.fact]) / precision if precision else math.inf
+    move = abs(canonical - row.mid[key]) / precision if precision else math.inf
     plausible = True
     if variable.integer:  # a count must come out whole, within what the check can tell
         plausible = round(implied) >= 1 and abs(implied - round(implied)) <= max(1e-6, spread) * abs(implied)
         implied = float(round(implied)) if plausible else implied
-    found = hint_for(system, s.fact, value, implied, spread)
+    found = assessed.hint(system, key, value, implied, spread)
     hint = found[1] if found and found[0] in SPECIFIC else None
-    return replace(s, value=value, unit=unit, text=fact.text, implied=implied, move=move, plausible=plausible,
-                   hint=hint)
+    return Suspect(key, fact.entity, value, unit, fact.text, implied, move, failed, passing, in_every_failed,
+                   plausible, hint)
 
 
 def check_hint(system: System, evaluation: Evaluation, value: Figure, implied: Figure,
-               suspects: Sequence[Suspect]) -> str | None:
+               suspects: Sequence[Suspect], assessed: Assessed | None = None) -> str | None:
     """A suspect's specific hint (sparse, bits, binary or decimal prefix) first, then any factor of a suspect,
-    then the stated target's own factor."""
+    then the stated target's own factor (``assessed``: the hints of the suspects' row worked out so far)."""
+    assessed = Assessed() if assessed is None else assessed
     for s in suspects:
         if s.hint:
             return s.hint
     for s in suspects:  # any factor a stated figure is off by, naming that figure
-        found = None if s.implied is None else hint_for(system, s.fact, s.value, s.implied, evaluation.spread)
+        found = None if s.implied is None else assessed.hint(system, s.fact, s.value, s.implied, evaluation.spread)
         if found is not None:
             return found[1]
     if value.via is not None:
