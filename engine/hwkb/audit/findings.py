@@ -5,6 +5,11 @@ A :class:`Check` is one over-determination of an entity's facts with its
 :class:`Suspect` facts most likely to be wrong. Every value a check shows is a
 :class:`Figure` in its display unit, with its enclosure.
 
+Findings are values, made once by the audit and never changed. They are not
+frozen dataclasses only because a database audit makes about 35 of them a row
+and a frozen one's guarded assignments cost a third of the report stage; they
+compare and hash by their fields all the same.
+
 >>> Verdict.INCONSISTENT.rank, Verdict.WITHIN_ROUNDING.label, str(CheckKind.STATED_VS_DERIVED)
 (0, 'within rounding', 'stated_vs_derived')
 """
@@ -69,7 +74,7 @@ def fraction_of_percent(percent: float | None) -> float | None:
     return None if percent is None else percent / 100
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Figure:
     """One value of a check in its display unit, with its enclosure; ``via`` the rule that gave it (None: stated)."""
     key: VarKey
@@ -81,9 +86,8 @@ class Figure:
     inputs: tuple[VarKey, ...] = ()   # the other keys of ``via``
     source: str | None = None         # the document a stated figure comes from (documents checks)
 
-    @cached_property
+    @property
     def text(self) -> str:
-        """As a report prints it; kept, since a check's detail and routes print a side more than once."""
         return quantity(self.value, self.unit)
 
     @property
@@ -101,7 +105,7 @@ class Figure:
         return out
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Suspect:
     """A stated fact that may be wrong, and the value it would need for the others to agree."""
     fact: VarKey
@@ -134,7 +138,7 @@ _AGREEMENT = {Verdict.CONSISTENT: "agree", Verdict.WITHIN_ROUNDING: "agree withi
               Verdict.INCONSISTENT: "disagree beyond the printed rounding"}
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Check:
     """One over-determination of an entity's facts and its verdict."""
     rule: str
@@ -207,7 +211,7 @@ class Check:
                 "source": self.source, "tolerance": self.tolerance, "detail": self.detail}
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class NotApplicable:
     """An expectation an n/a fact takes out of an entity's audit (every other figure it needs is known), and why."""
     rule: str
@@ -223,7 +227,7 @@ class NotApplicable:
         return {"rule": self.rule, "fact": self.fact, "entity": self.entity, "reason": self.reason}
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class EntityAudit:
     """One entity's checks, most severe first, its suspects and the sets of facts that cannot all be right."""
     entity: EntityId
