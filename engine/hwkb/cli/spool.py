@@ -22,19 +22,22 @@ from hwkb.errors import QueryError
 
 __all__ = ["Spool"]
 
+WRITE_BUFFER = 1 << 20
+
 
 class Spool:
     """Texts with sort keys; iterating gives them by key, equal keys in the order they were added."""
 
     def __init__(self):
-        self._file = tempfile.TemporaryFile()
+        # written through a large buffer (an entity's text is a few KB), read back unbuffered: a buffer would read a
+        # whole megabyte at every jump of the sorted order
+        self._file = tempfile.TemporaryFile(buffering=WRITE_BUFFER)
         self._index: list[tuple[Any, int, int, int]] = []  # (key, order added, offset, length in bytes)
         self._end = 0
 
     def add(self, key: Any, text: str) -> None:
         data = text.encode("utf-8")
         try:
-            self._file.seek(self._end)
             self._file.write(data)
         except OSError as exc:
             raise QueryError(f"cannot set the report aside in a temporary file: {exc.strerror}",
@@ -47,9 +50,15 @@ class Spool:
 
     def __iter__(self) -> Iterator[str]:
         self._file.flush()
+        raw = self._file.raw
         for _, _, offset, length in sorted(self._index):
-            self._file.seek(offset)
-            yield self._file.read(length).decode("utf-8")
+            raw.seek(offset)
+            data = raw.read(length)
+            if len(data) != length:
+                raise QueryError("the report set aside on a temporary file came back short",
+                                 hint="something truncated the temporary directory's files (TMPDIR); run again")
+            yield data.decode("utf-8")
+        self._file.seek(self._end)
 
     def close(self) -> None:
         self._file.close()
