@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from hwkb.audit.auditor import audit
@@ -55,9 +56,19 @@ def checks(draw) -> Check:
 @settings(max_examples=150, deadline=None)
 @given(st.lists(checks(), max_size=3), st.lists(suspects, max_size=2),
        st.lists(st.lists(keys, min_size=1, max_size=2).map(tuple), max_size=2),
-       st.dictionaries(texts, texts, max_size=2), st.lists(texts, max_size=2),
+       st.dictionaries(texts | st.integers(), texts, max_size=2), st.lists(texts, max_size=2),
        st.lists(st.builds(NotApplicable, texts, keys, st.none() | texts, texts), max_size=1), texts, texts)
 def test_random_audits_are_the_dumped_dict(checks, suspects, conflicts, groups, notes, withheld, entity, name):
     a = EntityAudit(entity, name, tuple(checks), tuple(suspects), tuple(conflicts), groups, tuple(notes),
                     tuple(withheld))
+    assert entity_json(a) == dumped(a)
+
+
+@pytest.mark.parametrize("value, lower, upper", [
+    (1.5, math.inf, 2.0), (1.5, 1.0, math.inf), (1.5, -math.inf, math.inf), (math.nan, 1.0, 2.0), (1.5, math.nan, 2.0),
+    (-0.0, -0.0, 0.0), (1e300, 1e-300, 5e-324), (2, 1, 3), (True, False, None)])
+def test_each_kind_of_bound_is_written_as_json_writes_it(value, lower, upper):
+    figure = Figure("clock_tc", value, "GHz", lower, upper)
+    a = EntityAudit("x", "x", (Check("r", CheckKind.LAW, Verdict.CONSISTENT, None, ("clock_tc",), "clock_tc", figure,
+                                      figure, (figure,), "doc", "source"),))
     assert entity_json(a) == dumped(a)

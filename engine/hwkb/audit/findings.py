@@ -241,7 +241,7 @@ class EntityAudit:
 
     @cached_property
     def status(self) -> Verdict | None:
-        return min((c.status for c in self.checks), key=lambda v: v.rank, default=None)
+        return min((c.status for c in self.checks), key=_VERDICT_RANKS.__getitem__, default=None)
 
     def counts(self) -> dict[Verdict, int]:
         return {v: sum(c.status == v for c in self.checks) for v in Verdict}

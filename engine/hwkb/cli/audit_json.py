@@ -28,9 +28,9 @@ def entity_json(audit: EntityAudit) -> str:
     out = ['{"entity":', _value(audit.entity), ',"name":', _value(audit.name), ',"status":',
            _string(UNCHECKED if status is None else str(status)), ',"checks":[',
            ",".join(map(_check, audit.checks)), '],"suspects":[', ",".join(map(_suspect, audit.suspects)),
-           '],"conflicts":', _value([list(c) for c in audit.conflicts])]
+           '],"conflicts":[', ",".join(_strings(c) for c in audit.conflicts), "]"]
     if audit.groups:
-        out += ',"groups":', _value(dict(audit.groups))
+        out += ',"groups":', _mapping(audit.groups)
     if audit.notes:
         out += ',"notes":', _value(list(audit.notes))
     if audit.not_applicable:
@@ -76,10 +76,13 @@ def _figure(figure: Figure) -> str:
                                     f',"unit":{_value(figure.unit)},"lower":',
                                     f',"via":{_value(figure.via)}{extra}}}')
     head, middle, tail = template
-    value = _number(figure.value)
-    if figure.lower is figure.value and figure.upper is figure.value:  # a stated side: one number, written thrice
-        return "".join((head, value, middle, value, ',"upper":', value, tail))
-    return "".join((head, value, middle, _number(figure.lower), ',"upper":', _number(figure.upper), tail))
+    v, lower, upper = figure.value, figure.lower, figure.upper
+    value = repr(v) if type(v) is float and v - v == 0.0 else _number(v)
+    if lower is v and upper is v:  # a stated side: one number, written thrice
+        return f"{head}{value}{middle}{value},\"upper\":{value}{tail}"
+    if type(lower) is float and type(upper) is float and (lower - lower) + (upper - upper) == 0.0:  # both finite
+        return f"{head}{value}{middle}{lower!r},\"upper\":{upper!r}{tail}"
+    return f"{head}{value}{middle}{_number(lower)},\"upper\":{_number(upper)}{tail}"
 
 
 def _suspect(s: Suspect) -> str:
@@ -103,6 +106,16 @@ def _number(x) -> str:
     if type(x) is int:
         return int.__repr__(x)
     return _value(x)
+
+
+def _mapping(mapping) -> str:
+    if all(type(k) is str for k in mapping):
+        return "{" + ",".join(f"{_string(k)}:{_value(v)}" for k, v in mapping.items()) + "}"
+    return _value(dict(mapping))  # json.dumps's way with keys that are not text
+
+
+def _strings(texts) -> str:
+    return "[" + ",".join(map(_value, texts)) + "]"
 
 
 def _text(s: str | None) -> str:
