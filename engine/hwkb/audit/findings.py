@@ -134,6 +134,7 @@ class Suspect:
                 "sentence": self.sentence}
 
 
+_KIND_LEADS = {kind: f"{kind.label}: " for kind in CheckKind}
 _AGREEMENT = {Verdict.CONSISTENT: "agree", Verdict.WITHIN_ROUNDING: "agree within the printed rounding",
               Verdict.INCONSISTENT: "disagree beyond the printed rounding"}
 
@@ -180,16 +181,16 @@ class Check:
             dev = "" if self.deviation is None else f", {self.deviation:+.3g}%"
             return (f"documents: {self.target} = {self.value.cited} (used); {self.implied.cited}: "
                     f"{_AGREEMENT[self.status]}{dev}")
-        own = f"{self.target} = {self.value.text}" + (f" (from {self.value.via})" if self.value.via else " (stated)")
+        via = self.value.via
         dev = "" if self.deviation is None else f", {self.deviation:+.3g}%"
-        text = f"{own}; {self.rule} implies {self.implied.text}: {_AGREEMENT[self.status]}{dev}"
+        text = (f"{_KIND_LEADS[self.kind]}{self.doc} — {self.target} = {self.value.text}"
+                f"{f' (from {via})' if via else ' (stated)'}; {self.rule} implies {self.implied.text}: "
+                f"{_AGREEMENT[self.status]}{dev}")
         routes = self.routes
         if routes:
             text += f" [{'; '.join(routes)}]"
         if self.kind == CheckKind.EXPECTATION:
-            text = f"expectation: {self.doc} — {text}. {EXPECTATION_CAVEAT}"
-        else:
-            text = f"{self.kind.label}: {self.doc} — {text}"
+            text += f". {EXPECTATION_CAVEAT}"
         if self.suspects and self.status == Verdict.INCONSISTENT:
             text += f"; {self.suspects_lead}: {self.suspects[0].sentence}"
         if self.hint:
