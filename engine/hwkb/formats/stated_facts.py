@@ -6,10 +6,10 @@ its text, source and place, only to report a check that failed; building every
 Fact of every row up front was a third of the time it took to read a row.
 
 >>> from hwkb.errors import Location
->>> facts = StatedFacts({"clock": 2.52, "sms": 132.0}, {"clock": "GHz", "sms": ""}, frozenset({"sms"}), "a datasheet",
-...                     "gpu-x", Location("rows.json[0]"))
->>> list(facts), "clock" in facts, facts["clock"].text, facts["clock"].rounding
-(['clock', 'sms'], True, '2.52', 0.005)
+>>> facts = StatedFacts({"clock": 2.52, "sms": 132.0, "rate": 1.01}, {"clock": "GHz", "sms": "", "rate": "GB/s"},
+...                     {"rate": "TB/s"}, frozenset({"sms"}), "a datasheet", "gpu-x", Location("rows.json[0]"))
+>>> list(facts), "clock" in facts, facts["clock"].text, facts["clock"].rounding, facts["rate"].unit
+(['clock', 'sms', 'rate'], True, '2.52', 0.005, 'TB/s')
 >>> facts["sms"].text, facts["sms"].rounding, facts["sms"] is facts["sms"]
 ('132', 0.0, True)
 """
@@ -35,21 +35,27 @@ def printed(value: float) -> str:
 
 class StatedFacts(Mapping[VarKey, Fact]):
     """Facts of one entity and one source, each stated as a number printed in its shortest digits (:func:`printed`)
-    in a unit, exact (tolerance 0) or known to its last digit; each Fact is built once, the first time it is read."""
+    in a unit, exact (tolerance 0) or known to its last digit; each Fact is built once, the first time it is read.
 
-    __slots__ = ("_values", "_units", "_exact", "_source", "_entity", "_where", "_built")
+    ``units`` are the units of a table's columns, ``larger`` the larger ones this entity's figures use instead
+    (a rate from 1000 G up in T), so only those are kept per entity."""
 
-    def __init__(self, values: dict[VarKey, float], units: Mapping[VarKey, str], exact: frozenset[VarKey],
-                 source: str, entity: EntityId, where: Location):
-        self._values, self._units, self._exact = values, units, exact
+    __slots__ = ("_values", "_units", "_larger", "_exact", "_source", "_entity", "_where", "_built")
+
+    def __init__(self, values: dict[VarKey, float], units: Mapping[VarKey, str], larger: Mapping[VarKey, str],
+                 exact: frozenset[VarKey], source: str, entity: EntityId, where: Location):
+        self._values, self._units, self._larger, self._exact = values, units, larger, exact
         self._source, self._entity, self._where = source, entity, where
-        self._built: dict[VarKey, Fact] = {}
+        self._built: dict[VarKey, Fact] | None = None  # made when a first Fact is: most entities' never are
 
     def __getitem__(self, key: VarKey) -> Fact:
+        if self._built is None:
+            self._built = {}
         fact = self._built.get(key)
         if fact is None:
             value = self._values[key]
-            fact = self._built[key] = Fact(key, value, self._units[key], printed(value), self._source, self._entity,
+            unit = self._larger[key] if key in self._larger else self._units[key]
+            fact = self._built[key] = Fact(key, value, unit, printed(value), self._source, self._entity,
                                            self._where, tolerance=0.0 if key in self._exact else None)
         return fact
 
