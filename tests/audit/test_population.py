@@ -228,3 +228,22 @@ def test_passes_counted_together_classify_as_passes_counted_one_by_one(items):
             together.count_passed([(o.rule, o.status)], together.groups(o.groups))
             one_by_one.count(o.rule, o.status, one_by_one.groups(o.groups), o.entity)
     assert together.summary() == one_by_one.summary() == classify(outcomes)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.tuples(st.sampled_from(["fp32", "fp64", "bw"]),
+                                             st.sampled_from(["consistent", "within_rounding"])), max_size=4),
+                          st.sampled_from(["Ada", "Tesla", None])), max_size=30))
+def test_an_entitys_passes_counted_at_once_classify_as_its_outcomes(entities):
+    """A passing entity's checks are counted in one step (as a database audit counts them): the same summary as
+    its outcomes one by one."""
+    from hwkb.audit.population import Population
+    at_once, one_by_one = Population(), Population()
+    outcomes = []
+    for i, (checks, arch) in enumerate(entities):
+        groups = {"architecture": arch} if arch else {}
+        at_once.count_passed(checks, at_once.groups(groups))
+        for rule, status in checks:
+            outcomes.append(Outcome(f"e{i}", rule, status, 0.0, groups))
+            one_by_one.count(rule, status, one_by_one.groups(groups), f"e{i}")
+    assert at_once.summary() == one_by_one.summary() == classify(outcomes)

@@ -46,3 +46,25 @@ def test_a_passing_entity_reduced_to_counts_classifies_as_its_outcomes():
     counted.add([outcomes[-1]])
     assert counted.summary() == classify(outcomes)
     assert [i.entity for i in counted.summary().isolated] == ["bad"]
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 10_000])
+def test_an_audit_a_row_at_a_time_keeps_each_status_and_the_failed_facts_sources(real_kb, chunk):
+    """A streamed audit makes each entity's audit and its failed facts' sources one row at a time: each status is
+    its most severe check's, and the sources are those of the facts the failed checks concern."""
+    from hwkb.audit.findings import Verdict
+    records = load_records(SAMPLE, real_kb.model, real_kb.units)
+    items = ["h100-sxm", "a100", *records]
+    auditor = Auditor(real_kb)
+    report = auditor.audit(items, {}, chunk=chunk)
+    facts = {row.entity: row.facts for row in Auditor(real_kb).rows(items, {})}
+    expected = {}
+    for a in report.entities:
+        assert a.status == min((c.status for c in a.checks), key=lambda v: v.rank, default=None)
+        keys = {k for c in a.checks if c.status == Verdict.INCONSISTENT for k in (c.target, *c.variables)}
+        found = {k: facts[a.entity][k].source for k in keys
+                 if k in facts[a.entity] and facts[a.entity][k].entity is not None and facts[a.entity][k].source}
+        if found:
+            expected[a.entity] = found
+    assert any(a.status == Verdict.INCONSISTENT for a in report.entities) and expected
+    assert report.sources == expected

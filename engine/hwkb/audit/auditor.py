@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
+from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 from hwkb.audit.analysis import Analysis, CompiledCheck
 from hwkb.audit.applicability import Withheld, withheld_expectations
@@ -90,10 +90,16 @@ class Auditor:
 
     def report(self, rows: Sequence[Row], evaluations: Sequence[Evaluation]) -> list[EntityAudit]:
         """Each row's audit, in the order of ``rows``."""
+        return list(self._reports(rows, evaluations))
+
+    def _reports(self, rows: Sequence[Row], evaluations: Sequence[Evaluation]) -> Iterator[EntityAudit]:
+        """Each row's audit, in the order of ``rows``, made when it is asked for."""
         by_entity: dict[EntityId, list[Evaluation]] = {r.entity: [] for r in rows}
         for e in evaluations:
             by_entity[e.row.entity].append(e)
-        return [entity_audit(row, by_entity[row.entity], self.system, self._shared) for row in rows]
+        system, shared = self.system, self._shared
+        for row in rows:
+            yield entity_audit(row, by_entity[row.entity], system, shared)
 
     def audit(self, entities: Iterable[Audited], groups: Groups | None = None,
               vectorised: bool = True, chunk: int = CHUNK) -> AuditReport:
@@ -145,9 +151,12 @@ class Auditor:
         evaluations = self.evaluate({pattern: only_rows}, vectorised)
         self.timings["checks"] += time.perf_counter() - start
         start = time.perf_counter()
-        audits = self.report(only_rows, evaluations)
-        sources.update(finding_sources(only_rows, audits))
-        for (index, _), a in zip(rows, audits):
+        # an audit at a time, handed on before the next is made: a pattern's audits are never all in memory
+        for (index, row), a in zip(rows, self._reports(only_rows, evaluations)):
+            if a.status == _INCONSISTENT:
+                found = finding_sources(row.facts, a)
+                if found:
+                    sources[row.entity] = found
             tally.add(a)
             take(index, a)
         self.timings["report"] += time.perf_counter() - start
@@ -216,38 +225,45 @@ def entity_audit(row: Row, evaluations: Sequence[Evaluation], system: System,
     assessed = Assessed() if failed else None
     ranking, basis, ranked = _ranking(row, evaluations, failed, system, assessed) if failed else ({}, [], [])
     ordered: list[tuple[int, float, str, int, Check]] = []
-    for e in evaluations:
-        c = constants.get(e.check)
+    for place, e in enumerate(evaluations):
+        check, _, status, deviation, own, implied, _, _, sides, _ = e  # one unpacking: a named tuple's fields
+        c = constants.get(check)
         if c is None:
-            c = constants[e.check] = _constants_of(e.check, system)
+            c = constants[check] = _constants_of(check, system)
         name, kind, variables, target, unit, target_via, doc, source, defaults, tolerance = c
-        own, implied = e.own, e.implied
         value = Figure(target, own[0], unit, own[1], own[2], target_via)
         implied = Figure(target, implied[0], unit, implied[1], implied[2], name)
         sides = tuple([Figure(s.key, (v := canonical / s.factor), s.unit, v, v, s.via, s.inputs)
-                       for s, canonical in e.sides])
+                       for s, canonical in sides])
         suspects: tuple[Suspect, ...] = ()
         hint = None
-        if e.status == _INCONSISTENT:
+        if status == _INCONSISTENT:
             suspects = tuple(with_implied(s, row, e.fact_implied.get(s.fact), system, e.spread, assessed)
                              for s in ranking[kind == _EXPECTATION] if s.fact in variables)
             hint = check_hint(system, e, value, implied, suspects, assessed)
-        status, deviation = e.status, e.deviation
-        ordered.append((_RANK[status], -abs(deviation or 0.0), name, len(ordered),
+        ordered.append((_RANK[status], -abs(deviation or 0.0), name, place,
                         Check(name, kind, status, deviation, variables, target, value, implied, sides, doc, source,
                               defaults, suspects, hint, tolerance)))
-    for check in document_checks(row, system):
-        ordered.append((*_check_order(check), len(ordered), check))
+    if row.documented:
+        place = len(ordered)
+        ordered += [(*_check_order(check), place + i, check) for i, check in enumerate(document_checks(row, system))]
     ordered.sort()  # by _check_order, then as they came: the place breaks ties, checks are never compared
-    checks = [item[-1] for item in ordered]
-    sets = list(dict.fromkeys(frozenset(e.check.variables) for e in basis))
-    conflicts = tuple(sorted(tuple(sorted(s)) for s in sets if not any(t < s for t in sets)))
+    checks = tuple([item[-1] for item in ordered])
     notes = () if checks or row.undefined else ("no rule has all its variables known for this entity",)
     if row.undefined:
         notes += (f"{', '.join(dict.fromkeys(row.undefined))} cannot be evaluated here: a zero figure makes "
                   f"them infinite or undefined; check the figures they use",)
-    return EntityAudit(row.entity, row.name, tuple(checks), tuple(ranked), conflicts, row.groups, notes,
-                       withheld_expectations(row, system, shared.withheld))
+    audited = EntityAudit(row.entity, row.name, checks, tuple(ranked), _conflicts(basis) if basis else (),
+                          row.groups, notes,
+                          withheld_expectations(row, system, shared.withheld) if row.withheld else ())
+    audited.status = checks[0].status if checks else None  # the most severe: checks come most severe first
+    return audited
+
+
+def _conflicts(basis: Sequence[Evaluation]) -> tuple[tuple[VarKey, ...], ...]:
+    """The minimal sets of facts the failed checks ``basis`` rest on: facts that cannot all be right."""
+    sets = list(dict.fromkeys(frozenset(e.check.variables) for e in basis))
+    return tuple(sorted(tuple(sorted(s)) for s in sets if not any(t < s for t in sets)))
 
 
 def _ranking(row: Row, evaluations: Sequence[Evaluation], failed: Sequence[Evaluation], system: System,

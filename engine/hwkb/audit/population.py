@@ -194,13 +194,12 @@ class Population:
         self.failing: dict[tuple[str, str, str], list[str]] = defaultdict(list)  # -> failing entities
         self.failures: list[tuple[Outcome, tuple[str, ...]]] = []
         self.by_entity: dict[str, dict[str, Outcome]] = {}  # entities with a failure: rule -> outcome
-        self.passed: Counter = Counter()  # (rule, status, groups) -> passes not yet counted
+        self.passed: Counter = Counter()  # ((rule, status) of each check, groups) -> entities not yet counted
 
     def add(self, outcomes: Iterable[Outcome]) -> None:
         """One entity's outcomes (a later outcome of the same rule replaces an earlier one in explanations)."""
         outcomes = list(outcomes)
         groups_of: dict[int, tuple[str, ...]] = {}
-        passed = []
         for o in outcomes:
             groups = groups_of.get(id(o.groups))
             if groups is None:
@@ -209,8 +208,7 @@ class Population:
                 self.count(o.rule, o.status, groups, o.entity)
                 self.failures.append((o, groups))
             else:
-                passed.append((o.rule, o.status, groups))
-        self.passed.update(passed)
+                self.count_passed(((o.rule, o.status),), groups)
         with_failure = {o.entity for o in outcomes if o.failed}
         for o in outcomes:
             if o.entity in with_failure:
@@ -229,9 +227,10 @@ class Population:
                 self.failing[rule, g, group].append(entity)
 
     def count_passed(self, checks: Iterable[tuple[str, Verdict]], groups: tuple[str, ...]) -> None:
-        """Checks that did not fail, (rule, status) each, in their entity's groups: a pass is only counted, and
-        a database's passes, most of them alike in rule, status and groups, are counted together by :meth:`summary`."""
-        self.passed.update([(rule, status, groups) for rule, status in checks])
+        """An entity's checks that did not fail, (rule, status) each, in its groups: a pass is only counted, and
+        a database's passing entities, most of them alike in their checks and groups, are counted together by
+        :meth:`summary`."""
+        self.passed[tuple(checks), groups] += 1
 
     def _count(self, rule: str, status: Verdict, groups: tuple[str, ...], rows: int) -> None:
         self.counts[status] += rows
@@ -245,8 +244,9 @@ class Population:
         return len(self.failing.get(key, ())) / self.checked[key]
 
     def summary(self) -> PopulationSummary:
-        for (rule, status, groups), rows in self.passed.items():
-            self._count(rule, status, groups, rows)
+        for (checks, groups), rows in self.passed.items():
+            for rule, status in checks:
+                self._count(rule, status, groups, rows)
         self.passed.clear()
         by = self.by
         # a candidate's rank: share, then rows, then the earlier grouping of ``by``

@@ -15,7 +15,7 @@ from typing import Mapping, Sequence
 from urllib.parse import urlsplit
 
 from hwkb.audit.findings import Check, EntityAudit, Verdict
-from hwkb.definitions.model import EntityId, VarKey
+from hwkb.definitions.model import EntityId, Fact, VarKey
 from hwkb.formats.html_pages import Markup, anchor, escape, first_url, link, page, strip_plot, table
 
 __all__ = ["audit_page", "finding_sources", "Shown", "PLOT_FROM"]
@@ -29,19 +29,10 @@ _CHECK_COLUMNS = ("status", "kind", "rule", "target", "value", "implied", "devia
 Shown = tuple[EntityAudit, str, Sequence[tuple[Check, Sequence[str], Sequence[str]]]]
 
 
-def finding_sources(rows, audits: Sequence[EntityAudit]) -> dict[EntityId, dict[VarKey, str]]:
-    """The source text of each stated fact a failed check concerns, per entity (``rows`` are the audit's rows)."""
-    facts_of = {row.entity: row.facts for row in rows}
-    out: dict[EntityId, dict[VarKey, str]] = {}
-    for a in audits:
-        if a.status != Verdict.INCONSISTENT:
-            continue
-        facts = facts_of.get(a.entity, {})
-        keys = {k for c in a.checks if c.status == Verdict.INCONSISTENT for k in (c.target, *c.variables)}
-        found = {k: f.source for k in keys if k in facts and (f := facts[k]).entity is not None and f.source}
-        if found:
-            out[a.entity] = found
-    return out
+def finding_sources(facts: Mapping[VarKey, Fact], audit: EntityAudit) -> dict[VarKey, str]:
+    """The source text of each stated fact a failed check of ``audit`` concerns (``facts``: its row's facts)."""
+    keys = {k for c in audit.checks if c.status == Verdict.INCONSISTENT for k in (c.target, *c.variables)}
+    return {k: f.source for k in keys if k in facts and (f := facts[k]).entity is not None and f.source}
 
 
 def _source(sources: Mapping[VarKey, str], check: Check) -> Markup:
