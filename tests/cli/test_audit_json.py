@@ -53,7 +53,7 @@ def checks(draw) -> Check:
                  draw(st.none() | texts), draw(numbers.filter(math.isfinite)))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=75, deadline=None)
 @given(st.lists(checks(), max_size=3), st.lists(suspects, max_size=2),
        st.lists(st.lists(keys, min_size=1, max_size=2).map(tuple), max_size=2),
        st.dictionaries(texts | st.integers(), texts, max_size=2), st.lists(texts, max_size=2),
