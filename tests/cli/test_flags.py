@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 from pathlib import Path
+
+import pytest
 
 from hwkb.cli import flags
 from hwkb.errors import KBErrors, QueryError
@@ -32,3 +35,15 @@ def test_every_error_is_one_line(capsys):
     flags.print_errors(KBErrors([QueryError("first"), QueryError("second", hint="try again")]))
     flags.print_errors(QueryError("third"))
     assert capsys.readouterr().err == "error: first\nerror: second; try again\nerror: third\n"
+
+
+def test_few_collections_raises_the_threshold_for_the_stream_and_restores_it():
+    before = gc.get_threshold()
+    with flags.few_collections(threshold=before[0] + 12345):
+        assert gc.get_threshold() == (before[0] + 12345, *before[1:])
+        with pytest.raises(KeyError):
+            with flags.few_collections(threshold=1):  # never lowers it
+                assert gc.get_threshold()[0] == before[0] + 12345
+                raise KeyError
+        assert gc.get_threshold()[0] == before[0] + 12345
+    assert gc.get_threshold() == before
