@@ -15,7 +15,7 @@ from hwkb.solving.values import FactOrigin, RuleOrigin
 
 
 def test_all_names_exist():
-    assert sorted(solve_module.__all__) == ["MAX_DETOUR", "Solver", "Structure"]
+    assert sorted(solve_module.__all__) == ["MAX_DETOUR", "MAX_PLANS", "Solver", "Structure"]
     assert [str(s) for s in Status] == ["stated", "derived", "underdetermined", "inconsistent", "not_applicable"]
 
 
@@ -273,3 +273,31 @@ sheet: {kind: product, facts: {sms: 100, peak_a: 102.4 TFLOPS, peak_b: 204.9 TFL
     assert s.status == "underdetermined"
     assert ("rate_a",) in s.needs and ("rate_b",) in s.needs
     assert kb.solve("sms", gpu="sheet").notes == ()
+
+
+# ---------------------------------------------------------------- plans shared by what is known
+
+def test_queries_that_know_the_same_keys_share_one_plan_and_keep_their_own_values(tiny_kb):
+    first = tiny_kb.solver(tiny_kb.context(gpu="chip"))
+    other = tiny_kb.solver(tiny_kb.context(gpu="chip", facts=["sm_count=200"]))
+    assert other.plan is first.plan
+    assert other.values["clock"].canonical == pytest.approx(first.values["clock"].canonical / 2)
+    not_applicable = tiny_kb.solver(tiny_kb.context(gpu="chip", facts=["fma_rate[bf16]=n/a"]))
+    assert not_applicable.plan is not first.plan and "peak[bf16]" not in not_applicable.values
+    assert tiny_kb.solver(tiny_kb.context(gpu="chip"), use_expectations=True).plan is not first.plan
+
+
+def test_where_equalities_plan_afresh(tiny_kb):
+    context = tiny_kb.context(facts=["peak[fp16]=204.8 TFLOPS", "fma_rate[fp16]=1024"])
+    plans = dict(tiny_kb.plans)
+    with_where = tiny_kb.solver(context, where=["sm_count = 100"])
+    assert with_where.values["clock"].canonical == pytest.approx(1e9)
+    assert all(p is not with_where.plan for p in tiny_kb.plans.values()) and plans.items() <= tiny_kb.plans.items()
+
+
+def test_the_plans_kept_are_bounded(tiny_kb, monkeypatch):
+    monkeypatch.setattr(solve_module, "MAX_PLANS", 1)
+    tiny_kb.plans.clear()
+    tiny_kb.solver(tiny_kb.context(gpu="chip"))
+    tiny_kb.solver(tiny_kb.context(gpu="chip", facts=["fma_rate[bf16]=n/a"]))
+    assert len(tiny_kb.plans) == 1

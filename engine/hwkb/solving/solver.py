@@ -21,10 +21,12 @@ from hwkb.solving.solution import Solution, Status
 from hwkb.solving.system import System
 from hwkb.solving.values import FactOrigin, OtherDocument, RuleOrigin, Value
 
-__all__ = ["Solver", "Structure", "MAX_DETOUR"]
+__all__ = ["Solver", "Structure", "MAX_DETOUR", "MAX_PLANS"]
 
 #: how many relations deep an independent route may go around a value computed from its target
 MAX_DETOUR = 3
+#: plans a system keeps (each a few hundred bytes); past it they are made afresh
+MAX_PLANS = 4096
 
 
 class Structure:
@@ -63,10 +65,23 @@ class Solver(Structure):
         for key, fact in context.facts.items():
             if fact.applicable:
                 self.values[key] = self._fact_value(fact)
-        self.plan: Plan = make_plan(self.keysets, self.values, self.can_solve, self.usable)
+        self.plan: Plan = self._plan(use_expectations)
         self.producer: dict[VarKey, int] = {}
         for step in self.plan.steps:
             self._evaluate(step)
+
+    def _plan(self, use_expectations: bool) -> Plan:
+        """The plan of what the known values give, shared by the queries that know the same keys (a plan depends
+        on which keys are known, not on their values); --where equalities make a structure of their own."""
+        if self.given:
+            return make_plan(self.keysets, self.values, self.can_solve, self.usable)
+        key = (use_expectations, frozenset(self.values), self.context.not_applicable)
+        plan = self.kb.plans.get(key)
+        if plan is None:
+            if len(self.kb.plans) >= MAX_PLANS:
+                self.kb.plans.clear()
+            plan = self.kb.plans[key] = make_plan(self.keysets, self.values, self.can_solve, self.usable)
+        return plan
 
     # -- values
     def _fact_value(self, fact: Fact) -> Value:

@@ -34,6 +34,9 @@ class System:
         self.directories = tuple(directories)
         self.solutions = SolutionCache() if solutions is None else solutions  # --where equalities solve through it
         self.relation_index = {r.name: r for r in relations}
+        #: plans by what a query knows (which keys, which are n/a, expectations or not): a plan follows from the
+        #: structure alone, so queries that know the same keys share one (solving.solver fills it)
+        self.plans: dict[tuple, object] = {}
 
     def context(self, gpu: str | None = None, layers: Iterable[str] = (), facts: Iterable = (),
                 via: str = "set", base: Context | None = None) -> Context:
