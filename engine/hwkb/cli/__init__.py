@@ -8,7 +8,9 @@
   (``list``), :mod:`~hwkb.cli.run`, :mod:`~hwkb.cli.audit`, :mod:`~hwkb.cli.whatif`, :mod:`~hwkb.cli.simulate`;
   each adds its subcommand with ``register(subparsers)``;
 * :mod:`~hwkb.cli.plots` draws runs and sweeps (matplotlib, an optional extra), :mod:`~hwkb.cli.writeback`
-  writes derived values as an entity file, atomically.
+  writes derived values as an entity file, atomically;
+* a database's audit streams: :mod:`~hwkb.cli.audit_json` writes each entity's JSON from templates and
+  :mod:`~hwkb.cli.spool` sets it aside until the order is known.
 
 The text a result prints lives with the result (:mod:`hwkb.solving.text`, :mod:`hwkb.questions.text`).
 """
