@@ -253,11 +253,8 @@ def entity_audit(row: Row, evaluations: Sequence[Evaluation], system: System,
     if row.undefined:
         notes += (f"{', '.join(dict.fromkeys(row.undefined))} cannot be evaluated here: a zero figure makes "
                   f"them infinite or undefined; check the figures they use",)
-    audited = EntityAudit(row.entity, row.name, checks, tuple(ranked), _conflicts(basis) if basis else (),
-                          row.groups, notes,
-                          withheld_expectations(row, system, shared.withheld) if row.withheld else ())
-    audited.status = checks[0].status if checks else None  # the most severe: checks come most severe first
-    return audited
+    return EntityAudit(row.entity, row.name, checks, tuple(ranked), _conflicts(basis) if basis else (),
+                       row.groups, notes, withheld_expectations(row, system, shared.withheld) if row.withheld else ())
 
 
 def _conflicts(basis: Sequence[Evaluation]) -> tuple[tuple[VarKey, ...], ...]:

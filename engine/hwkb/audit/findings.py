@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import cached_property
 from typing import Mapping
 
 from hwkb.definitions.model import EntityId, VarKey
@@ -239,10 +238,11 @@ class EntityAudit:
     groups: Mapping[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     not_applicable: tuple[NotApplicable, ...] = ()
+    #: the most severe check's verdict (None without checks), worked out once as the audit is made
+    status: Verdict | None = field(init=False, repr=False, compare=False)
 
-    @cached_property
-    def status(self) -> Verdict | None:
-        return min((c.status for c in self.checks), key=_VERDICT_RANKS.__getitem__, default=None)
+    def __post_init__(self) -> None:
+        self.status = min((c.status for c in self.checks), key=_VERDICT_RANKS.__getitem__, default=None)
 
     def counts(self) -> dict[Verdict, int]:
         return {v: sum(c.status == v for c in self.checks) for v in Verdict}
