@@ -17,6 +17,7 @@ from hwkb.definitions.units import Units
 from hwkb.errors import DimensionError, Location
 from hwkb.formats.caches import SolutionCache
 from hwkb.solving.context import Context, build_context
+from hwkb.solving.plan import Plan
 from hwkb.solving.relations import Relation, check_dimensions, compile_relations
 
 __all__ = ["System"]
@@ -36,7 +37,7 @@ class System:
         self.relation_index = {r.name: r for r in relations}
         #: plans by what a query knows (which keys, which are n/a, expectations or not): a plan follows from the
         #: structure alone, so queries that know the same keys share one (solving.solver fills it)
-        self.plans: dict[tuple, object] = {}
+        self.plans: dict[tuple, Plan] = {}
 
     def context(self, gpu: str | None = None, layers: Iterable[str] = (), facts: Iterable = (),
                 via: str = "set", base: Context | None = None) -> Context:
