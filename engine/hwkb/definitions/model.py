@@ -17,7 +17,7 @@ from hwkb.definitions.expressions import Ref, RelationTree
 __all__ = [
     "VarName", "VarKey", "EntityId", "IndexSet", "Variable", "Fact", "Rule", "Simulation", "SimulationModel",
     "SIMULATION_MODELS",
-    "Entity", "Model", "ancestry", "var_key", "split_key", "alias_table", "resolve_name", "RULE_KINDS",
+    "Entity", "Model", "ancestry", "var_key", "split_key", "half_unit", "alias_table", "resolve_name", "RULE_KINDS",
     "ENTITY_KINDS",
 ]
 
@@ -86,10 +86,19 @@ class Fact:
     @property
     def printed_rounding(self) -> float:
         """Half a unit in the last digit ``text`` prints, in ``unit``, whatever the tolerance."""
-        text = self.text.strip().lower().replace("_", "")
-        mantissa, _, exponent = text.partition("e")
-        decimals = len(mantissa.split(".", 1)[1]) if "." in mantissa else 0
-        return 0.5 * 10.0 ** (int(exponent or 0) - decimals)
+        return half_unit(self.text)
+
+
+def half_unit(text: str) -> float:
+    """Half a unit in the last digit a number's text prints: how far the printed figure may be from the true one.
+
+    >>> half_unit("82.58"), half_unit("2520"), half_unit("3.2e-05"), half_unit("1e+16"), half_unit("1_000.5")
+    (0.005, 0.5, 5e-07, 5000000000000000.0, 0.05)
+    """
+    text = text.strip().lower().replace("_", "")
+    mantissa, _, exponent = text.partition("e")
+    decimals = len(mantissa.split(".", 1)[1]) if "." in mantissa else 0
+    return 0.5 * 10.0 ** (int(exponent or 0) - decimals)
 
 
 @dataclass(frozen=True)

