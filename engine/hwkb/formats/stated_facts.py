@@ -24,12 +24,12 @@ __all__ = ["StatedFacts", "printed"]
 
 
 def printed(value: float) -> str:
-    """The shortest digits that give ``value`` back, as a datasheet prints them (no trailing ".0").
+    """The shortest digits that give ``value`` (a number) back, as a datasheet prints them (no trailing ".0").
 
-    >>> printed(82.58), printed(2520.0), printed(3.2e-05)
-    ('82.58', '2520', '3.2e-05')
+    >>> printed(82.58), printed(2520.0), printed(3.2e-05), printed(7)
+    ('82.58', '2520', '3.2e-05', '7')
     """
-    text = repr(value)
+    text = repr(float(value))
     return text[:-2] if text.endswith(".0") else text
 
 

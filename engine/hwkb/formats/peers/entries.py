@@ -19,13 +19,14 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping, Sequence
 
-from hwkb.definitions.model import Entity, EntityId, Fact, Model, VarKey, split_key
+from hwkb.definitions.model import Entity, EntityId, Fact, Model, VarKey, half_unit, split_key
 from hwkb.definitions.units import Units
 from hwkb.errors import KBError, LoadError, Location, suggest
 from hwkb.formats.peers.documents import Item, number_of, text_of
+from hwkb.formats.stated_facts import printed
 
 __all__ = ["PeerField", "NameMatch", "PeerEntry", "PeerFormat", "Written", "build_entry", "tool_figures",
-           "Number", "printable", "json_text", "printed", "half_digit", "CONVERTED_ZEROS", "nest", "display", "check_keys", "name_table", "DTYPES"]
+           "Number", "printable", "json_text", "half_digit", "CONVERTED_ZEROS", "nest", "display", "check_keys", "name_table", "DTYPES"]
 
 #: a tool's data-type names -> the KB's precision index
 DTYPES: Mapping[str, str] = {"fp16": "fp16", "float16": "fp16", "half": "fp16", "bf16": "bf16", "bfloat16": "bf16",
@@ -182,13 +183,7 @@ def half_digit(text: str) -> float:
     whole = mantissa.removesuffix(".0").lstrip("+-")
     if not exponent and whole.isdigit() and len(whole) - len(whole.rstrip("0")) >= CONVERTED_ZEROS:
         return 0.5 * 10.0 ** (len(whole) - len(whole.rstrip("0")))
-    decimals = len(mantissa.split(".", 1)[1]) if "." in mantissa else 0
-    return 0.5 * 10.0 ** (int(exponent or 0) - decimals)
-
-
-def printed(x: float) -> str:
-    text = repr(float(x))
-    return text[:-2] if text.endswith(".0") else text
+    return half_unit(text)
 
 
 @dataclass(frozen=True)
