@@ -202,3 +202,13 @@ def test_a_fact_keeps_other_documents_figures():
     other = _fact("96", value=96.0)
     fact = dataclasses.replace(_fact("100", value=100.0), also=(other,))
     assert fact.also[0].value == 96.0 and _fact("1").also == ()
+
+
+def test_an_integer_index_value_shows_its_variables_work_in_operations():
+    precision = IndexSet("precision", ("fp16", "int8"), "", HERE, integer=("int8",))
+    variables = {"peak": Variable("peak", "TFLOPS", "peak", HERE, index="precision"),
+                 "rate": Variable("rate", "flop/cycle", "rate", HERE, index="precision"),
+                 "clock": Variable("clock", "GHz", "clock", HERE)}
+    m = Model({"precision": precision}, variables, {}, {}, ())
+    assert [m.unit_of(k) for k in ("peak[fp16]", "peak[int8]", "rate[int8]", "clock")] == \
+        ["TFLOPS", "TOPS", "op/cycle", "GHz"]

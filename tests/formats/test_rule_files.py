@@ -34,6 +34,8 @@ def errors_of(tmp_path, monkeypatch, rules: str) -> list[str]:
      ["rules/bad.yaml:2:41: '5 TFLOPS' does not fit x, which is in GHz; "
       "give it in GHz or a unit of the same dimension"]),
     ("indices:\n  size: {doc: no values}\n", ["rules/bad.yaml:2:9: index set 'size' lacks 'values'"]),
+    ("indices:\n  size: {values: [a, b], integer: [c]}\n",
+     ["rules/bad.yaml:2:35: unknown size value 'c'; one of a, b"]),
     ("rules:\n  r: {doc: d, source: s}\n", ["rules/bad.yaml:2:3: rule 'r' lacks 'eq'; write eq: LHS = RHS"]),
     ("rules:\n  r: {doc: d, source: s, eq: clock <= clock}\n",
      ["rules/bad.yaml:2:30: a rule states an equation, not '<='; constraints belong in a query's --where"]),
@@ -170,3 +172,8 @@ def test_aliases_as_declared(tmp_path, monkeypatch):
 ])
 def test_alias_errors(rules, messages, tmp_path, monkeypatch):
     assert errors_of(tmp_path, monkeypatch, rules) == messages
+
+
+def test_an_index_set_names_its_integer_values(tmp_path, monkeypatch):
+    kb = write_kb(tmp_path, monkeypatch, {"rules/x.yaml": "indices:\n  size: {values: [a, b], integer: [b]}\n"})
+    assert load_model([kb])[0].indices["size"].integer == ("b",)

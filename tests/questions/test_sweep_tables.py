@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from hwkb.definitions.quantities import format_number
+from hwkb.definitions.display import display_scale, format_number
 from hwkb.questions import sweep_tables
 from hwkb.questions.sweeps import Axis, SweepResult
 
@@ -30,9 +30,13 @@ def _result(notes=()) -> SweepResult:
 
 
 def _table_row_by_row(result: SweepResult) -> str:
-    text = [[format_number(x) for x in row] for row in result.rows()]
-    widths = [max(len(h), *(len(r[i]) for r in text)) for i, h in enumerate(result.headers)]
-    lines = ["  ".join(h.rjust(w) for h, w in zip(result.headers, widths))]
+    """Each column in the unit the one display rule picks for its numbers, the numbers formatted one by one."""
+    rows = result.rows()
+    scales = [display_scale(unit, [row[i] for row in rows]) for i, unit in enumerate(result.units)]
+    headers = [f"{c} [{u}]" if u else c for c, (_, u) in zip(result.columns, scales)]
+    text = [[format_number(None if x is None else x * f) for x, (f, _) in zip(row, scales)] for row in rows]
+    widths = [max(len(h), *(len(r[i]) for r in text)) for i, h in enumerate(headers)]
+    lines = ["  ".join(h.rjust(w) for h, w in zip(headers, widths))]
     lines += ["  ".join(t.rjust(w) for t, w in zip(row, widths)) for row in text]
     return "\n".join(lines + [f"note: {n}" for n in result.notes])
 
@@ -47,6 +51,14 @@ def test_the_grid_is_computed_in_chunks_as_a_meshgrid(chunked):
 def test_the_table(chunked):
     result = _result(notes=("a note",))
     assert result.render() == _table_row_by_row(result)
+
+
+def test_the_table_shows_a_fraction_in_percent_and_a_large_rate_with_a_prefix_where_csv_keeps_the_unit(chunked):
+    axis = Axis("smem_share", "fraction", (0.25, 0.5), False)
+    result = SweepResult("rate", "exp/s", (axis,), None, np.array([2.5e12, 5e12]), "closed form", None)
+    assert result.render() == "smem_share [%]  rate [Texp/s]\n            25            2.5\n            50              5"
+    assert result.to_csv().splitlines() == ["smem_share [fraction],rate [exp/s]", "0.25,2500000000000.0",
+                                            "0.5,5000000000000.0"]
 
 
 def test_csv(chunked):

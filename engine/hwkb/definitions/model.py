@@ -13,6 +13,7 @@ from typing import Mapping, MutableMapping
 
 from hwkb.errors import KBError, Location, UnknownNameError
 from hwkb.definitions.expressions import Ref, RelationTree
+from hwkb.definitions.display import integer_ops_unit
 
 __all__ = [
     "VarName", "VarKey", "EntityId", "IndexSet", "Variable", "Fact", "Rule", "Simulation", "SimulationModel",
@@ -50,10 +51,13 @@ def split_key(key: VarKey) -> tuple[VarName, str | None]:
 
 @dataclass(frozen=True)
 class IndexSet:
+    """The values an index runs over; ``integer`` names those whose work counts integer operations (int8), so a
+    variable's flop and FLOPS read op and OPS there (:meth:`Model.unit_of`)."""
     name: str
     values: tuple[str, ...]
     doc: str
     where: Location
+    integer: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -216,8 +220,15 @@ class Model:
             raise UnknownNameError("entity", entity_id, self.entities, where=where) from None
 
     def unit_of(self, key: VarKey) -> str:
-        """The display unit of a key (its variable's unit)."""
-        return self.variables[split_key(key)[0]].unit
+        """The display unit of a key: its variable's, in operations rather than flop at an integer index value.
+
+        ``tc_peak[int8]`` is in TOPS where its variable is in TFLOPS (the same size: flop = op in units.txt).
+        """
+        name, index = split_key(key)
+        variable = self.variables[name]
+        if index is not None and variable.index is not None and index in self.indices[variable.index].integer:
+            return integer_ops_unit(variable.unit)
+        return variable.unit
 
     def all_keys(self) -> list[VarKey]:
         return [k for v in self.variables.values() for k in v.keys(self.indices)]

@@ -1,4 +1,6 @@
-"""The one syntax of quantities as text: how a number with its unit is written, read and shown.
+"""The one syntax of quantities as text: how a number with its unit is written and read.
+
+How one is shown is :mod:`~hwkb.definitions.display`.
 
 A KB file, ``--set``, ``--given`` and a sweep value share one grammar: a number
 (a Python float literal, underscores allowed; an exponent needs digits, so
@@ -22,6 +24,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from hwkb.definitions.display import format_number  # where renderers have always found them
 from hwkb.definitions.limits import MAX_MAGNITUDE, MAX_QUANTITY_CHARS
 from hwkb.definitions.units import NUMBER, Units
 from hwkb.errors import LimitError, Location, UnitError
@@ -124,16 +127,3 @@ def _split(text: str, unit: str) -> tuple[str, str]:
     if written.startswith("/"):  # '1 /cycle' is one per cycle: the unit is 1/cycle
         written = "1" + written
     return match.group(0), written or unit
-
-
-def format_number(x: float | None, digits: int = 4) -> str:
-    """Four significant digits; whole numbers below 1e9 as integers.
-
-    >>> format_number(1.8299449), format_number(989.4), format_number(3.86484e12), format_number(128.0)
-    ('1.83', '989.4', '3.865e+12', '128')
-    """
-    if x is None:
-        return "-"
-    if x % 1 == 0 and abs(x) < 1e9:  # NaN and the infinities leave a NaN remainder
-        return str(int(x))
-    return format(x, ".4g" if digits == 4 else f".{digits}g")

@@ -35,15 +35,23 @@ def read_rule_file(reader: NodeReader, root: Node, indices: dict[str, IndexSet],
         return
     if "indices" in sections:
         for name, (key_node, node) in (reader.mapping(sections["indices"][1], "indices") or {}).items():
-            fields = reader.mapping(node, f"index set {name!r}", ("values", "doc"), ("values",))
+            fields = reader.mapping(node, f"index set {name!r}", ("values", "integer", "doc"), ("values",))
             if fields is None or "values" not in fields:
                 continue
             values = reader.names(fields["values"][1], f"the values of {name!r}") or []
             if not (check_name(reader, key_node, name, "index set")
                     and all(check_name(reader, fields["values"][1], v, "index value") for v in values)):
                 continue
+            integer = reader.names(fields["integer"][1], f"the integer values of {name!r}") or [] \
+                if "integer" in fields else []
+            unknown = [v for v in integer if v not in values]
+            if unknown:
+                reader.errors.append(UnknownNameError(f"{name} value", unknown[0], values,
+                                                      where=reader.at(fields["integer"][1])))
+                continue
             doc = reader.text(fields["doc"][1], "doc") if "doc" in fields else ""
-            reader.declare(indices, name, key_node, IndexSet(name, tuple(values), doc or "", reader.at(key_node)))
+            reader.declare(indices, name, key_node,
+                           IndexSet(name, tuple(values), doc or "", reader.at(key_node), tuple(integer)))
     for section, what, allowed, required, out in (
             ("variables", "variable", _VARIABLE_FIELDS, ("unit", "doc"), variables),
             ("rules", "rule", _RULE_FIELDS, ("doc", "source"), rules)):

@@ -4,8 +4,10 @@ holding the grid or a list of rows.
 The grid is the product of the axes, the first varying slowest; a chunk of it is computed from the flat
 point numbers (:func:`grid_chunk`). Printing formats each axis's distinct values once and picks them per
 row; only the target's column is formatted point by point, with one vectorised pass over a chunk. Each
-text is exactly what the row-by-row forms give: :func:`~hwkb.definitions.quantities.format_number` in the
-table, ``repr`` in CSV and JSON, an empty cell (``null``, ``-``) for a value that is not finite.
+text is exactly what the row-by-row forms give: :func:`~hwkb.definitions.display.format_number` in the
+table, each column in the unit :func:`~hwkb.definitions.display.display_scale` shows it in (a fraction in
+percent, a large rate with a prefix), ``repr`` in CSV and JSON, in the declared units, an empty cell
+(``null``, ``-``) for a value that is not finite.
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from hwkb.definitions.quantities import format_number
+from hwkb.definitions.display import display_scale, format_number
 
 __all__ = ["CHUNK", "grid_chunk", "table_chunks", "csv_chunks", "json_row_chunks"]
 
@@ -64,23 +66,31 @@ def _plain_texts(values: np.ndarray, empty: str) -> list[str]:
     return texts
 
 
-def _columns(axes: Sequence, values: np.ndarray, start: int, stop: int, axis_text, value_texts) -> list[list[str]]:
-    """The texts of each column for the rows ``start`` to ``stop``: the axes' from their distinct values."""
+def _columns(axes: Sequence, values: np.ndarray, start: int, stop: int, axis_texts, value_texts) -> list[list[str]]:
+    """The texts of each column for the rows ``start`` to ``stop``: the axes' from their distinct values, each
+    formatted by its function in ``axis_texts``."""
     columns = []
-    for axis, index in zip(axes, _indices(axes, start, stop)):
-        distinct = np.array([axis_text(_axis_cell(axis, x)) for x in axis.values], dtype=object)
+    for axis, index, text in zip(axes, _indices(axes, start, stop), axis_texts):
+        distinct = np.array([text(_axis_cell(axis, x)) for x in axis.values], dtype=object)
         columns.append(distinct[index].tolist())
     columns.append(value_texts(values[start:stop]))
     return columns
 
 
-def table_chunks(headers: Sequence[str], axes: Sequence, values: np.ndarray, notes: Sequence[str]) -> Iterator[str]:
+def table_chunks(columns: Sequence[str], units: Sequence[str], axes: Sequence, values: np.ndarray,
+                 notes: Sequence[str]) -> Iterator[str]:
     """The table as ``SweepResult.render`` gives it, in pieces: the widths are measured in a first pass."""
     total = values.size
-    axis_widths = [max((len(format_number(_axis_cell(a, x))) for x in a.values), default=0) for a in axes]
+    finite = values[np.isfinite(values)]
+    largest = float(np.abs(finite).max()) if finite.size else None
+    scales = [display_scale(a.unit, a.values) for a in axes] + [display_scale(units[-1], (largest,))]
+    headers = [f"{c} [{u}]" if u else c for c, (_, u) in zip(columns, scales)]
+    factor = scales[-1][0]
+    axis_text = [lambda x, f=f: format_number(x * f) for f, _ in scales[:-1]]
+    axis_widths = [max((len(t(_axis_cell(a, x))) for x in a.values), default=0) for a, t in zip(axes, axis_text)]
     kept, value_width = [], 0
     for start in range(0, total, CHUNK):
-        texts = _table_texts(values[start:start + CHUNK])
+        texts = _table_texts(values[start:start + CHUNK] * factor)
         value_width = max(value_width, max(map(len, texts)))
         if total <= _KEPT:
             kept.append(texts)
@@ -89,9 +99,8 @@ def table_chunks(headers: Sequence[str], axes: Sequence, values: np.ndarray, not
     line = "\n" + "  ".join(f"{{:>{w}}}" for w in widths)
     for n, start in enumerate(range(0, total, CHUNK)):
         stop = min(start + CHUNK, total)
-        value_texts = (lambda chunk, n=n: kept[n]) if kept else _table_texts
-        columns = _columns(axes, values, start, stop, format_number, value_texts)
-        yield "".join(map(line.format, *columns))
+        value_texts = (lambda chunk, n=n: kept[n]) if kept else (lambda chunk: _table_texts(chunk * factor))
+        yield "".join(map(line.format, *_columns(axes, values, start, stop, axis_text, value_texts)))
     for note in notes:
         yield f"\nnote: {note}"
 
@@ -100,7 +109,7 @@ def csv_chunks(axes: Sequence, values: np.ndarray) -> Iterator[str]:
     """The CSV rows (after the header) as ``csv.writer`` writes them: no cell needs quoting."""
     line = ",".join(["{}"] * (len(axes) + 1)) + "\n"
     for start in range(0, values.size, CHUNK):
-        columns = _columns(axes, values, start, min(start + CHUNK, values.size), repr,
+        columns = _columns(axes, values, start, min(start + CHUNK, values.size), [repr] * len(axes),
                            lambda chunk: _plain_texts(chunk, ""))
         yield "".join(map(line.format, *columns))
 
@@ -114,7 +123,7 @@ def json_row_chunks(axes: Sequence, values: np.ndarray, depth: int) -> Iterator[
     row = outer + "[" + inner + ("," + inner).join(["{}"] * (len(axes) + 1)) + outer + "]"
     yield "["
     for start in range(0, values.size, CHUNK):
-        columns = _columns(axes, values, start, min(start + CHUNK, values.size), repr,
+        columns = _columns(axes, values, start, min(start + CHUNK, values.size), [repr] * len(axes),
                            lambda chunk: _plain_texts(chunk, "null"))
         yield ("," if start else "") + ",".join(map(row.format, *columns))
     yield "\n" + "  " * depth + "]"

@@ -177,7 +177,7 @@ class SweepResult:
 
     def table_chunks(self) -> Iterator[str]:
         """The table, in pieces (no newline at the end)."""
-        return table_chunks(self.headers, self.axes, self.values, self.notes)
+        return table_chunks(self.columns, self.units, self.axes, self.values, self.notes)
 
     def render(self) -> str:
         return "".join(self.table_chunks())

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from hwkb.definitions.quantities import format_number
+from hwkb.definitions.display import display_scale, format_number, format_quantity
 from hwkb.solving.solution import Status
 
 __all__ = ["render_whatif", "render_symbolic", "format_change", "WHATIF_COLUMNS", "MARKED_STATUSES"]
@@ -51,7 +51,7 @@ def format_change(change: float | None) -> str:
 
 
 def _overridden_facts(context, via: str) -> str:
-    return ", ".join(f"{key} = {format_number(context.facts[key].value)} {context.facts[key].unit}".rstrip()
+    return ", ".join(f"{key} = {format_quantity(context.facts[key].value, context.facts[key].unit)}"
                      for key, given_via in context.overrides.items() if given_via == via)
 
 
@@ -61,8 +61,10 @@ def _whatif_cells(row) -> tuple[list[str], str]:
     marks += [f"{side} {status}" for side, status in (("baseline", row.baseline_status),
                                                       ("scenario", row.scenario_status))
               if status in MARKED_STATUSES]
-    cells = [row.variable, format_number(row.baseline.magnitude if row.baseline else None),
-             format_number(row.scenario.magnitude if row.scenario else None), row.unit, format_change(row.change)]
+    sides = [side.magnitude if side else None for side in (row.baseline, row.scenario)]
+    factor, unit = display_scale(row.unit, sides)
+    cells = [row.variable, *(format_number(None if m is None else m * factor) for m in sides), unit,
+             format_change(row.change)]
     return cells, ", ".join(marks)
 
 
@@ -81,7 +83,7 @@ def render_symbolic(solution) -> str:
     lines.append(f"  latex: {extra['latex']}")
     if solution.value is not None:
         at = ", ".join(f"{k}={format_number(v)}" for k, v in extra["point"].items())
-        lines.append(f"  value{' at ' + at if at else ''}: {format_number(solution.magnitude)} {solution.unit}".rstrip())
+        lines.append(f"  value{' at ' + at if at else ''}: {format_quantity(solution.magnitude, solution.unit)}")
     if "sensitivity" in extra:
         lines.append(f"  elasticity ∂ln {solution.variable} / ∂ln x:")
         for item in extra["sensitivity"]:

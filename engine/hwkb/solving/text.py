@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from hwkb.definitions.quantities import format_number
+from hwkb.definitions.display import format_parts, format_quantity
 from hwkb.solving.values import Value
 
 __all__ = ["render_tree", "format_intervals", "format_value", "render_solution", "render_answer", "render_limiter",
@@ -15,7 +15,7 @@ __all__ = ["render_tree", "format_intervals", "format_value", "render_solution",
 
 
 def format_value(value: Value) -> str:
-    return f"{format_number(value.magnitude)} {value.unit}".rstrip()
+    return format_quantity(value.magnitude, value.unit)
 
 
 def render_tree(value: Value, indent: str = "") -> str:
@@ -37,7 +37,7 @@ def _render(value: Value, prefix: str, lines: list[str], seen: set, last: bool, 
         who = ", ".join(p for p in (origin.entity, label, origin.source) if p)
         lines.append(f"{prefix}{branch}{head}   [{who or 'fact'}]")
         pad = prefix + ("" if root else ("   " if last else "│  "))
-        lines += [f"{pad}   another document: {format_number(o.value)} {value.unit}".rstrip() + f"   [{o.source}]"
+        lines += [f"{pad}   another document: {format_quantity(o.value, value.unit)}   [{o.source}]"
                   for o in origin.also]
         return
     label = "simulation" if origin.kind == "simulated" else origin.kind
@@ -75,7 +75,7 @@ def render_solution(solution, explain: bool = False) -> str:
         lines.append("  independent routes disagree beyond rounding:")
         for alternative in (solution.value, *solution.alternatives):
             route = "the stated fact" if alternative.stated else alternative.origin.rule
-            lines.append(f"    {format_number(alternative.magnitude)} {alternative.unit} via {route}")
+            lines.append(f"    {format_quantity(alternative.magnitude, alternative.unit)} via {route}")
     if explain and solution.value is not None:
         lines.append(render_tree(solution.value))
         for alternative in solution.alternatives:
@@ -97,7 +97,7 @@ def render_answer(solution) -> str:
     alias = getattr(solution, "alias", None)
     name = f"{solution.variable} ({alias})" if alias else solution.variable
     if solution.value is not None:
-        return f"{name} = {format_number(solution.magnitude)} {solution.unit}  ({solution.status})"
+        return f"{name} = {' '.join(format_parts(solution.magnitude, solution.unit))}  ({solution.status})"
     return f"{name}: {solution.status.replace('_', ' ')}"
 
 
@@ -118,7 +118,8 @@ def render_derived(values: Sequence[Value], conflicts=None) -> str:
     width = max((len(v.key) for v in values), default=0)
     lines = []
     for v in values:
-        line = f"{v.key:<{width}}  {format_number(v.magnitude):>10} {v.unit:<10}  via {v.origin.rule}"
+        number, unit = format_parts(v.magnitude, v.unit)
+        line = f"{v.key:<{width}}  {number:>10} {unit:<10}  via {v.origin.rule}"
         if v.key in conflicts:
             others = ", ".join(f"{format_value(a)} via {a.origin.rule}" for a in conflicts[v.key])
             line += f"  [inconsistent: {others}]"
