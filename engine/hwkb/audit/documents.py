@@ -35,11 +35,11 @@ def document_checks(row: Row, system: System) -> list[Check]:
 
 def _figure(system: System, fact: Fact) -> Figure:
     """A document's figure in the variable's display unit, with its printed rounding and its source."""
-    units, variable = system.units, system.model.variables[split_key(fact.key)[0]]
-    value = units.from_canonical(units.to_canonical(fact.value, fact.unit), variable.unit)
+    units, variable, unit = system.units, system.model.variables[split_key(fact.key)[0]], system.model.unit_of(fact.key)
+    value = units.from_canonical(units.to_canonical(fact.value, fact.unit), unit)
     exact = variable.integer and fact.tolerance in (None, 0.0)
-    radius = 0.0 if exact else abs(units.from_canonical(units.to_canonical(fact.rounding, fact.unit), variable.unit))
-    return Figure(fact.key, value, variable.unit, value - radius, value + radius, source=fact.source)
+    radius = 0.0 if exact else abs(units.from_canonical(units.to_canonical(fact.rounding, fact.unit), unit))
+    return Figure(fact.key, value, unit, value - radius, value + radius, source=fact.source)
 
 
 def _check(key: str, chosen: Figure, other: Figure) -> Check:

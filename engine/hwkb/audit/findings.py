@@ -20,7 +20,7 @@ from enum import StrEnum
 from typing import Mapping
 
 from hwkb.definitions.model import EntityId, VarKey
-from hwkb.definitions.quantities import format_number
+from hwkb.definitions.display import format_quantity
 
 __all__ = ["Verdict", "CheckKind", "Figure", "Suspect", "Check", "NotApplicable", "EntityAudit", "EXPECTATION_CAVEAT",
            "quantity",
@@ -64,8 +64,8 @@ class CheckKind(_Labelled):
 
 
 def quantity(value: float | None, unit: str) -> str:
-    """``1.983 GHz`` as a report prints a value; ``-`` for none."""
-    return "-" if value is None else f"{format_number(value)}{' ' + unit if unit else ''}"
+    """``1.983 GHz`` as a report prints a value (by the one display rule: ``50 %``, ``3.865 Texp/s``); ``-`` for none."""
+    return format_quantity(value, unit)
 
 
 def fraction_of_percent(percent: float | None) -> float | None:

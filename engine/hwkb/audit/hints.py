@@ -12,7 +12,7 @@ import bisect
 import math
 
 from hwkb.definitions.model import VarKey, split_key
-from hwkb.definitions.quantities import format_number
+from hwkb.definitions.display import format_quantity
 from hwkb.solving.system import System
 
 __all__ = ["hint_for", "has_information", "SPECIFIC"]
@@ -106,8 +106,7 @@ def hint_for(system: System, key: VarKey, stated: float, implied: float, spread:
             if not information:
                 continue
         unit = system.model.unit_of(key)
-        unit = f" {unit}" if unit else ""
         source = f"what {rule} gives from the other figures" if rule else "what the other figures imply"
-        return kind, (f"{key} = {format_number(stated)}{unit} is {words} {source} "
-                      f"({format_number(implied)}{unit}): {reason}")
+        return kind, (f"{key} = {format_quantity(stated, unit)} is {words} {source} "
+                      f"({format_quantity(implied, unit)}): {reason}")
     return None

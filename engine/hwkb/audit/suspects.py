@@ -88,7 +88,7 @@ def _assess(key: VarKey, failed: int, passing: int, in_every_failed: bool, row: 
             system: System, spread: float, assessed: Assessed) -> Suspect:
     fact = row.facts[key]
     variable = system.model.variables[split_key(key)[0]]
-    unit = variable.unit
+    unit = system.model.unit_of(key)
     units = system.units
     value = units.from_canonical(row.mid[key], unit)
     if canonical is None or not math.isfinite(canonical):

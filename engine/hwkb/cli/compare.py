@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Sequence
 
 from hwkb.cli import flags
+from hwkb.definitions.display import display_scale, format_number
 from hwkb.definitions.model import split_key
 from hwkb.formats import html_pages
 
@@ -44,13 +45,13 @@ class Cell:
     status: str  # stated | derived | not_applicable
     printed: str = ""  # a stated figure's digits as its file prints them, when in the row's unit
 
-    def text(self) -> str:
+    def text(self, factor: float = 1) -> str:
+        """The figure as text shows it, times the ``factor`` of its row's display unit (:func:`display_scale`)."""
         if self.value is None:
             return "n/a"
-        if self.printed:
+        if self.printed and factor == 1:
             return self.printed
-        number = f"{self.value:.0f}" if self.value == round(self.value) and abs(self.value) < 1e7 else f"{self.value:.4g}"
-        return number + (DERIVED_MARK if self.status == "derived" else "")
+        return format_number(self.value * factor) + (DERIVED_MARK if self.status == "derived" else "")
 
     def to_dict(self) -> dict:
         return {"value": self.value, "status": self.status}
@@ -62,6 +63,10 @@ class Row:
     unit: str
     cells: tuple[Cell | None, ...]
     section: str = ""  # the rule file that declares the variable (``compute`` for kb/rules/compute.yaml)
+
+    def shown(self) -> tuple[float, str]:
+        """The factor and unit text shows the row's figures in: one for the row, from its largest figure."""
+        return display_scale(self.unit, [c.value for c in self.cells if c is not None])
 
     def to_dict(self) -> dict:
         return {"variable": self.variable, "unit": self.unit, "section": self.section,
@@ -85,7 +90,8 @@ class Comparison:
 
     def cells_text(self) -> list[list[str]]:
         header = ["variable", "unit", *self.gpus]
-        return [header] + [[r.variable, r.unit, *(c.text() if c else "-" for c in r.cells)] for r in self.rows]
+        return [header] + [[r.variable, unit, *(c.text(factor) if c else "-" for c in r.cells)]
+                           for r in self.rows for factor, unit in (r.shown(),)]
 
     def _section_starts(self) -> dict[int, str]:
         """Row index -> the section that begins there. None when one rule file gives every row, or when a file's
@@ -146,9 +152,10 @@ def stated_cell(kb, fact) -> Cell:
     """A stated fact in its variable's display unit, keeping the printed digits when the file uses that unit."""
     if not fact.applicable:
         return Cell(None, "not_applicable")
-    unit = kb.model.variables[split_key(fact.key)[0]].unit
+    unit = kb.model.unit_of(fact.key)
     value = kb.units.from_canonical(kb.units.to_canonical(fact.value, fact.unit), unit)
-    printed = fact.text.split()[0] if fact.unit == unit and fact.text.split() else ""
+    same_size = fact.unit == unit or kb.units.from_canonical(kb.units.to_canonical(1.0, fact.unit), unit) == 1.0
+    printed = fact.text.split()[0] if same_size and fact.text.split() else ""
     return Cell(value, "stated", printed)
 
 
@@ -189,7 +196,8 @@ def compare(kb, gpus: Sequence[str], names: Sequence[str] = ()) -> Comparison:
         cells = tuple(c.get(key) for c in columns)
         if exact or any(cell is not None for cell in cells):
             variable = kb.model.variables[split_key(key)[0]]
-            rows.append(Row(key, variable.unit, cells, Path(variable.where.file).stem if variable.where.file else ""))
+            rows.append(Row(key, kb.model.unit_of(key), cells,
+                            Path(variable.where.file).stem if variable.where.file else ""))
         else:
             left_out.append(key)
     return Comparison(tuple(gpus), tuple(rows), tuple(left_out))

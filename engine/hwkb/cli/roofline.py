@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from hwkb.cli import flags
 from hwkb.cli.plots import check_plot_path, plot_roofline
-from hwkb.definitions.quantities import format_number
+from hwkb.definitions.display import format_number, format_quantity
 from hwkb.errors import KBError, UsageError
 
 __all__ = ["add_arguments", "run", "Roof", "GpuRoofline", "Rooflines", "rooflines", "parse_point"]
@@ -22,11 +22,14 @@ FP32 = "fp32"
 
 @dataclass(frozen=True)
 class Roof:
-    """One flat roof: its precision, peak (TFLOPS), ridge point (flop/B) and each kernel's attainable TFLOPS."""
+    """One flat roof: its precision, peak, ridge point and each kernel's attainable peak, the units the KB's
+    (TFLOPS and flop/B; TOPS and op/B for an integer precision)."""
     precision: str
     peak: float
     ridge_point: float
     attainable: tuple[float, ...] = ()
+    peak_unit: str = "TFLOPS"
+    ridge_unit: str = "flop/B"
 
     def to_dict(self, points) -> dict:
         return {"precision": self.precision, "peak": self.peak, "ridge_point": self.ridge_point,
@@ -49,13 +52,14 @@ class Rooflines:
     points: tuple[tuple[str, float], ...] = ()
 
     def table(self) -> list[list[str]]:
-        header = ["GPU", "memory GB/s", "roof", "peak TFLOPS", "ridge flop/B",
+        header = ["GPU", "memory GB/s", "roof", "peak", "ridge point",
                   *(f"{name} @ {format_number(x)}" for name, x in self.points)]
         rows = [header]
         for g in self.gpus:
             for roof in g.roofs:
-                rows.append([g.gpu, format_number(g.memory_bandwidth), roof.precision, format_number(roof.peak),
-                             format_number(roof.ridge_point), *(format_number(a) for a in roof.attainable)])
+                rows.append([g.gpu, format_number(g.memory_bandwidth), roof.precision,
+                             format_quantity(roof.peak, roof.peak_unit), format_quantity(roof.ridge_point, roof.ridge_unit),
+                             *(format_number(a) for a in roof.attainable)])
         return rows
 
     def __str__(self) -> str:
@@ -64,7 +68,7 @@ class Rooflines:
         lines = ["  ".join(c.ljust(w) if i == 0 or i == 2 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
                  .rstrip() for row in table]
         if self.points:
-            lines.append("kernel columns: the TFLOPS each roof allows at the kernel's intensity (flop/B)")
+            lines.append("kernel columns: what each roof allows at the kernel's intensity (flop/B), in the roof's peak unit")
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
@@ -96,7 +100,7 @@ def _roof(kb, gpu: str, precision: str, points) -> Roof | None:
     if peak is None or ridge is None:
         return None
     attainable = tuple(_value(kb, attainable_key, gpu, [f"arithmetic_intensity={x}"]) for _, x in points)
-    return Roof(precision, peak, ridge, attainable)
+    return Roof(precision, peak, ridge, attainable, kb.model.unit_of(peak_key), kb.model.unit_of(ridge_key))
 
 
 def rooflines(kb, gpus, points=(), precisions=()) -> Rooflines:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from hwkb.cli import flags
 from hwkb.cli.compare import Cell, declared_keys, emit, html_page, stated_cell
-from hwkb.definitions.model import split_key
+from hwkb.definitions.display import display_scale
 from hwkb.errors import UsageError
 from hwkb.formats import html_pages
 
@@ -28,6 +28,14 @@ class SheetRow:
     cell: Cell
     origin: str                        # the fact's source, or "rule (inputs)" for a derived value
     findings: tuple[str, ...] = ()     # failed audit checks that concern this figure
+
+    def shown(self) -> tuple[str, str]:
+        """The figure and its unit as text shows them (:func:`display_scale`: a fraction in percent ...)."""
+        factor, unit = display_scale(self.unit, (self.cell.value,))
+        return self.cell.text(factor), unit
+
+    def value_text(self) -> str:
+        return " ".join(self.shown()).strip()
 
     def to_dict(self) -> dict:
         return {"variable": self.variable, "unit": self.unit, **self.cell.to_dict(), "origin": self.origin,
@@ -49,7 +57,7 @@ class Sheet:
         width = max(len(r.variable) for r in self.rows) if self.rows else 0
         lines = [f"{self.name} ({self.entity})"]
         for r in self.rows:
-            lines.append(f"  {r.variable.ljust(width)}  {(r.cell.text() + ' ' + r.unit).strip():<18}  {r.origin}".rstrip())
+            lines.append(f"  {r.variable.ljust(width)}  {r.value_text():<18}  {r.origin}".rstrip())
             lines += [f"  {'':{width}}  ! {finding}" for finding in r.findings]
         return "\n".join(lines + ["* derived from the stated figures"])
 
@@ -57,12 +65,12 @@ class Sheet:
         lines = [f"# {self.name} (`{self.entity}`)", "", "| variable | value | unit | from | audit |",
                  "|---|---|---|---|---|"]
         for r in self.rows:
-            cells = [r.variable, r.cell.text(), r.unit, r.origin, "; ".join(r.findings)]
+            cells = [r.variable, *r.shown(), r.origin, "; ".join(r.findings)]
             lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
         return "\n".join(lines + ["", "\\* derived from the stated figures"])
 
     def html(self) -> str:
-        rows = [[r.variable, r.cell.text(), r.unit, html_pages.link(r.origin, html_pages.first_url(r.origin)),
+        rows = [[r.variable, *r.shown(), html_pages.link(r.origin, html_pages.first_url(r.origin)),
                  "; ".join(r.findings)] for r in self.rows]  # a source with a web address links to it
         return html_page(f"{self.name} ({self.entity})", ["variable", "value", "unit", "from", "audit"], rows,
                          "* derived from the stated figures; the audit column names every failed check", numeric=(1,))
@@ -94,14 +102,14 @@ def sheet(kb, gpu: str) -> Sheet:
     for key, fact in kb.context(gpu).facts.items():
         if fact.entity is not None:
             inherited = f" [{fact.entity}]" if fact.entity != gpu else ""
-            others = "".join(f"; also {(stated_cell(kb, other).text() + ' ' + unit_of(key)).strip()} per {other.source}"
-                             for other in fact.also)
+            others = "".join(f"; also {SheetRow(key, unit_of(key), stated_cell(kb, other), '').value_text()} "
+                             f"per {other.source}" for other in fact.also)
             origins[key] = (stated_cell(kb, fact), (fact.source or fact.doc or "") + inherited + others)
     for value in kb.derive(gpu):
         inputs = ", ".join(i.key for i in value.origin.inputs)
         origins.setdefault(value.key, (Cell(value.magnitude, "derived"), f"{value.origin.rule} ({inputs})"))
     findings = findings_by_key(kb, gpu)
-    rows = tuple(SheetRow(key, kb.model.variables[split_key(key)[0]].unit, *origins[key], tuple(findings.get(key, ())))
+    rows = tuple(SheetRow(key, unit_of(key), *origins[key], tuple(findings.get(key, ())))
                  for key in declared_keys(kb) if key in origins)
     return Sheet(gpu, entity.name or gpu, rows)
 

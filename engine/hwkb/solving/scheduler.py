@@ -24,6 +24,7 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
+from hwkb.definitions.display import FRACTION_UNIT, format_quantity
 from hwkb.errors import SimulationInputError
 
 __all__ = [
@@ -441,7 +442,7 @@ class SimulationRuns:
     #: the table's columns; the JSON has the same fields, with cycles before issued
     COLUMNS = ("warps", "ilp", "compute", "latency", "iters", "policy", "utilization", "issued", "cycles")
     #: the unit of each numeric field of a run (utilization is a fraction, the others counts)
-    UNITS = {"warps": "warp", "ilp": "", "compute": "", "latency": "cycle", "iters": "", "utilization": "",
+    UNITS = {"warps": "warp", "ilp": "", "compute": "", "latency": "cycle", "iters": "", "utilization": FRACTION_UNIT,
              "cycles": "cycle", "issued": ""}
 
     def to_dict(self) -> dict:
@@ -450,9 +451,9 @@ class SimulationRuns:
                           "cycles": r.cycles, "issued": r.issued} for r in self.runs]}
 
     def __str__(self) -> str:
-        """An aligned table, numbers right-justified, utilization in percent with one decimal."""
+        """An aligned table, numbers right-justified, utilization in percent (the one display rule)."""
         rows = [[str(r.warps), str(r.ilp), str(r.compute), str(r.latency), str(r.iters), r.policy,
-                 f"{100 * r.utilization:.1f}%", str(r.issued), str(r.cycles)] for r in self.runs]
+                 format_quantity(r.utilization, FRACTION_UNIT), str(r.issued), str(r.cycles)] for r in self.runs]
         widths = [max(len(column), *(len(row[i]) for row in rows)) for i, column in enumerate(self.COLUMNS)]
 
         def line(cells):
