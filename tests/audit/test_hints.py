@@ -50,7 +50,7 @@ def _reference_hint(system, key, stated, implied, spread=1e-9, rule=None, inform
     """hint_for as it was written before its tests became one table: factor by factor, in order."""
     from hwkb.audit.hints import _BINARY, _BITS, _DECIMAL_STEPS, _POWER_STEPS
     from hwkb.definitions.model import split_key
-    from hwkb.definitions.quantities import format_number
+    from hwkb.definitions.display import display_scale, format_number
     if not (implied and math.isfinite(implied) and math.isfinite(stated)) or stated / implied <= 0:
         return None
     factor = stated / implied
@@ -59,10 +59,11 @@ def _reference_hint(system, key, stated, implied, spread=1e-9, rule=None, inform
     def near(f):
         return spread < math.sqrt(max(f, 1 / f)) - 1 and abs(factor / f - 1) <= spread + 1e-9
 
-    unit = system.model.unit_of(key)
+    scale, unit = display_scale(system.model.unit_of(key), (stated, implied))  # the one display rule, both alike
     unit = f" {unit}" if unit else ""
     source = f"what {rule} gives from the other figures" if rule else "what the other figures imply"
-    said = f"{key} = {format_number(stated)}{unit} is {{factor}} {source} ({format_number(implied)}{unit})"
+    said = (f"{key} = {format_number(stated * scale)}{unit} is {{factor}} {source} "
+            f"({format_number(implied * scale)}{unit})")
     name, index = split_key(key)
     sparse = f"{name}_sparse"
     if near(2.0) and sparse in system.model.variables:

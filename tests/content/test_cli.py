@@ -283,7 +283,7 @@ def test_sweep_json_and_csv(capsys):
     assert document["rows"] == [[64.0, 64.0, 2.0], [64.0, 128.0, 4 / 3], [128.0, 64.0, 4 / 3], [128.0, 128.0, 1.0]]
     code, out, _ = run(capsys, "solve", "exp_utilization[fp8]", "--gpu", "h100-sxm", "--sweep", "d_qk=64",
                        "--set", "d_v=64", "--format", "csv")
-    assert out == "d_qk,exp_utilization[fp8]\n64,2.0\n"  # d_qk counts whole things: integers
+    assert out == "d_qk,exp_utilization[fp8] [fraction]\n64,2.0\n"  # d_qk counts whole things: integers; a fraction stays one
 
 
 def test_sweep_errors_are_one_line(capsys):
@@ -333,7 +333,7 @@ def test_whatif_json_contract(capsys):
     assert code == 0 and err == ""
     (row,) = json.loads(out)["rows"]
     assert {k: row[k] for k in ("variable", "baseline", "scenario", "unit", "change")} == \
-        {"variable": "exp_utilization[bf16]", "baseline": 1.0, "scenario": 0.5, "unit": "", "change": -0.5}
+        {"variable": "exp_utilization[bf16]", "baseline": 1.0, "scenario": 0.5, "unit": "fraction", "change": -0.5}
 
 
 def test_whatif_table_marks_the_overrides(capsys):
@@ -365,9 +365,9 @@ def test_the_readme_example_prints_as_documented(capsys):
     assert code == 0 and out == """\
 baseline: b200, given d_qk = 128, d_v = 128
 scenario: sfu_exp_per_unit_cycle = 2 exp/cycle (from sfu-doubled)
-variable                baseline   scenario  unit   change
-exp_utilization[bf16]          1        0.5           -50%
-sfu_exp_rate           4.395e+12  8.789e+12  exp/s   +100%
+variable               baseline  scenario  unit    change
+exp_utilization[bf16]       100        50  %         -50%
+sfu_exp_rate              4.395     8.789  Texp/s   +100%
 """
 
 

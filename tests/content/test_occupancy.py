@@ -126,7 +126,7 @@ def test_the_issue_example_answers_with_its_limiter_and_every_limit(capsys):
     code = main(["solve", "occupancy", "--gpu", "a100", "--set", "threads_per_block=256",
                  "--set", "regs_per_thread=64", "--set", "smem_per_block=0"])
     text = capsys.readouterr().out
-    assert code == 0 and text.startswith("occupancy = 0.5   (derived)")
+    assert code == 0 and text.startswith("occupancy = 50 %  (derived)")
     assert "limited by blocks_limit_regs" in text
     for limit in ("blocks_limit_warps 8 block", "blocks_limit_regs 4 block", "blocks_limit_smem 164 block",
                   "max_blocks_per_sm 32 block"):

@@ -31,7 +31,12 @@ def test_text_is_a_row_per_roof(capsys):
     code, out, _ = run(capsys, "roofline", "--gpu", "p100", "--point", "stream=0.25")
     lines = out.splitlines()
     assert code == 0 and lines[0].split()[:3] == ["GPU", "memory", "GB/s"]
-    assert lines[1].split() == ["p100", "732", "fp32", "10", "13.66", "0.183"]
+    assert lines[1].split() == ["p100", "732", "fp32", "10", "TFLOPS", "13.66", "flop/B", "0.183"]
+
+
+def test_an_integer_roof_is_in_tops_and_op_per_byte(capsys):
+    code, out, _ = run(capsys, "roofline", "--gpu", "h100-sxm", "--precision", "int8")
+    assert code == 0 and out.splitlines()[1].split() == ["h100-sxm", "3350", "int8", "1979", "TOPS", "590.7", "op/B"]
 
 
 def test_a_bad_point_is_one_error_line(capsys):

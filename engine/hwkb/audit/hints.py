@@ -12,7 +12,7 @@ import bisect
 import math
 
 from hwkb.definitions.model import VarKey, split_key
-from hwkb.definitions.display import format_quantity
+from hwkb.definitions.display import display_scale, format_number
 from hwkb.solving.system import System
 
 __all__ = ["hint_for", "has_information", "SPECIFIC"]
@@ -105,8 +105,9 @@ def hint_for(system: System, key: VarKey, stated: float, implied: float, spread:
                 information = has_information(system, key)
             if not information:
                 continue
-        unit = system.model.unit_of(key)
+        scale, unit = display_scale(system.model.unit_of(key), (stated, implied))  # both in one unit
+        unit = f" {unit}" if unit else ""
         source = f"what {rule} gives from the other figures" if rule else "what the other figures imply"
-        return kind, (f"{key} = {format_quantity(stated, unit)} is {words} {source} "
-                      f"({format_quantity(implied, unit)}): {reason}")
+        return kind, (f"{key} = {format_number(stated * scale)}{unit} is {words} {source} "
+                      f"({format_number(implied * scale)}{unit}): {reason}")
     return None
