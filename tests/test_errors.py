@@ -126,12 +126,35 @@ def test_kb_errors_sorts_by_place_and_prints_one_line_each(tmp_path, monkeypatch
 
 @pytest.mark.parametrize("name, known, expected", [
     ("sm_cout", ["sm_count", "clock_tc", "sm_count_full"], ["sm_count", "sm_count_full"]),
-    ("clok_tc", ["clock_tc", "clock_fp32", "clock_boost"], ["clock_tc", "clock_boost"]),
+    ("clok_tc", ["clock_tc", "clock_fp32", "clock_boost"], ["clock_tc"]),   # clock_boost is a word further
     ("zzz", ["clock_tc"], []),
     ("a", [], []),
 ])
 def test_suggest(name, known, expected):
     assert suggest(name, known) == expected
+
+
+ENTITIES = ["volta", "v100", "p100", "a100", "h100-sxm", "h100-pcie", "b200", "mi300x"]
+
+
+@pytest.mark.parametrize("name, known, spellings, expected", [
+    ("h100", ENTITIES, None, ["h100-sxm", "h100-pcie"]),            # a word of the name, not a letter off another
+    ("H100_SXM", ENTITIES, None, ["h100-sxm"]),                     # case and - or _
+    ("sxm_h100", ENTITIES, None, ["h100-sxm"]),                     # word order
+    ("h100sxm", ENTITIES, None, ["h100-sxm"]),                      # words run together
+    ("peak_bf16", ["tc_peak_fp16_acc", "tc_peak[fp16]", "tc_peak[bf16]"], None, ["tc_peak[bf16]"]),  # an index is a word
+    ("bf61", ["fp16", "bf16", "fp8"], None, ["bf16"]),               # two letters swapped are one edit
+    ("matrix_peek", ["tc_peak", "tc_peak[bf16]", "sm_count"],         # by an alias, named by the variable, once
+     {"matrix_peak": "tc_peak", "matrix_peak[bf16]": "tc_peak[bf16]"}, ["tc_peak"]),
+    ("cu_cont", ["sm_count", "clock_tc"], {"cu_count": "sm_count"}, ["sm_count"]),
+])
+def test_suggest_ranks_by_edit_distance_over_words_and_aliases(name, known, spellings, expected):
+    assert suggest(name, known, spellings=spellings) == expected
+
+
+def test_an_unknown_name_lists_the_names_not_their_spellings():
+    error = UnknownNameError("variable", "zzz", ["sm_count", "clock_tc"], spellings={"cu_count": "sm_count"})
+    assert error.hint == "one of sm_count, clock_tc" and error.suggestions == []
 
 
 def test_suggest_gives_at_most_n_best_first():

@@ -10,10 +10,10 @@ an error reaches a user.
 from __future__ import annotations
 
 import copy
-import difflib
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 __all__ = [
     "Location", "KBError", "LoadError", "ExpressionError", "UnitError", "DimensionError", "UnknownNameError",
@@ -131,10 +131,12 @@ MAX_LISTED = 10  # an unknown name without close matches lists the known names i
 class UnknownNameError(KBError):
     """A name the KB does not declare; carries the nearest declared names."""
 
-    def __init__(self, kind: str, name: str, known: Iterable[str], *, where: Location | None = None):
+    def __init__(self, kind: str, name: str, known: Iterable[str], *, where: Location | None = None,
+                 spellings: Mapping[str, str] | None = None):
+        """``spellings``: other ways to write a known name (an alias), each mapped to the name (:func:`suggest`)."""
         self.kind, self.name = kind, name
         known = list(known)
-        self.suggestions = suggest(name, known)
+        self.suggestions = suggest(name, known, spellings=spellings)
         if self.suggestions:
             hint = f"did you mean {' or '.join(repr(s) for s in self.suggestions)}?"
         else:  # nothing close: a short list is worth showing whole
@@ -233,32 +235,91 @@ class KBErrors(KBError):
         return "\n".join(str(e) for e in self.errors)
 
 
-def suggest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
-    """The declared names closest to a typo, best first: the same name in another case or with ``-`` for ``_``,
-    then the same words in another order, then the closest spellings.
+#: a name further than this from a typo (edit distance over its length, word by word) is not suggested
+SUGGEST_CUTOFF = 0.4
+#: nor one this much further than the nearest name
+SUGGEST_MARGIN = 0.15
+#: what a word of a name that the typo does not have costs, in proportion to the name's letters in such words
+_UNMATCHED_WEIGHT = 0.1
+_WORD_BREAKS = re.compile(r"[_\-\[\]\s.,]+")
+
+
+def suggest(name: str, known: Iterable[str], n: int = 3, spellings: Mapping[str, str] | None = None) -> list[str]:
+    """The declared names closest to a typo, best first, by edit distance over the names' words.
+
+    Each word of the typo is matched with the nearest word of a name (Levenshtein distance over the longer
+    word's length; order, case and ``-``/``_`` do not matter), the distances averaged, and the name's words
+    the typo does not have cost a little; a run-together spelling is also compared whole. ``spellings`` maps
+    other ways to write a known name (an alias, an alias with an index) to the name, which is suggested when
+    its spelling is near. Names beyond :data:`SUGGEST_CUTOFF`, or :data:`SUGGEST_MARGIN` further than the
+    nearest, are left out.
 
     >>> suggest("sm_cout", ["sm_count", "clock_tc", "sm_count_full"])
     ['sm_count', 'sm_count_full']
     >>> suggest("boost_clock", ["clock_tc", "clock_boost"]), suggest("H100_SXM", ["h100-pcie", "h100-sxm"])
     (['clock_boost'], ['h100-sxm'])
+    >>> suggest("h100", ["v100", "p100", "a100", "h100-sxm", "h100-pcie", "b200"])
+    ['h100-sxm', 'h100-pcie']
+    >>> suggest("peak_bf16", ["tc_peak_fp16_acc", "tc_peak[bf16]"], spellings={"matrix_peak[bf16]": "tc_peak[bf16]"})
+    ['tc_peak[bf16]']
+    >>> suggest("matrix_peek", ["sm_count", "tc_peak"], spellings={"matrix_peak": "tc_peak"})
+    ['tc_peak']
     """
-    known = list(dict.fromkeys(known))
-    spelled = {k: _normal_spelling(k) for k in known}
+    spellings = {**{k: k for k in known}, **(spellings or {})}
     target = _normal_spelling(name)
-    same = [k for k in known if spelled[k] == target]
-    reordered = [k for k in known if _words(spelled[k]) == _words(target) and k not in same]
-    by_spelling: dict[str, list[str]] = {}
-    for k in known:
-        by_spelling.setdefault(spelled[k], []).append(k)
-    close = [k for s in difflib.get_close_matches(target, list(by_spelling), n=n, cutoff=0.6) for k in by_spelling[s]]
-    return list(dict.fromkeys(same + reordered + close))[:n]
+    words = _word_list(target)
+    ranked = []
+    for order, (spelling, suggestion) in enumerate(spellings.items()):
+        normal = _normal_spelling(spelling)
+        distance = 0.0 if normal == target else min(_word_distance(words, _word_list(normal)),
+                                                    _distance(target.replace("_", ""), normal.replace("_", "")))
+        ranked.append((distance, normal != target, order, suggestion))
+    ranked.sort()
+    if not ranked:
+        return []
+    limit = min(SUGGEST_CUTOFF, ranked[0][0] + SUGGEST_MARGIN)
+    chosen = list(dict.fromkeys(suggestion for distance, _, _, suggestion in ranked if distance <= limit))
+    # a name suggested bare is not suggested again with each of its index values
+    return [s for s in chosen if s.partition("[")[0] == s or s.partition("[")[0] not in chosen][:n]
 
 
 def _normal_spelling(name: str) -> str:
     return name.casefold().replace("-", "_").replace(" ", "_")
 
 
-def _words(spelling: str) -> tuple[str, ...]:
-    """The words of a name in a fixed order (``boost_clock`` and ``clock_boost`` alike); an index stays with its name."""
-    base, bracket, index = spelling.partition("[")
-    return tuple(sorted(w for w in base.split("_") if w)) + ((bracket + index,) if bracket else ())
+def _word_list(spelling: str) -> list[str]:
+    """``tc_peak[bf16]`` -> ``['tc', 'peak', 'bf16']``: an index is a word like the others."""
+    return [w for w in _WORD_BREAKS.split(spelling) if w]
+
+
+def _word_distance(typo: list[str], name: list[str]) -> float:
+    """The typo's words' mean distance to their nearest words of ``name``, plus a little for ``name``'s other words."""
+    if not typo or not name:
+        return 1.0
+    used, total = set(), 0.0
+    for word in typo:
+        distance, nearest = min((_distance(word, other), i) for i, other in enumerate(name))
+        used.add(nearest)
+        total += distance
+    unmatched = sum(len(w) for i, w in enumerate(name) if i not in used) / sum(map(len, name))
+    return total / len(typo) + _UNMATCHED_WEIGHT * unmatched
+
+
+def _distance(a: str, b: str) -> float:
+    """Edit distance over the longer length, two letters swapped counting as one edit (optimal string
+    alignment): 0 for the same, 1 for nothing in common."""
+    longest = max(len(a), len(b))
+    if not longest:
+        return 0.0
+    if abs(len(a) - len(b)) / longest > SUGGEST_CUTOFF:  # at least this far: not worth the table
+        return 1.0
+    before, previous = None, list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        current = [i]
+        for j, y in enumerate(b, 1):
+            edits = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y))
+            if before is not None and j > 1 and x == b[j - 2] and a[i - 2] == y:
+                edits = min(edits, before[j - 2] + 1)
+            current.append(edits)
+        before, previous = previous, current
+    return previous[-1] / longest

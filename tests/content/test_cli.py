@@ -58,7 +58,7 @@ def test_exit_codes(capsys):
     assert run(capsys, "audit", "--gpu", "v100", "--gpu", "h100-sxm")[0] == 1
     assert run(capsys, "audit", "--gpu", "h100-sxm", "--fail-on", "laws")[0] == 0
     code, out, err = run(capsys, "audit", "--gpu", "h100-sxn")
-    assert (code, out) == (2, "") and err == "error: unknown entity 'h100-sxn'; did you mean 'h100-sxm' or 'h200-sxm' or 'h100-nvl'?\n"
+    assert (code, out) == (2, "") and err == "error: unknown entity 'h100-sxn'; did you mean 'h100-sxm' or 'h200-sxm'?\n"
     code, _, err = run(capsys, "audit")
     assert code == 2 and err.startswith("error: nothing to audit; give --gpu ID")
 
@@ -389,3 +389,17 @@ def test_rows_in_an_order_of_the_users_own_are_not_sectioned(capsys):
     assert code == 0 and "[" not in "".join(line[:1] for line in out.splitlines())
     code, out, _ = run_cli(capsys, "compare", "h100-sxm", "--vars", "tc_peak[bf16],tc_peak[fp8]")
     assert "[compute]" not in out  # one file: nothing to tell apart
+
+
+# ---------------------------------------------------------------- suggestions
+
+def test_an_entity_is_suggested_by_a_word_of_its_name(capsys):
+    code, out, err = run(capsys, "compare", "h100", "mi300x")
+    assert (code, out) == (2, "") and err == "error: --gpu: unknown entity 'h100'; did you mean 'h100-nvl' or " \
+                                             "'h100-sxm' or 'h100-pcie'?\n"
+
+
+def test_a_variable_is_suggested_with_its_index_as_a_word(capsys):
+    code, out, err = run(capsys, "solve", "peak_bf16")
+    assert (code, out) == (2, "") and err == "error: unknown variable 'peak_bf16'; did you mean 'tc_peak[bf16]' or " \
+                                             "'tc_peak_sparse[bf16]' or 'system_tc_peak[bf16]'?\n"

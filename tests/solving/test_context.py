@@ -170,7 +170,7 @@ def test_assignment_origin_names_the_flag(tiny_kb):
      "--set: cannot read '3 furlongs' as a value of clock; write a number, optionally with a unit of GHz"),
     ("clok=1GHz", UnknownNameError, "--set: unknown variable 'clok'; did you mean 'clock'?"),
     ("pek[bf16]=1", UnknownNameError,
-     "--set: unknown variable 'pek[bf16]'; did you mean 'peak[bf16]' or 'peak[fp16]' or 'fma_rate[bf16]'?"),
+     "--set: unknown variable 'pek[bf16]'; did you mean 'peak[bf16]'?"),
     ("peak=3", KBError, "--set: peak is indexed by precision; write peak[fp16] (one of fp16, bf16)"),
     ("peak[fp32]=3", UnknownNameError, "--set: unknown precision value 'fp32'; one of fp16, bf16"),
     ("clock", ContextError, "--set: cannot read 'clock'; write VAR=VALUE, e.g. clock_tc=1.755GHz"),

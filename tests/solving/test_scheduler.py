@@ -239,8 +239,8 @@ def test_simulation_runs_table_and_json():
     runs = scheduler.SimulationRuns(tuple(run_grid([1, 16], [1], [16], [500])))
     assert str(runs).splitlines() == [
         "warps  ilp  compute  latency  iters  policy  utilization  issued  cycles",
-        "    1    1       16      500    100  gto            3.3%    1700   51600",
-        "   16    1       16      500    100  gto           52.2%   26960   51600"]
+        "    1    1       16      500    100  gto         3.295 %    1700   51600",   # a fraction in percent
+        "   16    1       16      500    100  gto         52.25 %   26960   51600"]
     first = runs.runs[0]
     assert runs.to_dict() == {"command": "simulate", "status": "ok", "units": scheduler.SimulationRuns.UNITS, "runs": [
         {"warps": r.warps, "ilp": r.ilp, "compute": r.compute, "latency": r.latency, "iters": r.iters,

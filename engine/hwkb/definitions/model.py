@@ -230,6 +230,16 @@ class Model:
             return integer_ops_unit(variable.unit)
         return variable.unit
 
+    def alias_spellings(self) -> dict[str, VarKey]:
+        """Each alias, bare and with each index value, mapped to what it names (``matrix_peak[bf16]`` ->
+        ``tc_peak[bf16]``): the other spellings a suggestion is ranked by."""
+        out: dict[str, VarKey] = {}
+        for alias, name in self.aliases.items():
+            out[alias] = name
+            for key in self.variables[name].keys(self.indices):
+                out[var_key(alias, split_key(key)[1])] = key if key != name else name
+        return out
+
     def all_keys(self) -> list[VarKey]:
         return [k for v in self.variables.values() for k in v.keys(self.indices)]
 
@@ -237,8 +247,8 @@ class Model:
         """The variable of ``key``, or an UnknownNameError that names the nearest keys."""
         name, index = split_key(key)
         if name not in self.variables:
-            raise UnknownNameError("variable", key, self.all_keys() if index else [*self.variables, *self.aliases],
-                                   where=where)
+            raise UnknownNameError("variable", key, self.variables, where=where,
+                                   spellings={**{k: k for k in self.all_keys()}, **self.alias_spellings()})
         variable = self.variables[name]
         if variable.index is None and index is not None:
             raise KBError(f"{name} has no index, but is written {key}", where=where, hint=f"write {name}")
