@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, strategies as st
 
 from hwkb import errors
 from hwkb.errors import (ContextError, DimensionError, ExpressionError, KBError, KBErrors, LoadError, Location,
@@ -191,3 +192,24 @@ def test_placing_an_error_keeps_a_place_it_has():
     placed = error.at(Location("kb/rules/a.yaml", 4, 2))
     assert str(placed) == "kb/rules/a.yaml:4:2: unknown unit 'x'" and error.where is None
     assert placed.at(Location("elsewhere")) is placed
+
+
+def _levenshtein(a: str, b: str) -> int:
+    previous = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        current = [i]
+        for j, y in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
+        previous = current
+    return previous[-1]
+
+
+@given(st.text("abc_", max_size=12), st.text("abc_", max_size=12))
+def test_the_bit_parallel_distance_is_levenshteins_over_the_longer_length(a, b):
+    from hwkb.errors import SUGGEST_CUTOFF, _distance
+    longest = max(len(a), len(b), 1)
+    swapped = len(a) == len(b) and sum(x != y for x, y in zip(a, b)) == 2 and sorted(a) == sorted(b) and \
+        any(a[:i] + a[i + 1] + a[i] + a[i + 2:] == b for i in range(len(a) - 1))
+    expected = 1.0 if abs(len(a) - len(b)) / longest > SUGGEST_CUTOFF or (bool(a) != bool(b)) \
+        else 1 / longest if swapped else _levenshtein(a, b) / longest
+    assert _distance(a, b) == pytest.approx(expected)

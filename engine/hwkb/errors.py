@@ -268,11 +268,13 @@ def suggest(name: str, known: Iterable[str], n: int = 3, spellings: Mapping[str,
     spellings = {**{k: k for k in known}, **(spellings or {})}
     target = _normal_spelling(name)
     words = _word_list(target)
-    ranked = []
+    ranked, known_distances = [], {}
     for order, (spelling, suggestion) in enumerate(spellings.items()):
         normal = _normal_spelling(spelling)
-        distance = 0.0 if normal == target else min(_word_distance(words, _word_list(normal)),
-                                                    _distance(target.replace("_", ""), normal.replace("_", "")))
+        name_words = _word_list(normal)
+        distance = 0.0 if normal == target else _word_distance(words, name_words, known_distances)
+        if len(words) < len(name_words) and distance > 0:  # the typo may run words together: compared whole too
+            distance = min(distance, _distance(target.replace("_", ""), normal.replace("_", "")))
         ranked.append((distance, normal != target, order, suggestion))
     ranked.sort()
     if not ranked:
@@ -292,13 +294,18 @@ def _word_list(spelling: str) -> list[str]:
     return [w for w in _WORD_BREAKS.split(spelling) if w]
 
 
-def _word_distance(typo: list[str], name: list[str]) -> float:
-    """The typo's words' mean distance to their nearest words of ``name``, plus a little for ``name``'s other words."""
+def _word_distance(typo: list[str], name: list[str], known: dict[tuple[str, str], float]) -> float:
+    """The typo's words' mean distance to their nearest words of ``name``, plus a little for ``name``'s other words.
+
+    ``known`` keeps the distances worked out so far: names share words, and a catalogue has thousands of names.
+    """
     if not typo or not name:
         return 1.0
     used, total = set(), 0.0
     for word in typo:
-        distance, nearest = min((_distance(word, other), i) for i, other in enumerate(name))
+        distance, nearest = min((known[word, other] if (word, other) in known
+                                 else known.setdefault((word, other), _distance(word, other)), i)
+                                for i, other in enumerate(name))
         used.add(nearest)
         total += distance
     unmatched = sum(len(w) for i, w in enumerate(name) if i not in used) / sum(map(len, name))
@@ -306,20 +313,37 @@ def _word_distance(typo: list[str], name: list[str]) -> float:
 
 
 def _distance(a: str, b: str) -> float:
-    """Edit distance over the longer length, two letters swapped counting as one edit (optimal string
-    alignment): 0 for the same, 1 for nothing in common."""
+    """Edit distance over the longer length: 0 for the same, 1 for nothing in common.
+
+    Levenshtein's distance, computed bit-parallel (Myers 1999, as Hyyrö 2001 writes it for the whole strings),
+    except that one word with two neighbouring letters swapped (``bf61``, ``bf16``) is one edit from the other.
+    """
     longest = max(len(a), len(b))
     if not longest:
         return 0.0
-    if abs(len(a) - len(b)) / longest > SUGGEST_CUTOFF:  # at least this far: not worth the table
+    if abs(len(a) - len(b)) / longest > SUGGEST_CUTOFF:  # at least this far: not worth working out
         return 1.0
-    before, previous = None, list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        current = [i]
-        for j, y in enumerate(b, 1):
-            edits = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y))
-            if before is not None and j > 1 and x == b[j - 2] and a[i - 2] == y:
-                edits = min(edits, before[j - 2] + 1)
-            current.append(edits)
-        before, previous = previous, current
-    return previous[-1] / longest
+    if not a or not b:
+        return 1.0
+    if len(a) == len(b) and _one_swap(a, b):
+        return 1 / longest
+    positions: dict[str, int] = {}
+    for i, letter in enumerate(a):
+        positions[letter] = positions.get(letter, 0) | 1 << i
+    full, top = (1 << len(a)) - 1, 1 << (len(a) - 1)
+    plus, minus, edits = full, 0, len(a)  # the vertical differences of the table's column, as bit vectors
+    for letter in b:
+        equal = positions.get(letter, 0)
+        vertical = equal | minus
+        horizontal = (((equal & plus) + plus) ^ plus) | equal
+        up = minus | (~(horizontal | plus) & full)
+        down = plus & horizontal
+        edits += 1 if up & top else -1 if down & top else 0
+        up, down = (up << 1 | 1) & full, (down << 1) & full
+        plus, minus = down | (~(vertical | up) & full), up & vertical
+    return edits / longest
+
+
+def _one_swap(a: str, b: str) -> bool:
+    differ = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+    return len(differ) == 2 and differ[1] == differ[0] + 1 and a[differ[0]] == b[differ[1]] and a[differ[1]] == b[differ[0]]
