@@ -181,9 +181,10 @@ class SimulationInputError(KBError, ValueError):
     can react to the data and the CLI can print the one-line message.
     """
 
-    def __init__(self, parameter: str, value: object, allowed: str, *, message: str | None = None):
+    def __init__(self, parameter: str, value: object, allowed: str, *, message: str | None = None,
+                 hint: str | None = None):
         self.parameter, self.value, self.allowed = parameter, value, allowed
-        super().__init__(message or f"{parameter} must be {allowed}, got {_show(value)}")
+        super().__init__(message or f"{parameter} must be {allowed}, got {_show(value)}", hint=hint)
 
 
 def _show(value: object) -> str:
@@ -273,7 +274,7 @@ def suggest(name: str, known: Iterable[str], n: int = 3, spellings: Mapping[str,
         normal = _normal_spelling(spelling)
         name_words = _word_list(normal)
         distance = 0.0 if normal == target else _word_distance(words, name_words, known_distances)
-        if len(words) < len(name_words) and distance > 0:  # the typo may run words together: compared whole too
+        if distance > 0:  # words run together or split apart: compared whole too
             distance = min(distance, _distance(target.replace("_", ""), normal.replace("_", "")))
         ranked.append((distance, normal != target, order, suggestion))
     ranked.sort()

@@ -74,16 +74,20 @@ BAD = [
                             "comma-separated integers and inclusive START:STOP[:STEP] ranges, e.g. 1,2,4 or 1:16)"),
     (["--warps", "4:1"], "error: --warps: range '4:1' needs START <= STOP and STEP >= 1"),
     (["--warps", "1:4:0"], "error: --warps: range '1:4:0' needs START <= STOP and STEP >= 1"),
-    (["--warps", "1:1000000"], "error: --warps: range '1:1000000' has more than GRID_MAX_CONFIGS = 100000 values"),
+    (["--warps", "1:1000000"], "error: --warps: range '1:1000000' has 1000000 values, more than the 100000 one "
+                               "simulation may run; take a larger STEP (START:STOP:STEP) or a shorter range"),
     (["--latency", "-1"], "error: latency must be an integer >= 0, got -1"),
     (["--iters", "ten"], "error: --iters: 'ten' is not an integer"),
     (["--iters", "0"], "error: iters must be an integer >= 1, got 0"),
     (["--policy", "rr"], "error: policy must be one of 'gto', 'lrr', got 'rr'"),
-    (["--warps", "1000"], "error: configuration too large for simulate: iters*warps*warps = 100000000 "
-                          "exceeds FAST_MAX_WORK = 20000000"),
+    (["--warps", "1000"], "error: 1000 warps at 100 iters is too large to simulate: its work, iters x warps^2 = "
+                          "100000000, may be at most 20000000; give at most 447 warps at 100 iters, or fewer iters"),
+    (["--warps", "1:100000"], "error: 100000 warps at 100 iters is too large to simulate: its work, iters x warps^2 "
+                              "= 1000000000000, may be at most 20000000; give at most 447 warps at 100 iters, or "
+                              "fewer iters"),   # the example: the most warps asked, in the flag's words
     (["--warps", "1:100", "--ilp", "1:100", "--compute", "1:11"],
-     "error: configuration too large for run_grid: the number of configurations = 110000 exceeds "
-     "GRID_MAX_CONFIGS = 100000"),
+     "error: the grid has 110000 configurations, more than the 100000 one simulation may run; give shorter lists "
+     "of warps, ilp, compute or latency"),
     (["--plot", "u.pdf"], "error: plot file must be a path ending in .png or .svg, got 'u.pdf'"),
 ]
 

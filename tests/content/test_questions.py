@@ -96,7 +96,7 @@ def test_an_integer_variable_without_an_integer_in_range_is_inconsistent(kb):
 def test_the_search_stops_where_the_simulation_refuses(kb):
     s = kb.solve("warps_per_scheduler", facts=["loads_per_round=4", "compute_per_round=64", "latency_cycles=500"],
                  where=["scheduler_utilization >= 0.9"])
-    assert s.magnitude == 8 and "configuration too large for simulate" in s.notes[-1]
+    assert s.magnitude == 8 and "512 warps at 100 iters is too large to simulate" in s.notes[-1]
 
 
 # ---------------------------------------------------------------- closed forms

@@ -154,7 +154,7 @@ def test_least_warps_by_search_through_the_simulation(scheduler_kb):
 
 def test_the_search_stops_where_the_simulation_refuses(scheduler_kb):
     s = scheduler_kb.solve("warps", gpu="round", where=["busy >= 0.9"])
-    assert s.magnitude == 8 and "configuration too large for simulate" in s.notes[-1]
+    assert s.magnitude == 8 and "warps at 100 iters is too large to simulate" in s.notes[-1]
 
 
 @pytest.mark.parametrize("variable, where, intervals, value", [

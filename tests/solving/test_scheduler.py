@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -156,17 +157,33 @@ def test_reference_bound():
     # 1000 * (64 * (8 + 128) + 1000) cycles at most: too many to step one by one
     with pytest.raises(SimulationInputError) as info:
         simulate_reference(64, 8, 128, 1000, iters=1000)
-    assert str(info.value) == ("configuration too large for simulate_reference: "
-                               f"iters*(warps*(ilp+compute)+latency) = 9704000 exceeds "
-                               f"REFERENCE_MAX_CYCLES = {REFERENCE_MAX_CYCLES}")
+    assert str(info.value) == ("the cycle-by-cycle reference may step iters x (warps x (ilp + compute) + latency) "
+                               f"= 9704000 cycles here, more than its {REFERENCE_MAX_CYCLES}; give fewer warps or "
+                               "iters, a smaller ilp, compute or latency, or use simulate")
     assert simulate(64, 8, 128, 1000, iters=1000).iters == 1000  # the fast one takes it
 
 
 def test_fast_bound():
     with pytest.raises(SimulationInputError) as info:
         simulate(1000, 1, 1, 1, iters=100)
-    assert str(info.value) == ("configuration too large for simulate: iters*warps*warps = 100000000 exceeds "
-                               f"FAST_MAX_WORK = {FAST_MAX_WORK}")
+    assert str(info.value) == ("1000 warps at 100 iters is too large to simulate: its work, iters x warps^2 = "
+                               f"100000000, may be at most {FAST_MAX_WORK}; give at most 447 warps at 100 iters, "
+                               "or fewer iters")
+    assert (info.value.parameter, info.value.value) == ("warps", 1000)
+
+
+def test_the_work_limit_is_said_in_iters_when_no_warp_fits():
+    with pytest.raises(SimulationInputError) as info:
+        simulate(1, 1, 1, 1, iters=FAST_MAX_WORK + 1)
+    assert info.value.hint == f"give at most {FAST_MAX_WORK} iters"
+
+
+def test_no_limit_message_names_an_internal_constant():
+    for call in (lambda: simulate(1000, 1, 1, 1), lambda: simulate_reference(64, 8, 128, 1000, iters=1000),
+                 lambda: run_grid(list(range(1, 101)), list(range(1, 101)), list(range(1, 12)), [1])):
+        with pytest.raises(SimulationInputError) as info:
+            call()
+        assert not re.search(r"[A-Z]{2,}_[A-Z_]+", str(info.value))
 
 
 def test_benchmark_grid_is_allowed():
@@ -218,11 +235,12 @@ GRID_ERRORS = [
     (([1], [1], [1], [1]), {"policy": "fifo"}, "policy must be one of 'gto', 'lrr', got 'fifo'"),
     (([1], [1], [1], [1]), {"processes": 0}, "processes must be an integer >= 1 or None, got 0"),
     (([1], [1], [1], [1]), {"parallel": 1}, "parallel must be True, False or None, got 1"),
-    (([1000], [1], [1], [1]), {}, "configuration too large for simulate: iters*warps*warps = 100000000 "
-                                  f"exceeds FAST_MAX_WORK = {FAST_MAX_WORK}"),
+    (([1, 1000], [1], [1], [1]), {}, "1000 warps at 100 iters is too large to simulate: its work, iters x warps^2 = "
+                                     f"100000000, may be at most {FAST_MAX_WORK}; give at most 447 warps at 100 "
+                                     "iters, or fewer iters"),   # the most warps asked, not the first too many
     ((list(range(1, 101)), list(range(1, 101)), list(range(1, 12)), [1]), {},
-     "configuration too large for run_grid: the number of configurations = 110000 exceeds "
-     f"GRID_MAX_CONFIGS = {GRID_MAX_CONFIGS}"),
+     f"the grid has 110000 configurations, more than the {GRID_MAX_CONFIGS} one simulation may run; give shorter "
+     "lists of warps, ilp, compute or latency"),
 ]
 
 

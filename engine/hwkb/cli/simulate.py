@@ -60,10 +60,12 @@ def parse_int_list(text: str, option: str) -> list[int]:
         if step < 1 or stop < start:
             raise SimulationInputError(option, item, "START <= STOP and STEP >= 1",
                                        message=f"{option}: range {item.strip()!r} needs START <= STOP and STEP >= 1")
-        if (stop - start) // step + 1 > GRID_MAX_CONFIGS:
+        count = (stop - start) // step + 1
+        if count > GRID_MAX_CONFIGS:
             raise SimulationInputError(option, item, f"at most {GRID_MAX_CONFIGS} values",
-                                       message=f"{option}: range {item.strip()!r} has more than "
-                                               f"GRID_MAX_CONFIGS = {GRID_MAX_CONFIGS} values")
+                                       message=f"{option}: range {item.strip()!r} has {count} values, more than the "
+                                               f"{GRID_MAX_CONFIGS} one simulation may run",
+                                       hint="take a larger STEP (START:STOP:STEP) or a shorter range")
         values.extend(range(start, stop + 1, step))
     return values
 

@@ -99,12 +99,19 @@ def _check(warps, ilp, compute, latency, iters, policy) -> None:
     _check_policy(policy)
 
 
-def _check_bound(function: str, formula: str, work: int, bound_name: str, bound: int) -> None:
-    if work > bound:
-        raise SimulationInputError(
-            "configuration", work, f"at most {bound_name} = {bound}",
-            message=f"configuration too large for {function}: {formula} = {work} exceeds {bound_name} = {bound}",
-        )
+def _check_work(warps: int, iters: int) -> None:
+    """The simulation's worst case is ``iters * warps**2`` steps: refused beyond :data:`FAST_MAX_WORK`, in the
+    words of its inputs (how many warps fit at these iters)."""
+    work = _fast_work(warps, iters)
+    if work <= FAST_MAX_WORK:
+        return
+    most = math.isqrt(FAST_MAX_WORK // iters)
+    raise SimulationInputError(
+        "warps", warps, f"at most {most} at {iters} iters",
+        message=f"{warps} warps at {iters} iters is too large to simulate: its work, iters x warps^2 = {work}, "
+                f"may be at most {FAST_MAX_WORK}",
+        hint=f"give at most {most} warps at {iters} iters, or fewer iters" if most
+        else f"give at most {FAST_MAX_WORK} iters")
 
 
 def _reference_work(warps, ilp, compute, latency, iters) -> int:
@@ -117,7 +124,7 @@ def _fast_work(warps, iters) -> int:
 
 def _check_fast(warps, ilp, compute, latency, iters, policy) -> None:
     _check(warps, ilp, compute, latency, iters, policy)
-    _check_bound("simulate", "iters*warps*warps", _fast_work(warps, iters), "FAST_MAX_WORK", FAST_MAX_WORK)
+    _check_work(warps, iters)
 
 
 # --- the reference: one cycle at a time ---------------------------------------------------------
@@ -136,9 +143,13 @@ def simulate_reference(warps: int, ilp: int, compute: int, latency: int, iters: 
     SimulationResult(warps=1, ilp=1, compute=1, latency=0, iters=3, policy='gto', issued=6, cycles=6)
     """
     _check(warps, ilp, compute, latency, iters, policy)
-    _check_bound("simulate_reference", "iters*(warps*(ilp+compute)+latency)",
-                 _reference_work(warps, ilp, compute, latency, iters), "REFERENCE_MAX_CYCLES",
-                 REFERENCE_MAX_CYCLES)
+    cycles = _reference_work(warps, ilp, compute, latency, iters)
+    if cycles > REFERENCE_MAX_CYCLES:
+        raise SimulationInputError(
+            "configuration", cycles, f"at most {REFERENCE_MAX_CYCLES} cycles",
+            message=f"the cycle-by-cycle reference may step iters x (warps x (ilp + compute) + latency) = {cycles} "
+                    f"cycles here, more than its {REFERENCE_MAX_CYCLES}",
+            hint="give fewer warps or iters, a smaller ilp, compute or latency, or use simulate")
     phase = ["load"] * warps   # "load", "wait" or "compute"
     left = [ilp] * warps       # instructions left in the load or compute phase
     ready_at = [0] * warps     # while waiting: the cycle the data is ready
@@ -416,7 +427,12 @@ def run_grid(warps: list[int], ilp: list[int], compute: list[int], latency: list
     if parallel is not None and type(parallel) is not bool:
         raise SimulationInputError("parallel", parallel, "True, False or None")
     size = math.prod(len(values) for values in lists)
-    _check_bound("run_grid", "the number of configurations", size, "GRID_MAX_CONFIGS", GRID_MAX_CONFIGS)
+    if size > GRID_MAX_CONFIGS:
+        raise SimulationInputError(
+            "grid", size, f"at most {GRID_MAX_CONFIGS} configurations",
+            message=f"the grid has {size} configurations, more than the {GRID_MAX_CONFIGS} one simulation may run",
+            hint="give shorter lists of warps, ilp, compute or latency")
+    _check_work(max(lists[0]), iters)  # named by the most warps asked, not the first configuration past the limit
     configs = [(*config, iters, policy) for config in itertools.product(*lists)]
     for config in configs:
         _check_fast(*config)
