@@ -242,18 +242,19 @@ SUGGEST_CUTOFF = 0.4
 SUGGEST_MARGIN = 0.15
 #: what a word of a name that the typo does not have costs, in proportion to the name's letters in such words
 _UNMATCHED_WEIGHT = 0.1
+_SHORT = 3  # a distance is over at least this many letters
 _WORD_BREAKS = re.compile(r"[_\-\[\]\s.,]+")
 
 
 def suggest(name: str, known: Iterable[str], n: int = 3, spellings: Mapping[str, str] | None = None) -> list[str]:
     """The declared names closest to a typo, best first, by edit distance over the names' words.
 
-    Each word of the typo is matched with the nearest word of a name (Levenshtein distance over the longer
-    word's length; order, case and ``-``/``_`` do not matter), the distances averaged, and the name's words
-    the typo does not have cost a little; a run-together spelling is also compared whole. ``spellings`` maps
-    other ways to write a known name (an alias, an alias with an index) to the name, which is suggested when
-    its spelling is near. Names beyond :data:`SUGGEST_CUTOFF`, or :data:`SUGGEST_MARGIN` further than the
-    nearest, are left out.
+    Each word of the typo is matched with the nearest word of a name (edit distance over the longer word's
+    length; order, case and ``-``/``_`` do not matter), the distances averaged, and the name's words the typo
+    does not have cost a little; the spellings are also compared whole (words run together or split apart).
+    ``spellings`` maps other ways to write a known name (an alias, an alias with an index) to the name: a name
+    is suggested once, in whichever of its spellings is nearest the typo. Names beyond
+    :data:`SUGGEST_CUTOFF`, or :data:`SUGGEST_MARGIN` further than the nearest, are left out.
 
     >>> suggest("sm_cout", ["sm_count", "clock_tc", "sm_count_full"])
     ['sm_count', 'sm_count_full']
@@ -264,26 +265,29 @@ def suggest(name: str, known: Iterable[str], n: int = 3, spellings: Mapping[str,
     >>> suggest("peak_bf16", ["tc_peak_fp16_acc", "tc_peak[bf16]"], spellings={"matrix_peak[bf16]": "tc_peak[bf16]"})
     ['tc_peak[bf16]']
     >>> suggest("matrix_peek", ["sm_count", "tc_peak"], spellings={"matrix_peak": "tc_peak"})
-    ['tc_peak']
+    ['matrix_peak']
     """
-    spellings = {**{k: k for k in known}, **(spellings or {})}
+    names = {**{k: k for k in known}, **(spellings or {})}
     target = _normal_spelling(name)
     words = _word_list(target)
     ranked, known_distances = [], {}
-    for order, (spelling, suggestion) in enumerate(spellings.items()):
+    for order, (spelling, named) in enumerate(names.items()):
         normal = _normal_spelling(spelling)
-        name_words = _word_list(normal)
-        distance = 0.0 if normal == target else _word_distance(words, name_words, known_distances)
+        distance = 0.0 if normal == target else _word_distance(words, _word_list(normal), known_distances)
         if distance > 0:  # words run together or split apart: compared whole too
             distance = min(distance, _distance(target.replace("_", ""), normal.replace("_", "")))
-        ranked.append((distance, normal != target, order, suggestion))
+        ranked.append((distance, normal != target, order, spelling, named))
     ranked.sort()
     if not ranked:
         return []
     limit = min(SUGGEST_CUTOFF, ranked[0][0] + SUGGEST_MARGIN)
-    chosen = list(dict.fromkeys(suggestion for distance, _, _, suggestion in ranked if distance <= limit))
+    nearest: dict[str, str] = {}  # each name's nearest spelling
+    for distance, _, _, spelling, named in ranked:
+        if distance <= limit:
+            nearest.setdefault(named, spelling)
     # a name suggested bare is not suggested again with each of its index values
-    return [s for s in chosen if s.partition("[")[0] == s or s.partition("[")[0] not in chosen][:n]
+    return [spelling for named, spelling in nearest.items()
+            if named.partition("[")[0] == named or named.partition("[")[0] not in nearest][:n]
 
 
 def _normal_spelling(name: str) -> str:
@@ -314,17 +318,16 @@ def _word_distance(typo: list[str], name: list[str], known: dict[tuple[str, str]
 
 
 def _distance(a: str, b: str) -> float:
-    """Edit distance over the longer length: 0 for the same, 1 for nothing in common.
+    """Edit distance over the longer length (at least :data:`_SHORT`, so one letter off a two-letter name is
+    near): 0 for the same, 1 for no letter in common.
 
     Levenshtein's distance, computed bit-parallel (Myers 1999, as Hyyrö 2001 writes it for the whole strings),
     except that one word with two neighbouring letters swapped (``bf61``, ``bf16``) is one edit from the other.
     """
-    longest = max(len(a), len(b))
-    if not longest:
+    if a == b:
         return 0.0
-    if abs(len(a) - len(b)) / longest > SUGGEST_CUTOFF:  # at least this far: not worth working out
-        return 1.0
-    if not a or not b:
+    longest = max(len(a), len(b), _SHORT)
+    if abs(len(a) - len(b)) / longest > SUGGEST_CUTOFF or not set(a) & set(b):  # far: not worked out
         return 1.0
     if len(a) == len(b) and _one_swap(a, b):
         return 1 / longest
