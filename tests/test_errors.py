@@ -143,7 +143,7 @@ ENTITIES = ["volta", "v100", "p100", "a100", "h100-sxm", "h100-pcie", "b200", "m
     ("H100_SXM", ENTITIES, None, ["h100-sxm"]),                     # case and - or _
     ("sxm_h100", ENTITIES, None, ["h100-sxm"]),                     # word order
     ("h100sxm", ENTITIES, None, ["h100-sxm"]),                      # words run together
-    ("peak_bf16", ["tc_peak_fp16_acc", "tc_peak[fp16]", "tc_peak[bf16]"], None, ["tc_peak[bf16]"]),  # an index is a word
+    ("peak_bf16", ["tc_peak_fp16_acc", "tc_peak[fp16]", "tc_peak[bf16]"], None, ["tc_peak[bf16]"]),  # index: a word
     ("bf61", ["fp16", "bf16", "fp8"], None, ["bf16"]),               # two letters swapped are one edit
     ("matrix_peek", ["tc_peak", "tc_peak[bf16]", "sm_count"],         # by an alias, in the nearest spelling, once
      {"matrix_peak": "tc_peak", "matrix_peak[bf16]": "tc_peak[bf16]"}, ["matrix_peak"]),
@@ -212,6 +212,7 @@ def test_the_bit_parallel_distance_is_levenshteins_over_the_longer_length_of_thr
     longest = max(len(a), len(b), 3)
     swapped = len(a) == len(b) and sum(x != y for x, y in zip(a, b)) == 2 and sorted(a) == sorted(b) and \
         any(a[:i] + a[i + 1] + a[i] + a[i + 2:] == b for i in range(len(a) - 1))
-    expected = 0.0 if a == b else 1.0 if abs(len(a) - len(b)) / longest > SUGGEST_CUTOFF or not set(a) & set(b) \
+    far = abs(len(a) - len(b)) / longest > SUGGEST_CUTOFF or not set(a) & set(b)
+    expected = 0.0 if a == b else 1.0 if far \
         else 1 / longest if swapped else _levenshtein(a, b) / longest
     assert _distance(a, b) == pytest.approx(expected)

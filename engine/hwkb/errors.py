@@ -350,4 +350,5 @@ def _distance(a: str, b: str) -> float:
 
 def _one_swap(a: str, b: str) -> bool:
     differ = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
-    return len(differ) == 2 and differ[1] == differ[0] + 1 and a[differ[0]] == b[differ[1]] and a[differ[1]] == b[differ[0]]
+    return (len(differ) == 2 and differ[1] == differ[0] + 1
+            and a[differ[0]] == b[differ[1]] and a[differ[1]] == b[differ[0]])

@@ -283,7 +283,7 @@ def test_sweep_json_and_csv(capsys):
     assert document["rows"] == [[64.0, 64.0, 2.0], [64.0, 128.0, 4 / 3], [128.0, 64.0, 4 / 3], [128.0, 128.0, 1.0]]
     code, out, _ = run(capsys, "solve", "exp_utilization[fp8]", "--gpu", "h100-sxm", "--sweep", "d_qk=64",
                        "--set", "d_v=64", "--format", "csv")
-    assert out == "d_qk,exp_utilization[fp8] [fraction]\n64,2.0\n"  # d_qk counts whole things: integers; a fraction stays one
+    assert out == "d_qk,exp_utilization[fp8] [fraction]\n64,2.0\n"  # d_qk in integers; a fraction stays one
 
 
 def test_sweep_errors_are_one_line(capsys):

@@ -64,7 +64,7 @@ class CheckKind(_Labelled):
 
 
 def quantity(value: float | None, unit: str) -> str:
-    """``1.983 GHz`` as a report prints a value (by the one display rule: ``50 %``, ``3.865 Texp/s``); ``-`` for none."""
+    """``1.983 GHz`` as a report prints a value (the one display rule: ``50 %``, ``3.865 Texp/s``); ``-`` for none."""
     return format_quantity(value, unit)
 
 

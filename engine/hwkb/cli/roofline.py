@@ -22,8 +22,8 @@ FP32 = "fp32"
 
 @dataclass(frozen=True)
 class Roof:
-    """One flat roof: its precision, peak, ridge point and each kernel's attainable peak, the units the KB's
-    (TFLOPS and flop/B; TOPS and op/B for an integer precision)."""
+    """One flat roof: its precision, peak, ridge point and each kernel's attainable peak, in the units the KB
+    gives the precision (TFLOPS and flop/B; TOPS and op/B for an integer one)."""
     precision: str
     peak: float
     ridge_point: float
@@ -58,7 +58,8 @@ class Rooflines:
         for g in self.gpus:
             for roof in g.roofs:
                 rows.append([g.gpu, format_number(g.memory_bandwidth), roof.precision,
-                             format_quantity(roof.peak, roof.peak_unit), format_quantity(roof.ridge_point, roof.ridge_unit),
+                             format_quantity(roof.peak, roof.peak_unit),
+                             format_quantity(roof.ridge_point, roof.ridge_unit),
                              *(format_number(a) for a in roof.attainable)])
         return rows
 
@@ -68,7 +69,8 @@ class Rooflines:
         lines = ["  ".join(c.ljust(w) if i == 0 or i == 2 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
                  .rstrip() for row in table]
         if self.points:
-            lines.append("kernel columns: what each roof allows at the kernel's intensity (flop/B), in the roof's peak unit")
+            lines.append("kernel columns: what each roof allows at the kernel's intensity (flop/B), "
+                         "in the roof's peak unit")
         return "\n".join(lines)
 
     def to_dict(self) -> dict:

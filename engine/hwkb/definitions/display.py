@@ -1,9 +1,9 @@
 """How numbers are shown as text: the one rule every text rendering goes through.
 
 Four significant digits; a fraction (a variable declared in the unit ``fraction``) as a percentage; a rate
-large enough to need an exponent with an SI prefix instead (``3.865 Texp/s``); integer work in operations
-(``TOPS``), not flop, where an index set says so. JSON goes through none of this: it keeps fractions as
-fractions and every number in its declared unit.
+of 10^4 or more with an SI prefix rather than an exponent (``3.865 Texp/s``); integer work in operations
+(``TOPS``), not flop, where an index set says so (:meth:`~hwkb.definitions.model.Model.unit_of`). JSON goes
+through none of this: it keeps fractions as fractions and every number in its declared unit.
 """
 from __future__ import annotations
 
@@ -40,8 +40,8 @@ _BINARY = ("Ki", "Mi", "Gi", "Ti")  # its binary prefixes
 #: unit names that begin like a prefixed unit but are not one (units.txt's aliases MAC, Pixel, Texel)
 _UNPREFIXED = frozenset({"MAC", "Pixel", "Texel"})
 _LEADING_NAME = re.compile(r"[A-Za-z_]+")
-#: a rate: a unit per second, or one of units.txt's names for a count per second
-_RATE = re.compile(r"(/s|FLOPS|OPS|Hz)\Z")
+#: a rate: a unit per second, or one of units.txt's names for a count per second (FLOPS, OPS, Hz)
+_RATE = re.compile(r"(/s|OPS|Hz)\Z")
 #: a rate is shown with a prefix once its largest number reaches this (below it, four digits show it whole)
 PREFIX_FROM = 1e4
 
@@ -67,7 +67,7 @@ def display_scale(unit: str, magnitudes: Iterable[float | None] = ()) -> tuple[f
     name = _LEADING_NAME.match(unit)
     if name is None:
         return 1, unit
-    if name.group(0)[:2] in _BINARY and name.group(0) not in _UNPREFIXED:  # GiB/s: the document's choice
+    if name.group(0)[:2] in _BINARY:  # GiB/s: the document's choice
         return 1, unit
     prefix, rest = _split_prefix(name.group(0))
     step = min(int(math.log10(largest) // 3), len(_PREFIXES) - 1 - _PREFIXES.index(prefix))
@@ -109,13 +109,13 @@ def format_quantity(x: float | None, unit: str) -> str:
 
 
 #: a unit's names for counted floating-point work, and what they are for integer work (kb/units.txt: flop = op)
-_FLOP_NAMES = re.compile(r"(?<![A-Za-z])([kMGTPE]?)(FLOPS|flop|FLOP)(?![A-Za-z])")
+_FLOP_NAMES = re.compile(r"(?<![A-Za-z])([kMGTP]?)(FLOPS|flop|FLOP)(?![A-Za-z])")
 
 
 def integer_ops_unit(unit: str) -> str:
     """``unit`` as it reads for integer work: operations, not floating-point operations (same size: flop = op).
 
-    >>> integer_ops_unit("TFLOPS"), integer_ops_unit("flop/cycle"), integer_ops_unit("TFLOPS/W"), integer_ops_unit("GHz")
-    ('TOPS', 'op/cycle', 'TOPS/W', 'GHz')
+    >>> [integer_ops_unit(unit) for unit in ("TFLOPS", "flop/cycle", "TFLOPS/W", "GHz")]
+    ['TOPS', 'op/cycle', 'TOPS/W', 'GHz']
     """
     return _FLOP_NAMES.sub(lambda m: m.group(1) + ("OPS" if m.group(2) == "FLOPS" else "op"), unit)
