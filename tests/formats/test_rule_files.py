@@ -177,3 +177,45 @@ def test_alias_errors(rules, messages, tmp_path, monkeypatch):
 def test_an_index_set_names_its_integer_values(tmp_path, monkeypatch):
     kb = write_kb(tmp_path, monkeypatch, {"rules/x.yaml": "indices:\n  size: {values: [a, b], integer: [b]}\n"})
     assert load_model([kb])[0].indices["size"].integer == ("b",)
+
+
+@pytest.mark.parametrize("declared, messages", [
+    ("range: {min: 2 TFLOPS, source: s}",
+     ["rules/bad.yaml:2:45: '2 TFLOPS' does not fit x, which is in GHz; "
+      "give it in GHz or a unit of the same dimension"]),
+    ("range: {min: 3 GHz, max: 2000 MHz, source: s}",
+     ["rules/bad.yaml:2:39: the range of 'x' is empty: its lower bound 3 GHz is not below its upper bound 2 GHz; "
+      "swap the bounds, or correct the one mistyped"]),
+    ("range: {above: 2 GHz, below: 2 GHz, source: s}",
+     ["rules/bad.yaml:2:39: the range of 'x' is empty: its lower bound 2 GHz is not below its upper bound 2 GHz; "
+      "swap the bounds, or correct the one mistyped"]),
+    ("range: {min: 0.1 GHz, max: 3.5 GHz}",
+     ["rules/bad.yaml:2:39: the range of 'x' lacks 'source'; say where the bounds come from: a document, "
+      "or the reason no real part lies outside them"]),
+    ("range: {source: s}",
+     ["rules/bad.yaml:2:39: the range of 'x' gives no bound; give min (or above), max (or below), or both"]),
+    ("range: {min: 1 GHz, above: 1 GHz, source: s}",
+     ["rules/bad.yaml:2:52: the range of 'x' gives both 'min' and 'above'; "
+      "'min' includes the bound, 'above' excludes it: keep one"]),
+    ("range: {min: [1], source: s}", ["rules/bad.yaml:2:45: 'min' of the range of 'x' must be a quantity; "
+                                       "e.g. min: 1 GHz"]),
+    ("range: {mx: 1 GHz, source: s}", ["rules/bad.yaml:2:40: unknown field 'mx' in the range of 'x'; "
+                                        "did you mean 'max'?"]),
+    ("range: {min: n/a, source: s}", ["rules/bad.yaml:2:45: 'min' of the range of 'x' must be a quantity; "
+                                       "e.g. min: 1 GHz"]),
+])
+def test_range_error_branches(declared, messages, tmp_path, monkeypatch):
+    assert errors_of(tmp_path, monkeypatch, f"variables:\n  x: {{unit: GHz, doc: a thing, {declared}}}\n") == messages
+
+
+def test_a_range_is_kept_in_the_variables_unit(tmp_path, monkeypatch):
+    kb = write_kb(tmp_path, monkeypatch, {"rules/ok.yaml": (
+        "variables:\n"
+        "  x: {unit: GHz, doc: a clock, range: {min: 100 MHz, max: 3.5 GHz, source: the clocks of real parts}}\n"
+        "  f: {unit: '', doc: a share, range: {above: 0, max: 1, source: a fraction}}\n")})
+    variables = load_model([kb])[0].variables
+    clock, share = variables["x"].range, variables["f"].range
+    assert (clock.lower, clock.upper, clock.source, str(clock)) == (0.1, 3.5, "the clocks of real parts", "[0.1, 3.5]")
+    assert (str(clock.where), str(share)) == ("rules/ok.yaml:2:39", "(0, 1]")
+    assert (variables["x"].plausible(3.502), variables["f"].plausible(0), variables["f"].plausible(1)) == (
+        False, False, True)

@@ -16,7 +16,7 @@ from hwkb.definitions.expressions import Ref, RelationTree
 from hwkb.definitions.display import integer_ops_unit
 
 __all__ = [
-    "VarName", "VarKey", "EntityId", "IndexSet", "Variable", "Fact", "Rule", "Simulation", "SimulationModel",
+    "VarName", "VarKey", "EntityId", "IndexSet", "Range", "Variable", "Fact", "Rule", "Simulation", "SimulationModel",
     "SIMULATION_MODELS",
     "Entity", "Model", "ancestry", "var_key", "split_key", "half_unit", "alias_table", "resolve_name", "RULE_KINDS",
     "ENTITY_KINDS",
@@ -106,6 +106,44 @@ def half_unit(text: str) -> float:
 
 
 @dataclass(frozen=True)
+class Range:
+    """The values real hardware spans for a variable, in its display unit, and the document or reason that says so.
+
+    A derived value outside it is implausible: one of the figures it rests on is likely misread. ``None`` is
+    unbounded; an open end (``above``/``below`` in a file) excludes the bound itself.
+
+    >>> r = Range(0, 1, "fractions", Location("compute.yaml", 3), lower_open=True)
+    >>> r.contains(0.5), r.contains(0), r.contains(1), str(r)
+    (True, False, True, '(0, 1]')
+    """
+    lower: float | None
+    upper: float | None
+    source: str
+    where: Location
+    lower_open: bool = False
+    upper_open: bool = False
+
+    def contains(self, value: float) -> bool:
+        if self.lower is not None and (value <= self.lower if self.lower_open else value < self.lower):
+            return False
+        return self.upper is None or (value < self.upper if self.upper_open else value <= self.upper)
+
+    def nearest(self, value: float) -> float:
+        """The bound a value outside the range is nearer to (the one it crossed)."""
+        return self.lower if self.lower is not None and value < self.lower else self.upper
+
+    def __str__(self) -> str:
+        left = "-inf" if self.lower is None else f"{self.lower:g}"
+        right = "inf" if self.upper is None else f"{self.upper:g}"
+        return (f"{'(' if self.lower is None or self.lower_open else '['}{left}, "
+                f"{right}{')' if self.upper is None or self.upper_open else ']'}")
+
+    def to_dict(self, unit: str) -> dict:
+        return {"lower": self.lower, "upper": self.upper, "lower_closed": not self.lower_open,
+                "upper_closed": not self.upper_open, "unit": unit, "source": self.source}
+
+
+@dataclass(frozen=True)
 class Variable:
     name: VarName
     unit: str
@@ -116,6 +154,11 @@ class Variable:
     default: Fact | None = None
     aliases: tuple[str, ...] = ()  # vendor words for the same quantity (AMD's cu_count for sm_count)
     positive: bool = False  # declared positive: a stated zero is an error, not a degenerate law
+    range: Range | None = None  # what real hardware spans: a derived value outside it is implausible
+
+    def plausible(self, value: float) -> bool:
+        """Whether ``value`` (in the display unit) lies in the declared range; any value does without one."""
+        return self.range is None or self.range.contains(value)
 
     def keys(self, indices: Mapping[str, IndexSet]) -> tuple[VarKey, ...]:
         if self.index is None:

@@ -12,8 +12,9 @@ import re
 from typing import Mapping
 
 from hwkb.definitions.expressions import Ref, parse_relation
-from hwkb.definitions.model import (RULE_KINDS, SIMULATION_MODELS, IndexSet, Rule, Simulation, Variable,
+from hwkb.definitions.model import (RULE_KINDS, SIMULATION_MODELS, IndexSet, Range, Rule, Simulation, Variable,
                                     alias_table, resolve_name, split_key, var_key)
+from hwkb.definitions.quantities import read_quantity
 from hwkb.definitions.units import Units
 from hwkb.definitions.limits import MAX_RULE_INSTANCES, MAX_SIMULATION_OPTION
 from hwkb.errors import ExpressionError, KBError, LimitError, UnitError, UnknownNameError
@@ -23,7 +24,9 @@ from hwkb.formats.yaml_nodes import Declaration, Node, NodeReader
 
 __all__ = ["read_rule_file", "build_variable", "build_rule", "check_ref", "check_key", "check_aliases"]
 
-_VARIABLE_FIELDS = ("unit", "doc", "index", "integer", "positive", "default", "source", "aliases")
+_VARIABLE_FIELDS = ("unit", "doc", "index", "integer", "positive", "default", "source", "aliases", "range")
+#: a range's fields: its bounds (min/max include the bound, above/below exclude it) and the document or reason
+_RANGE_FIELDS = ("min", "max", "above", "below", "source")
 _RULE_FIELDS = ("kind", "doc", "for", "eq", "source", "tolerance", "model", "inputs", "output", "options")
 
 
@@ -93,7 +96,61 @@ def build_variable(item: Declaration, indices: Mapping[str, IndexSet], units: Un
     elif "source" in fields:
         reader.error(fields["source"][0], "'source' on a variable belongs to its 'default'",
                      "give a default value or move the source to the facts")
-    return Variable(name, unit, doc, item.where, index, integer, default, aliases, positive)
+    plausible = _range(item, unit, units) if "range" in fields else None
+    return Variable(name, unit, doc, item.where, index, integer, default, aliases, positive, plausible)
+
+
+def _range(item: Declaration, unit: str, units: Units) -> Range | None:
+    """A variable's ``range: {min: 0.1 GHz, max: 3.5 GHz, source: "..."}``: each bound a quantity of the variable's
+    dimension (``above``/``below`` for an open end), at least one bound, the lower not above the upper, and a
+    ``source`` saying which document or reason the bounds come from. None with the problem reported."""
+    reader, node = item.reader, item.fields["range"][1]
+    what = f"the range of {item.name!r}"
+    fields = reader.mapping(node, what, _RANGE_FIELDS)
+    if fields is None:
+        return None
+    ok = True
+    if "source" not in fields:
+        reader.error(node, f"{what} lacks 'source'",
+                     "say where the bounds come from: a document, or the reason no real part lies outside them")
+        ok = False
+    for closed, open_ in (("min", "above"), ("max", "below")):
+        if closed in fields and open_ in fields:
+            reader.error(fields[open_][0], f"{what} gives both '{closed}' and '{open_}'",
+                         f"'{closed}' includes the bound, '{open_}' excludes it: keep one")
+            ok = False
+    ends: dict[str, float] = {}
+    for end in ("min", "above", "max", "below"):
+        if end in fields:
+            value_node = fields[end][1]
+            text = reader.scalar(value_node, null=False)
+            try:
+                reading = None if text is None else read_quantity(text, unit, units, reader.at(value_node),
+                                                                  key=item.name, in_file=True)
+            except KBError as exc:
+                reader.errors.append(exc.at(reader.at(value_node)))
+                ok = False
+                continue
+            if reading is None or reading.value is None:
+                reader.error(value_node, f"'{end}' of {what} must be a quantity",
+                             f"e.g. {end}: {'1 ' + unit if unit else '1'}")
+                ok = False
+                continue
+            ends[end] = reading.value
+    if not ends and ok and len(fields) == len(node.value):  # an unknown field (a mistyped bound) is reported
+        reader.error(node, f"{what} gives no bound", "give min (or above), max (or below), or both")
+        return None
+    lower, upper = ends.get("min", ends.get("above")), ends.get("max", ends.get("below"))
+    lower_open, upper_open = "above" in ends, "below" in ends
+    if lower is not None and upper is not None and (lower > upper or (lower == upper and (lower_open or upper_open))):
+        shown = f" {unit}" if unit else ""
+        reader.error(node, f"{what} is empty: its lower bound {lower:g}{shown} is not below its upper bound "
+                     f"{upper:g}{shown}", "swap the bounds, or correct the one mistyped")
+        return None
+    source = reader.text(fields["source"][1], "source") if "source" in fields else None
+    if not ok or source is None:
+        return None
+    return Range(lower, upper, source, reader.at(node), lower_open, upper_open)
 
 
 def _aliases(item: Declaration) -> tuple[str, ...]:
