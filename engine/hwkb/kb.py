@@ -24,6 +24,7 @@ from hwkb.formats.query_files import load_query
 from hwkb.formats.resources import default_kb_dirs
 from hwkb.questions.export import Export, export_peer
 from hwkb.solving.context import Context
+from hwkb.solving.plausibility import implausible_values
 from hwkb.solving.relations import compile_relations
 from hwkb.solving.scheduler import SimulationRuns, run_grid
 from hwkb.solving.solution import Derived, Explanation, Solution
@@ -116,15 +117,19 @@ class KnowledgeBase(System):
     def derive(self, gpu: EntityId | None = None, layers: Iterable[EntityId] = (),
                facts: Iterable[str] = ()) -> Derived:
         """Every value that follows from the context but is not stated in it, each checked against its
-        independent routes (``conflicts`` holds those they contradict)."""
+        independent routes (``conflicts`` holds those they contradict) and its variable's range
+        (``implausible`` holds those outside it or resting on such a value)."""
         solver = Solver(self, self.context(gpu, layers, facts))
         values = tuple(solver.derived())
-        conflicts = {}
+        conflicts, implausible = {}, {}
         for value in values:
             disagree = tuple(a for a in solver.alternatives(value.key) if not value.agrees_with(a))
             if disagree:
                 conflicts[value.key] = disagree
-        return Derived(gpu, values, conflicts)
+            outside = implausible_values(value, self.model.variables)
+            if outside:
+                implausible[value.key] = outside
+        return Derived(gpu, values, conflicts, implausible)
 
     def what_if(self, variables: Sequence[VarKey] = (), gpu: EntityId | None = None,
                 layers: Iterable[EntityId] = (), given: Iterable[str] = (), changes: Iterable[str] = (),

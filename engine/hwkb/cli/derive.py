@@ -31,4 +31,4 @@ def run(args: argparse.Namespace) -> int:
         flags.emit_json(flags.document(args.command, values.to_dict()))
     elif values:
         print(values)
-    return 0 if values.consistent else 1
+    return 0 if values.consistent and values.plausible else 1

@@ -11,6 +11,7 @@ from enum import StrEnum
 from typing import Mapping
 
 from hwkb.definitions.model import EntityId, VarKey
+from hwkb.solving.plausibility import Implausible
 from hwkb.solving.text import render_derived, render_solution
 from hwkb.solving.values import Value
 
@@ -24,10 +25,11 @@ class Status(StrEnum):
     UNDERDETERMINED = "underdetermined"
     INCONSISTENT = "inconsistent"
     NOT_APPLICABLE = "not_applicable"
+    IMPLAUSIBLE = "implausible"  # derived, but outside the range real hardware spans (or resting on such a value)
 
     @property
     def determined(self) -> bool:
-        return self in (Status.STATED, Status.DERIVED, Status.INCONSISTENT)
+        return self in (Status.STATED, Status.DERIVED, Status.INCONSISTENT, Status.IMPLAUSIBLE)
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,7 @@ class Solution:
     intervals: tuple[Interval, ...] | None = None
     notes: tuple[str, ...] = ()
     extra: Mapping[str, object] = field(default_factory=dict)
+    implausible: tuple[Implausible, ...] = ()  # the values of the derivation outside their range, itself first
 
     def __post_init__(self):
         object.__setattr__(self, "status", Status(self.status))
@@ -111,6 +114,8 @@ class Solution:
             out["needs"] = [list(n) for n in self.needs]
         if self.intervals is not None:
             out["intervals"] = [i.to_dict() for i in self.intervals]
+        if self.implausible:
+            out["implausible"] = [i.to_dict() for i in self.implausible]
         if self.notes:
             out["notes"] = list(self.notes)
         out.update(self.extra)
@@ -136,14 +141,16 @@ class Derived:
     """Every value a context gives that it does not state, in plan order: what ``hwkb derive`` prints.
 
     ``conflicts`` are the values an independent route contradicts beyond rounding (their status is
-    inconsistent; ``hwkb derive`` then exits 1).
+    inconsistent); ``implausible`` those outside their variable's range or resting on such a value (their
+    status is implausible). Either makes ``hwkb derive`` exit 1.
     """
     entity: EntityId | None
     values: tuple[Value, ...]
     conflicts: Mapping[VarKey, tuple[Value, ...]] = field(default_factory=dict)
+    implausible: Mapping[VarKey, tuple[Implausible, ...]] = field(default_factory=dict)
 
     def __str__(self) -> str:
-        return render_derived(self.values, self.conflicts)
+        return render_derived(self.values, self.conflicts, self.implausible)
 
     __repr__ = __str__
 
@@ -157,14 +164,30 @@ class Derived:
     def consistent(self) -> bool:
         return not self.conflicts
 
+    @property
+    def plausible(self) -> bool:
+        return not self.implausible
+
+    def status_of(self, key: VarKey) -> Status:
+        if key in self.conflicts:
+            return Status.INCONSISTENT
+        return Status.IMPLAUSIBLE if key in self.implausible else Status.DERIVED
+
+    @property
+    def status(self) -> Status:
+        if self.conflicts:
+            return Status.INCONSISTENT
+        return Status.IMPLAUSIBLE if self.implausible else Status.DERIVED
+
     def to_dict(self) -> dict:
         def item(v: Value) -> dict:
             out = {"variable": v.key, "value": v.magnitude, "unit": v.unit, "derivation": v.derivation_dict(),
-                   "status": str(Status.INCONSISTENT if v.key in self.conflicts else Status.DERIVED)}
+                   "status": str(self.status_of(v.key))}
             if v.key in self.conflicts:
                 out["alternatives"] = [{"value": a.magnitude, "unit": a.unit, "derivation": a.derivation_dict()}
                                        for a in self.conflicts[v.key]]
+            if v.key in self.implausible:
+                out["implausible"] = [i.to_dict() for i in self.implausible[v.key]]
             return out
-        return {"command": "derive", "status": str(Status.DERIVED if self.consistent else Status.INCONSISTENT),
-                "entity": self.entity,
+        return {"command": "derive", "status": str(self.status), "entity": self.entity,
                 "derived": [item(v) for v in self.values]}

@@ -15,6 +15,7 @@ from hwkb.definitions.model import Fact, VarKey
 from hwkb.solving.blocks import STEP, least_misfit, positive_roots, regular_at_random
 from hwkb.solving.context import Context
 from hwkb.solving.plan import Plan, Step, find_needs, make_plan
+from hwkb.solving.plausibility import implausible_values, outside_range
 from hwkb.solving.relations import Relation, key_of_symbol, symbol_of
 from hwkb.solving.simulated import run_simulated_rule
 from hwkb.solving.solution import Solution, Status
@@ -317,7 +318,15 @@ class Solver(Structure):
         broken = self.broken_givens()
         consistent = all(value.agrees_with(a) for a in alternatives) and not broken
         status = (Status.STATED if value.stated else Status.DERIVED) if consistent else Status.INCONSISTENT
-        return Solution(key, status, unit, value, alternatives, notes=self.notes_about(key, value) + tuple(broken))
+        implausible = implausible_values(value, self.kb.model.variables)
+        if implausible and status == Status.DERIVED:
+            status = Status.IMPLAUSIBLE
+        notes = self.notes_about(key, value) + tuple(broken)
+        outside = outside_range(value, self.kb.model.variables) if value.stated else None
+        if outside is not None:  # a what-if may state an odd figure: said, not refused (the audit flags a KB one)
+            notes += (f"the stated {key} lies outside {outside}{' ' + unit if unit else ''}, the range real "
+                      f"hardware spans ({outside.source})",)
+        return Solution(key, status, unit, value, alternatives, notes=notes, implausible=implausible)
 
     def broken_givens(self) -> list[str]:
         """The --where equalities that the values of this context contradict, each as a note."""

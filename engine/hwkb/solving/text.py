@@ -11,7 +11,7 @@ from hwkb.definitions.display import format_parts, format_quantity
 from hwkb.solving.values import Value
 
 __all__ = ["render_tree", "format_intervals", "format_value", "render_solution", "render_answer", "render_limiter",
-           "render_needs", "render_derived", "MAX_NEEDS_SHOWN"]
+           "render_needs", "render_derived", "render_implausible", "MAX_NEEDS_SHOWN"]
 
 
 def format_value(value: Value) -> str:
@@ -71,6 +71,7 @@ def render_solution(solution, explain: bool = False) -> str:
         lines.append(render_needs(solution.needs))
     if solution.intervals:
         lines.append(f"  admissible: {format_intervals(solution.intervals)}")
+    lines += render_implausible(getattr(solution, "implausible", ()), solution.variable)
     if solution.status == "inconsistent" and solution.alternatives:
         lines.append("  independent routes disagree beyond rounding:")
         for alternative in (solution.value, *solution.alternatives):
@@ -83,6 +84,18 @@ def render_solution(solution, explain: bool = False) -> str:
             lines.append(render_tree(alternative))
     lines += [f"  note: {note}" for note in solution.notes]
     return "\n".join(lines)
+
+
+def render_implausible(implausible, target: str | None = None) -> list[str]:
+    """Each value of a derivation outside its range (``target``'s own first, then those it rests on), and the
+    stated facts it rests on: one of them is likely misread (``hwkb audit`` ranks them)."""
+    lines = []
+    for found in implausible:
+        lead = "implausible: " + ("" if target is None or found.value.key == target else "it rests on ")
+        lines.append(f"  {lead}{found.sentence}")
+        lines.append(f"    from the stated {found.rests_on}: one of them is likely misread or does not apply "
+                     f"(hwkb audit ranks them)")
+    return lines
 
 
 def render_limiter(value: Value) -> str:
@@ -111,10 +124,11 @@ def render_needs(needs) -> str:
     return f"  give one of {options}" + (f" (or one of {more} more sets: --json lists all)" if more else "")
 
 
-def render_derived(values: Sequence[Value], conflicts=None) -> str:
+def render_derived(values: Sequence[Value], conflicts=None, implausible=None) -> str:
     """Derived values as ``hwkb derive`` prints them: one aligned line each, with the rule that gave it;
-    a value an independent route contradicts is marked, with the other routes' values."""
-    conflicts = conflicts or {}
+    a value an independent route contradicts is marked, with the other routes' values, and so is one outside
+    its range (or resting on such a value), with the range and the stated facts it rests on."""
+    conflicts, implausible = conflicts or {}, implausible or {}
     width = max((len(v.key) for v in values), default=0)
     lines = []
     for v in values:
@@ -123,5 +137,12 @@ def render_derived(values: Sequence[Value], conflicts=None) -> str:
         if v.key in conflicts:
             others = ", ".join(f"{format_value(a)} via {a.origin.rule}" for a in conflicts[v.key])
             line += f"  [inconsistent: {others}]"
+        if v.key in implausible:
+            found = implausible[v.key][0]
+            line += (f"  [implausible: outside {found.range}]" if found.value.key == v.key
+                     else f"  [implausible: rests on {found.value.key} = {format_value(found.value)}]")
         lines.append(line)
+    roots = {found.value.key: found for found_all in implausible.values() for found in found_all
+             if found.value.key in implausible}
+    lines += render_implausible(list(roots.values()))
     return "\n".join(lines)
