@@ -42,6 +42,7 @@ class _Labelled(StrEnum):
 class Verdict(_Labelled):
     """A check's outcome, most severe first."""
     INCONSISTENT = "inconsistent"
+    IMPLAUSIBLE = "implausible"  # a value outside the range real hardware spans (a plausibility check)
     WITHIN_ROUNDING = "within_rounding"
     CONSISTENT = "consistent"
 
@@ -55,12 +56,13 @@ _VERDICT_RANKS = {verdict: rank for rank, verdict in enumerate(Verdict)}
 
 
 class CheckKind(_Labelled):
-    """What a check compares: stated facts under a law, a stated fact with a derived one, an expectation, or
-    two documents' figures for one fact."""
+    """What a check compares: stated facts under a law, a stated fact with a derived one, an expectation,
+    two documents' figures for one fact, or a value with the range real hardware spans (plausibility)."""
     LAW = "law"
     STATED_VS_DERIVED = "stated_vs_derived"
     EXPECTATION = "expectation"
     DOCUMENTS = "documents"
+    PLAUSIBILITY = "plausibility"
 
 
 def quantity(value: float | None, unit: str) -> str:
@@ -135,7 +137,8 @@ class Suspect:
 
 _KIND_LEADS = {kind: f"{kind.label}: " for kind in CheckKind}
 _AGREEMENT = {Verdict.CONSISTENT: "agree", Verdict.WITHIN_ROUNDING: "agree within the printed rounding",
-              Verdict.INCONSISTENT: "disagree beyond the printed rounding"}
+              Verdict.INCONSISTENT: "disagree beyond the printed rounding",
+              Verdict.IMPLAUSIBLE: "outside the range real hardware spans"}
 
 
 @dataclass(unsafe_hash=True)
@@ -176,6 +179,14 @@ class Check:
 
     @property
     def detail(self) -> str:
+        if self.kind == CheckKind.PLAUSIBILITY:
+            via = f" (from {self.value.via})" if self.value.via else " (stated)"
+            text = (f"{_KIND_LEADS[self.kind]}{self.target} = {self.value.text}{via} lies outside "
+                    f"{self.doc.rsplit(': real hardware spans ', 1)[-1]}, the range real hardware spans "
+                    f"({self.source})")
+            if self.suspects and self.suspects[0].implied is not None and self.value.via:
+                text += f"; likely: {self.suspects[0].sentence}"
+            return text + (f"; hint: {self.hint}" if self.hint else "")
         if self.kind == CheckKind.DOCUMENTS:
             dev = "" if self.deviation is None else f", {self.deviation:+.3g}%"
             return (f"documents: {self.target} = {self.value.cited} (used); {self.implied.cited}: "

@@ -28,7 +28,8 @@ __all__ = ["AuditReport", "Tally", "summarise", "render", "render_table", "rende
 
 FORMATS = ("table", "markdown", "html")
 _COLUMNS = ("status", "kind", "rule", "target", "value", "implied", "deviation")
-_NOT_LAWS = (CheckKind.EXPECTATION, CheckKind.DOCUMENTS)  # what --fail-on laws lets pass
+_NOT_LAWS = (CheckKind.EXPECTATION, CheckKind.DOCUMENTS, CheckKind.PLAUSIBILITY)  # what --fail-on laws lets pass
+_FINDINGS = (Verdict.INCONSISTENT, Verdict.IMPLAUSIBLE)  # the verdicts a report shows with their notes
 _MAX_LISTED = 20  # systematic groups / isolated rows listed in a summary
 _POPULATION_LISTS = ("systematic", "isolated", "mixed")
 
@@ -43,11 +44,11 @@ class AuditReport:
     def failed(self, laws_only: bool = False) -> bool:
         by_kind = self.summary.get("by_kind", {})
         if not laws_only:
-            return bool(self.summary["counts"].get(str(Verdict.INCONSISTENT)))
+            return any(self.summary["counts"].get(str(v)) for v in _FINDINGS)
         return any(by_kind.get(str(k), {}).get(str(Verdict.INCONSISTENT)) for k in CheckKind if k not in _NOT_LAWS)
 
     def exit_code(self, fail_on: str = "any") -> int:
-        """1 when anything is inconsistent (``fail_on="laws"``: a broken expectation alone does not count)."""
+        """1 when anything is inconsistent or implausible (``fail_on="laws"``: only a broken law counts)."""
         return 1 if self.failed(laws_only=fail_on == "laws") else 0
 
     @property
@@ -81,7 +82,7 @@ class Tally:
 
     def __init__(self, population: bool = False):
         self.checks: Counter = Counter()  # (kind, status) -> checks
-        self.entities = self.inconsistent = self.expectations_only = self.unchecked = 0
+        self.entities = self.inconsistent = self.expectations_only = self.unchecked = self.implausible = 0
         self.population = Population() if population else None
         self.withheld: Counter = Counter()  # (rule, reason) -> entities
 
@@ -91,6 +92,7 @@ class Tally:
         self.entities += 1
         self.unchecked += not checks
         failed = a.status == Verdict.INCONSISTENT
+        self.implausible += any(c.status == Verdict.IMPLAUSIBLE for c in checks)
         if failed:
             self.inconsistent += 1
             self.expectations_only += all(c.kind == CheckKind.EXPECTATION
@@ -115,6 +117,7 @@ class Tally:
             "entities_inconsistent": self.inconsistent,
             "entities_expectations_only": self.expectations_only,
             "entities_unchecked": self.unchecked,
+            "entities_implausible": self.implausible,
         }
         if self.population is not None:
             population = self.population.summary().to_dict()
@@ -141,8 +144,10 @@ def _cells(c: Check) -> list[str]:
 
 def _notes(c: Check) -> list[str]:
     """What a reader needs under a failed check: where the numbers came from, the culprit, the hint."""
-    if c.status != Verdict.INCONSISTENT:
+    if c.status not in _FINDINGS:
         return []
+    if c.kind == CheckKind.PLAUSIBILITY:
+        return [c.detail.removeprefix("plausibility: ")]
     if c.kind == CheckKind.DOCUMENTS:
         return [f"{c.value.cited} (used); {c.implied.cited}"]
     out = c.routes
@@ -168,7 +173,7 @@ def _shown(report: AuditReport, failed_only: bool) -> list[tuple[EntityAudit, li
 
 def _shown_checks(e: EntityAudit, failed_only: bool) -> list[Check] | None:
     """The checks a report shows of ``e``; None when ``failed_only`` leaves nothing of it."""
-    checks = [c for c in e.checks if c.status == Verdict.INCONSISTENT or not failed_only]
+    checks = [c for c in e.checks if c.status in _FINDINGS or not failed_only]
     return checks if checks or not failed_only else None
 
 
@@ -181,7 +186,8 @@ def _summary_lines(s: Mapping[str, object]) -> list[str]:
     lines = [f"{_count(s['entities'], 'entity', 'entities')}, {_count(s['checks'], 'check')}: {counts}",
              f"{_count(s['entities_inconsistent'], 'entity', 'entities')} inconsistent "
              f"({s['entities_expectations_only']} through expectations only), "
-             f"{s['entities_unchecked']} with no applicable check"]
+             f"{s['entities_unchecked']} with no applicable check, "
+             f"{s.get('entities_implausible', 0)} with a value outside the range real hardware spans"]
     if "systematic" in s:
         lines.append(f"systematic failures (a rule failing for most of a group): {len(s['systematic'])}")
         lines += _listed(s["systematic"], lambda g: f"{g['rule']} fails for {g['failed']} of {g['checked']} rows "

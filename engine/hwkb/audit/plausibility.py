@@ -1,0 +1,192 @@
+"""Plausibility findings: a value an entity's figures derive, or a figure it states, outside the range real
+hardware spans for its variable (``range:`` of a variable, :class:`~hwkb.definitions.model.Range`).
+
+The laws alone cannot tell which of the figures a derivation rests on is wrong: a
+TPU's clock follows from its peak over its MXUs' size and count, and halving
+any one of them moves the clock alike. The suspects are ranked as the audit ranks
+those of a failed check (:mod:`hwkb.audit.suspects`): a figure no passing check
+holds before one a passing check corroborates (a chip's BF16 peak, which its Pod's
+peak repeats), a count that stays whole before one that would not, the entity's own
+figure before an inherited one, then the smallest correction in units of the
+figure's printed precision. Each suspect's needed value is the stated figure moved
+by the smallest factor a misreading makes (a binary prefix, a power of two, a
+decimal prefix: :mod:`hwkb.audit.hints`) that brings the value into its range, or,
+when none does, moved just to the range's bound.
+
+Only an entity's own stated figures are flagged when they lie outside their range
+(an architecture's, once, by the architecture), and only the first value of a
+derivation that leaves its range, not every value computed from it.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import replace
+from typing import Mapping, Sequence
+
+from hwkb.audit.findings import Check, CheckKind, Figure, Suspect, Verdict
+from hwkb.audit.rows import Row
+from hwkb.definitions.model import Range, VarKey, Variable, split_key
+from hwkb.definitions.quantities import format_number
+from hwkb.solving.context import Context
+from hwkb.solving.plausibility import implausible_values, outside_range
+from hwkb.solving.solver import Solver
+from hwkb.solving.system import System
+from hwkb.solving.values import Value
+
+__all__ = ["plausibility_checks", "RANGE_RULE", "MISREADINGS", "Ranged"]
+
+#: the ``rule`` of a plausibility check (its ``target`` names the quantity; the value's ``via`` the rule that gave it)
+RANGE_RULE = "range"
+#: factors a misread figure is off by, nearest to 1 first: binary prefixes, powers of two, decimal prefixes
+MISREADINGS: tuple[float, ...] = tuple(sorted(
+    {1.024, 1.048576, 1.073741824, *(2.0 ** k for k in range(1, 11)), 1e3, 1e6, 1e9}))
+_STEP = 1e-6  # the relative step that measures how a derived value follows a stated figure
+
+Ranged = Mapping[tuple, frozenset]  # a pattern -> the ranged keys its plan derives (none: the row is skipped)
+
+
+def plausibility_checks(row: Row, system: System, passing: Sequence[Check | object],
+                        ranged: dict | None = None) -> list[Check]:
+    """A check per value ``row``'s figures derive outside its range (the first of each derivation) and per
+    figure the entity states outside its range; ``passing``: the row's passing checks (anything with
+    ``variables``), which corroborate the figures they hold. ``ranged`` keeps, per pattern, whether its plan
+    derives any variable that has a range: a row whose pattern derives none is not solved."""
+    variables = system.model.variables
+    out = [_stated_check(row, key, fact_range, system) for key, fact_range in _stated_outside(row, system)]
+    pattern_keys = None if ranged is None else ranged.get(row.pattern)
+    if pattern_keys is not None and not pattern_keys:
+        return out
+    solver = Solver(system, _context(row))
+    derived = solver.derived()
+    if ranged is not None and pattern_keys is None:
+        ranged[row.pattern] = frozenset(v.key for v in derived if variables[split_key(v.key)[0]].range is not None)
+    corroborated = Counter(k for c in passing for k in set(c.variables))
+    for value in derived:
+        found = implausible_values(value, variables)
+        if len(found) == 1 and found[0].value.key == value.key:  # the first value of its derivation out of range
+            out.append(_derived_check(row, solver, value, found[0].range, corroborated, system))
+    return out
+
+
+def _context(row: Row) -> Context:
+    return Context((row.entity,), {**row.facts, **row.withheld})
+
+
+def _stated_outside(row: Row, system: System) -> list[tuple[VarKey, Range]]:
+    """The figures the entity states itself (not those it inherits) that lie outside their range."""
+    variables, units = system.model.variables, system.units
+    out = []
+    for key, fact in row.facts.items():
+        if fact.entity != row.entity:
+            continue
+        variable = variables[split_key(key)[0]]
+        if variable.range is not None and not variable.plausible(units.from_canonical(row.mid[key], variable.unit)):
+            out.append((key, variable.range))
+    return out
+
+
+def _range_figure(key: VarKey, value: float, unit: str, found: Range) -> Figure:
+    bound = found.nearest(value)
+    return Figure(key, bound, unit, bound if found.lower is None else found.lower,
+                  bound if found.upper is None else found.upper, RANGE_RULE, source=found.source)
+
+
+def _deviation(value: float, found: Range) -> float | None:
+    bound = found.nearest(value)
+    return (value / bound - 1.0) * 100.0 if bound else None
+
+
+def _doc(variable: Variable, found: Range) -> str:
+    unit = f" {variable.unit}" if variable.unit else ""
+    return f"{variable.doc}: real hardware spans {found}{unit}"
+
+
+def _stated_check(row: Row, key: VarKey, found: Range, system: System) -> Check:
+    variable = system.model.variables[split_key(key)[0]]
+    value = system.units.from_canonical(row.mid[key], variable.unit)
+    radius = system.units.from_canonical(row.radius.get(key, 0.0), variable.unit)
+    stated = Figure(key, value, variable.unit, value - radius, value + radius)
+    fact = row.facts[key]
+    suspect = Suspect(key, fact.entity, value, variable.unit, fact.text, found.nearest(value), None, 1, 0, True)
+    return Check(RANGE_RULE, CheckKind.PLAUSIBILITY, Verdict.IMPLAUSIBLE, _deviation(value, found), (key,), key,
+                 stated, _range_figure(key, value, variable.unit, found), (stated,), _doc(variable, found),
+                 found.source, (), (suspect,), f"the stated {key} lies outside the range real hardware spans")
+
+
+def _derived_check(row: Row, solver: Solver, value: Value, found: Range, corroborated: Counter,
+                   system: System) -> Check:
+    variable = system.model.variables[split_key(value.key)[0]]
+    leaves = value.facts()
+    stated = tuple(f.key for f in leaves if f.origin.entity is not None)
+    defaults = tuple(f.key for f in leaves if f.origin.entity is None)
+    low, high = value.magnitude * (1 - value.uncertainty), value.magnitude * (1 + value.uncertainty)
+    shown = Figure(value.key, value.magnitude, value.unit, low, high, value.origin.rule,
+                   tuple(i.key for i in value.origin.inputs))
+    sides = (shown, *(Figure(f.key, f.magnitude, f.unit, f.magnitude, f.magnitude) for f in leaves))
+    suspects = _rank([_suspect(row, solver, value, found, key, corroborated[key], system) for key in stated], row)
+    return Check(RANGE_RULE, CheckKind.PLAUSIBILITY, Verdict.IMPLAUSIBLE, _deviation(value.magnitude, found), stated,
+                 value.key, shown, _range_figure(value.key, value.magnitude, value.unit, found), sides,
+                 _doc(variable, found), found.source, defaults, tuple(suspects), _hint(value, suspects, found))
+
+
+def _suspect(row: Row, solver: Solver, value: Value, found: Range, key: VarKey, passing: int,
+             system: System) -> Suspect:
+    """``key`` with the value that brings ``value`` into its range: the stated figure moved by the smallest
+    misreading factor that does, else moved to the bound (a count rounded to the whole number past it)."""
+    fact = row.facts[key]
+    variable = system.model.variables[split_key(key)[0]]
+    units = system.units
+    stated = units.from_canonical(row.mid[key], variable.unit)
+    elasticity = _elasticity(solver, value, key, fact)
+    if not elasticity:
+        return Suspect(key, fact.entity, stated, variable.unit, fact.text, None, None, 1, passing, True)
+    target = found.nearest(value.magnitude)
+    exact = stated * (target / value.magnitude) ** (1 / elasticity)  # the figure that puts the value on the bound
+    needed = None
+    for factor in MISREADINGS:
+        for f in (factor, 1 / factor):
+            candidate = stated * f
+            whole = not variable.integer or (candidate >= 1 and abs(candidate - round(candidate)) <= 1e-9 * candidate)
+            if whole and found.contains(value.magnitude * f ** elasticity):
+                needed = candidate
+                break
+        if needed is not None:
+            break
+    if needed is None:
+        needed = (math.ceil(exact) if exact > stated else math.floor(exact)) if variable.integer else exact
+    plausible = not variable.integer or (needed >= 1 and abs(needed - round(needed)) <= 1e-9 * needed)
+    precision = max(fact.tolerance or 0.0, fact.printed_rounding)
+    precision = units.from_canonical(units.to_canonical(precision, fact.unit), variable.unit) if precision else 0.0
+    move = abs(needed - stated) / precision if precision else math.inf
+    return Suspect(key, fact.entity, stated, variable.unit, fact.text, needed, move, 1, passing, True, plausible)
+
+
+def _elasticity(solver: Solver, value: Value, key: VarKey, fact) -> float:
+    """How the derived ``value`` follows the stated ``key``: d ln value / d ln key, by re-solving at a nearby figure."""
+    nudged = replace(fact, value=fact.value * (1 + _STEP))
+    moved = Solver(solver.kb, solver.context.with_facts([nudged], via=None)).values.get(value.key)
+    if moved is None or not moved.magnitude or not value.magnitude:
+        return 0.0
+    elasticity = math.log(moved.magnitude / value.magnitude) / math.log1p(_STEP)
+    return 0.0 if abs(elasticity) < 1e-6 else round(elasticity, 6)
+
+
+def _rank(suspects: list[Suspect], row: Row) -> list[Suspect]:
+    """Uncorroborated first, a count that stays whole, the entity's own, the smallest correction, as
+    :func:`hwkb.audit.suspects.rank_suspects` orders a failed check's facts."""
+    return sorted(suspects, key=lambda s: (s.implied is None, s.passing, not s.plausible, s.entity != row.entity,
+                                           math.inf if s.move is None else s.move, s.fact))
+
+
+def _hint(value: Value, suspects: Sequence[Suspect], found: Range) -> str | None:
+    """What the first suspect's correction is, and where it puts the value."""
+    if not suspects or suspects[0].implied is None:
+        return None
+    s = suspects[0]
+    factor = s.value / s.implied if s.implied else math.inf
+    ratio = f"{format_number(factor)}x" if factor >= 1 else f"1/{format_number(1 / factor)} of"
+    unit = f" {s.unit}" if s.unit else ""
+    return (f"{s.fact} = {format_number(s.value)}{unit} is {ratio} the {format_number(s.implied)}{unit} that would "
+            f"put {value.key} within {found}{' ' + value.unit if value.unit else ''}: a misread figure is the likely "
+            f"cause (the laws alone cannot tell which of {len(suspects)} figures)")
