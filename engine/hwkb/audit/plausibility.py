@@ -6,12 +6,14 @@ TPU's clock follows from its peak over its MXUs' size and count, and halving
 any one of them moves the clock alike. The suspects are ranked as the audit ranks
 those of a failed check (:mod:`hwkb.audit.suspects`): a figure no passing check
 holds before one a passing check corroborates (a chip's BF16 peak, which its Pod's
-peak repeats), a count that stays whole before one that would not, the entity's own
-figure before an inherited one, then the smallest correction in units of the
-figure's printed precision. Each suspect's needed value is the stated figure moved
-by the smallest factor a misreading makes (a binary prefix, a power of two, a
-decimal prefix: :mod:`hwkb.audit.hints`) that brings the value into its range, or,
-when none does, moved just to the range's bound.
+peak repeats), a count that stays whole before one that would not, then a figure
+whose needed value other hardware entities of the KB state (four MXUs per
+TensorCore, as v4, v5e and v5p have), the entity's own figure before an inherited
+one, and the smallest correction in units of the figure's printed precision. Each
+suspect's needed value is the stated figure moved by the smallest factor a
+misreading makes (a binary prefix, a power of two, a decimal prefix, as
+:mod:`hwkb.audit.hints` knows them) that brings the value into its range, or, when
+none does, moved just to the range's bound.
 
 Only an entity's own stated figures are flagged when they lie outside their range
 (an architecture's, once, by the architecture), and only the first value of a
@@ -41,6 +43,7 @@ RANGE_RULE = "range"
 #: factors a misread figure is off by, nearest to 1 first: binary prefixes, powers of two, decimal prefixes
 MISREADINGS: tuple[float, ...] = tuple(sorted(
     {1.024, 1.048576, 1.073741824, *(2.0 ** k for k in range(1, 11)), 1e3, 1e6, 1e9}))
+_HARDWARE = ("architecture", "die", "product")  # the entities whose figures are evidence for another's
 _STEP = 1e-6  # the relative step that measures how a derived value follows a stated figure
 
 Ranged = Mapping[tuple, frozenset]  # a pattern -> the ranged keys its plan derives (none: the row is skipped)
@@ -124,10 +127,11 @@ def _derived_check(row: Row, solver: Solver, value: Value, found: Range, corrobo
     shown = Figure(value.key, value.magnitude, value.unit, low, high, value.origin.rule,
                    tuple(i.key for i in value.origin.inputs))
     sides = (shown, *(Figure(f.key, f.magnitude, f.unit, f.magnitude, f.magnitude) for f in leaves))
-    suspects = _rank([_suspect(row, solver, value, found, key, corroborated[key], system) for key in stated], row)
+    suspects, alike = _rank([_suspect(row, solver, value, found, key, corroborated[key], system) for key in stated],
+                            row, system)
     return Check(RANGE_RULE, CheckKind.PLAUSIBILITY, Verdict.IMPLAUSIBLE, _deviation(value.magnitude, found), stated,
                  value.key, shown, _range_figure(value.key, value.magnitude, value.unit, found), sides,
-                 _doc(variable, found), found.source, defaults, tuple(suspects), _hint(value, suspects, found))
+                 _doc(variable, found), found.source, defaults, tuple(suspects), _hint(value, suspects, found, alike))
 
 
 def _suspect(row: Row, solver: Solver, value: Value, found: Range, key: VarKey, passing: int,
@@ -172,21 +176,49 @@ def _elasticity(solver: Solver, value: Value, key: VarKey, fact) -> float:
     return 0.0 if abs(elasticity) < 1e-6 else round(elasticity, 6)
 
 
-def _rank(suspects: list[Suspect], row: Row) -> list[Suspect]:
-    """Uncorroborated first, a count that stays whole, the entity's own, the smallest correction, as
-    :func:`hwkb.audit.suspects.rank_suspects` orders a failed check's facts."""
-    return sorted(suspects, key=lambda s: (s.implied is None, s.passing, not s.plausible, s.entity != row.entity,
-                                           math.inf if s.move is None else s.move, s.fact))
+def _rank(suspects: list[Suspect], row: Row, system: System) -> tuple[list[Suspect], dict[VarKey, int]]:
+    """Uncorroborated first, a count that stays whole, a needed value other entities of the KB state, the
+    entity's own, the smallest correction: :func:`hwkb.audit.suspects.rank_suspects`'s order, with the KB's
+    other entities as the evidence a single derivation lacks."""
+    stated = _stated_elsewhere(system, row.entity, {s.fact for s in suspects})
+    alike = {s.fact: _count_alike(stated.get(s.fact, ()), s.implied) for s in suspects}
+    return sorted(suspects, key=lambda s: (s.implied is None, s.passing, not s.plausible, -alike[s.fact],
+                                           s.entity != row.entity, math.inf if s.move is None else s.move,
+                                           s.fact)), alike
 
 
-def _hint(value: Value, suspects: Sequence[Suspect], found: Range) -> str | None:
-    """What the first suspect's correction is, and where it puts the value."""
+def _stated_elsewhere(system: System, entity: str, keys: set[VarKey]) -> dict[VarKey, list[float]]:
+    """Each key's figures as the KB's other hardware entities state them, in the key's display unit."""
+    units, model = system.units, system.model
+    out: dict[VarKey, list[float]] = {}
+    for e in model.entities.values():
+        if e.id == entity or e.kind not in _HARDWARE:
+            continue
+        for key in keys & e.facts.keys():
+            fact = e.facts[key]
+            if fact.applicable:
+                out.setdefault(key, []).append(units.from_canonical(units.to_canonical(fact.value, fact.unit),
+                                                                    model.unit_of(key)))
+    return out
+
+
+def _count_alike(values, implied: float | None) -> int:
+    if implied is None:
+        return 0
+    return sum(abs(v - implied) <= 1e-9 * max(abs(v), abs(implied)) for v in values)
+
+
+def _hint(value: Value, suspects: Sequence[Suspect], found: Range, alike: Mapping[VarKey, int]) -> str | None:
+    """What the first suspect's correction is, where it puts the value, and who else states it."""
     if not suspects or suspects[0].implied is None:
         return None
     s = suspects[0]
     factor = s.value / s.implied if s.implied else math.inf
     ratio = f"{format_number(factor)}x" if factor >= 1 else f"1/{format_number(1 / factor)} of"
     unit = f" {s.unit}" if s.unit else ""
+    others = alike.get(s.fact, 0)
+    peers = (f", as {others} other {'entity of the KB states' if others == 1 else 'entities of the KB state'} it"
+             if others else "")
     return (f"{s.fact} = {format_number(s.value)}{unit} is {ratio} the {format_number(s.implied)}{unit} that would "
-            f"put {value.key} within {found}{' ' + value.unit if value.unit else ''}: a misread figure is the likely "
-            f"cause (the laws alone cannot tell which of {len(suspects)} figures)")
+            f"put {value.key} within {found}{' ' + value.unit if value.unit else ''}{peers}: a misread figure is "
+            f"the likely cause (the laws alone cannot tell which of {len(suspects)} figures)")

@@ -29,11 +29,21 @@ class Implausible:
         return self.value.facts()
 
     @property
-    def sentence(self) -> str:
-        """``clock_tc = 3.502 GHz is outside [0.1, 3.5] GHz, the range real hardware spans (...)``."""
+    def quantity(self) -> str:
+        """``clock_tc = 3.502 GHz``."""
         unit = f" {self.value.unit}" if self.value.unit else ""
-        return (f"{self.value.key} = {format_number(self.value.magnitude)}{unit} is outside {self.range}{unit}, "
-                f"the range real hardware spans ({self.range.source})")
+        return f"{self.value.key} = {format_number(self.value.magnitude)}{unit}"
+
+    @property
+    def outside(self) -> str:
+        """``outside [0.005, 3.5] GHz, the range real hardware spans (its source)``."""
+        unit = f" {self.value.unit}" if self.value.unit else ""
+        return f"outside {self.range}{unit}, the range real hardware spans ({self.range.source})"
+
+    @property
+    def sentence(self) -> str:
+        """``clock_tc = 3.502 GHz is outside [0.005, 3.5] GHz, the range real hardware spans (...)``."""
+        return f"{self.quantity} is {self.outside}"
 
     @property
     def rests_on(self) -> str:

@@ -91,8 +91,9 @@ def render_implausible(implausible, target: str | None = None) -> list[str]:
     stated facts it rests on: one of them is likely misread (``hwkb audit`` ranks them)."""
     lines = []
     for found in implausible:
-        lead = "implausible: " + ("" if target is None or found.value.key == target else "it rests on ")
-        lines.append(f"  {lead}{found.sentence}")
+        own = target is None or found.value.key == target
+        lines.append(f"  implausible: {found.sentence}" if own
+                     else f"  implausible: it rests on {found.quantity}, {found.outside}")
         lines.append(f"    from the stated {found.rests_on}: one of them is likely misread or does not apply "
                      f"(hwkb audit ranks them)")
     return lines
@@ -139,7 +140,7 @@ def render_derived(values: Sequence[Value], conflicts=None, implausible=None) ->
             line += f"  [inconsistent: {others}]"
         if v.key in implausible:
             found = implausible[v.key][0]
-            line += (f"  [implausible: outside {found.range}]" if found.value.key == v.key
+            line += (f"  [implausible: outside {found.range}{' ' + v.unit if v.unit else ''}]" if found.value.key == v.key
                      else f"  [implausible: rests on {found.value.key} = {format_value(found.value)}]")
         lines.append(line)
     roots = {found.value.key: found for found_all in implausible.values() for found in found_all
