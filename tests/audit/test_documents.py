@@ -44,7 +44,7 @@ def test_the_finding_names_both_figures_and_their_documents(kb):
     document = json.loads(json.dumps(check.to_dict()))
     assert (document["kind"], document["value"]["source"], document["implied"]["source"]) == \
         ("documents", "final whitepaper", "preliminary whitepaper")
-    assert report.summary["by_kind"]["documents"] == {"inconsistent": 1, "within_rounding": 1, "consistent": 2}
+    assert report.summary["by_kind"]["documents"] == {"inconsistent": 1, "implausible": 0, "within_rounding": 1, "consistent": 2}
     for fmt in ("table", "markdown", "html"):
         text = render(report, fmt, failed_only=True)
         assert "documents" in text and "96 per preliminary whitepaper" in text, fmt

@@ -24,9 +24,9 @@ def check(status: Verdict = Verdict.INCONSISTENT, kind: CheckKind = CheckKind.EX
 
 
 def test_verdicts_most_severe_first_and_plain_in_json():
-    assert list(Verdict) == ["inconsistent", "within_rounding", "consistent"]
-    assert [v.rank for v in Verdict] == [0, 1, 2] and Verdict.WITHIN_ROUNDING.label == "within rounding"
-    assert list(CheckKind) == ["law", "stated_vs_derived", "expectation", "documents"]
+    assert list(Verdict) == ["inconsistent", "implausible", "within_rounding", "consistent"]
+    assert [v.rank for v in Verdict] == [0, 1, 2, 3] and Verdict.WITHIN_ROUNDING.label == "within rounding"
+    assert list(CheckKind) == ["law", "stated_vs_derived", "expectation", "documents", "plausibility"]
     assert CheckKind.STATED_VS_DERIVED.label == "stated vs derived"
     document = json.loads(json.dumps(check().to_dict()))
     assert (document["status"], document["kind"]) == ("inconsistent", "expectation")
@@ -67,8 +67,8 @@ def test_an_entity_is_as_severe_as_its_worst_check():
     checks = (check(Verdict.CONSISTENT), check(Verdict.INCONSISTENT), check(Verdict.WITHIN_ROUNDING))
     entity = EntityAudit("sheet", "Sheet", checks)
     assert entity.status == Verdict.INCONSISTENT and EntityAudit("x", "X", ()).status is None
-    assert entity.counts() == {"inconsistent": 1, "within_rounding": 1, "consistent": 1}
+    assert entity.counts() == {"inconsistent": 1, "implausible": 0, "within_rounding": 1, "consistent": 1}
     document = entity.to_dict()
     assert document["status"] == "inconsistent" and type(document["status"]) is str
     assert "groups" not in document and "notes" not in document
-    assert [c.severity for c in checks] == [2, 0, 1]
+    assert [c.severity for c in checks] == [3, 0, 2]

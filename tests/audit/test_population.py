@@ -25,7 +25,7 @@ def tesla_and_ada():
 
 def test_counts_every_status():
     s = classify(tesla_and_ada()).to_dict()
-    assert s["counts"] == {"consistent": 0, "within_rounding": 5, "inconsistent": 5}
+    assert s["counts"] == {"consistent": 0, "within_rounding": 5, "implausible": 0, "inconsistent": 5}
 
 
 def test_a_mostly_failing_group_is_systematic_and_a_lone_failure_isolated():
@@ -118,7 +118,7 @@ def test_examples_are_capped_and_sorted():
 
 def test_summary_type():
     assert isinstance(classify([]), PopulationSummary)
-    assert classify([]).to_dict() == {"counts": {"consistent": 0, "within_rounding": 0, "inconsistent": 0},
+    assert classify([]).to_dict() == {"counts": {"consistent": 0, "within_rounding": 0, "implausible": 0, "inconsistent": 0},
                                       "systematic": [], "isolated": [], "mixed": []}
 
 

@@ -48,12 +48,14 @@ def test_a_broken_expectation_alone_fails_only_with_fail_on_any(tmp_path):
 def test_summary_counts_by_status_and_kind(report):
     s = report.summary
     assert (s["entities"], s["checks"]) == (2, 4)
-    assert s["counts"] == {"inconsistent": 1, "within_rounding": 0, "consistent": 3}
-    assert s["by_kind"]["law"] == {"inconsistent": 1, "within_rounding": 0, "consistent": 2}
+    assert s["counts"] == {"inconsistent": 1, "implausible": 0, "within_rounding": 0, "consistent": 3}
+    assert s["by_kind"]["law"] == {"inconsistent": 1, "implausible": 0, "within_rounding": 0, "consistent": 2}
     assert s["by_kind"]["expectation"]["consistent"] == 1 and set(s["by_kind"]) == {"law", "stated_vs_derived",
-                                                                                     "expectation", "documents"}
-    assert s["by_kind"]["documents"] == {"inconsistent": 0, "within_rounding": 0, "consistent": 0}
-    assert (s["entities_inconsistent"], s["entities_unchecked"]) == (1, 0) and "systematic" not in s
+                                                                                     "expectation", "documents",
+                                                                                     "plausibility"}
+    assert s["by_kind"]["documents"] == {"inconsistent": 0, "implausible": 0, "within_rounding": 0, "consistent": 0}
+    assert (s["entities_inconsistent"], s["entities_unchecked"], s["entities_implausible"]) == (1, 0, 0)
+    assert "systematic" not in s
     assert all(type(k) is str for k in s["counts"])
     assert json.loads(json.dumps(report.to_dict()))["summary"] == s
 
@@ -62,7 +64,7 @@ def test_summary_with_groups_adds_the_population(report):
     groups = {"chip": {"architecture": "test"}, "slow": {"architecture": "test"}}
     s = summarise(report.entities, groups)
     assert {"systematic", "isolated", "mixed", "population"} <= set(s)
-    assert s["population"] == {"counts": {"consistent": 3, "within_rounding": 0, "inconsistent": 1}}
+    assert s["population"] == {"counts": {"consistent": 3, "within_rounding": 0, "implausible": 0, "inconsistent": 1}}
     assert [(i["entity"], i["rule"]) for i in s["isolated"]] == [("slow", "peak_law")]
 
 

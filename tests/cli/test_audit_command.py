@@ -145,7 +145,7 @@ def test_json_contract(capsys, chips_kb):
     sides = {s["key"]: s for s in first["sides"]}
     assert round(sides["fp32_clock"]["value"], 2) == 1.98 and round(sides["tc_clock"]["value"], 2) == 1.83
     assert first["implied"]["unit"] == "GHz" and round(first["implied"]["value"], 2) == 1.83
-    assert document["summary"]["counts"] == {"inconsistent": 1, "within_rounding": 2, "consistent": 0}
+    assert document["summary"]["counts"] == {"inconsistent": 1, "implausible": 0, "within_rounding": 2, "consistent": 0}
 
 
 def test_exit_codes(capsys):

@@ -182,12 +182,14 @@ def _count(n: int, one: str, many: str | None = None) -> str:
 
 
 def _summary_lines(s: Mapping[str, object]) -> list[str]:
-    counts = ", ".join(f"{n} {Verdict(k).label}" for k, n in s["counts"].items())
+    counts = ", ".join(f"{n} {Verdict(k).label}" for k, n in s["counts"].items()
+                       if n or k != Verdict.IMPLAUSIBLE)  # plausibility findings are named when there are some
     lines = [f"{_count(s['entities'], 'entity', 'entities')}, {_count(s['checks'], 'check')}: {counts}",
              f"{_count(s['entities_inconsistent'], 'entity', 'entities')} inconsistent "
              f"({s['entities_expectations_only']} through expectations only), "
-             f"{s['entities_unchecked']} with no applicable check, "
-             f"{s.get('entities_implausible', 0)} with a value outside the range real hardware spans"]
+             f"{s['entities_unchecked']} with no applicable check"
+             + (f", {s['entities_implausible']} with a value outside the range real hardware spans"
+                if s.get("entities_implausible") else "")]
     if "systematic" in s:
         lines.append(f"systematic failures (a rule failing for most of a group): {len(s['systematic'])}")
         lines += _listed(s["systematic"], lambda g: f"{g['rule']} fails for {g['failed']} of {g['checked']} rows "
