@@ -36,7 +36,7 @@ from hwkb.audit.analysis import Analysis, CompiledCheck
 from hwkb.audit.applicability import Withheld, withheld_expectations
 from hwkb.audit.documents import document_checks
 from hwkb.audit.findings import Check, CheckKind, EntityAudit, Figure, Suspect, Verdict
-from hwkb.audit.plausibility import plausibility_checks
+from hwkb.audit.plausibility import Screens, plausibility_checks
 from hwkb.audit.report import AuditReport, Tally
 from hwkb.audit.report_page import finding_sources
 from hwkb.audit.rows import Audited, Pattern, Row, default_facts, read_rows
@@ -183,12 +183,12 @@ def audit(system: System, entities: Iterable[Audited], groups: Groups | None = N
 
 class Shared:
     """What the reports of an audit's entities share: each compiled check's :class:`CheckConstants`, each
-    pattern's expectations its n/a facts take out, and which ranged keys each pattern derives."""
+    pattern's expectations its n/a facts take out, and what each pattern derives with a range."""
 
     def __init__(self):
         self.checks: dict[CompiledCheck, CheckConstants] = {}
         self.withheld: Withheld = {}
-        self.ranged: dict = {}  # a pattern -> the ranged keys its plan derives (plausibility_checks)
+        self.screens: Screens = {}  # a pattern -> what its plan derives with a range (plausibility_checks)
 
 
 class CheckConstants(NamedTuple):
@@ -251,7 +251,7 @@ def entity_audit(row: Row, evaluations: Sequence[Evaluation], system: System,
         ordered += [(*_check_order(check), place + i, check) for i, check in enumerate(document_checks(row, system))]
     place = len(ordered)
     ordered += [(*_check_order(check), place + i, check) for i, check in enumerate(plausibility_checks(
-        row, system, [e.check for e in evaluations if e.status != _INCONSISTENT], shared.ranged))]
+        row, system, [e.check for e in evaluations if e.status != _INCONSISTENT], shared.screens))]
     ordered.sort()  # by _check_order, then as they came: the place breaks ties, checks are never compared
     checks = tuple([item[-1] for item in ordered])
     notes = () if checks or row.undefined else ("no rule has all its variables known for this entity",)

@@ -21,8 +21,9 @@ derivation that leaves its range, not every value computed from it.
 """
 from __future__ import annotations
 
+import functools
 import math
-from collections import Counter
+from collections import ChainMap, Counter
 from dataclasses import replace
 from typing import Mapping, Sequence
 
@@ -31,12 +32,12 @@ from hwkb.audit.rows import Row
 from hwkb.definitions.model import Range, VarKey, Variable, split_key
 from hwkb.definitions.quantities import format_number
 from hwkb.solving.context import Context
-from hwkb.solving.plausibility import implausible_values, outside_range
+from hwkb.solving.plausibility import implausible_values
 from hwkb.solving.solver import Solver
 from hwkb.solving.system import System
 from hwkb.solving.values import Value
 
-__all__ = ["plausibility_checks", "RANGE_RULE", "MISREADINGS", "Ranged"]
+__all__ = ["plausibility_checks", "RANGE_RULE", "MISREADINGS", "Screen", "Screens"]
 
 #: the ``rule`` of a plausibility check (its ``target`` names the quantity; the value's ``via`` the rule that gave it)
 RANGE_RULE = "range"
@@ -46,26 +47,69 @@ MISREADINGS: tuple[float, ...] = tuple(sorted(
 _HARDWARE = ("architecture", "die", "product")  # the entities whose figures are evidence for another's
 _STEP = 1e-6  # the relative step that measures how a derived value follows a stated figure
 
-Ranged = Mapping[tuple, frozenset]  # a pattern -> the ranged keys its plan derives (none: the row is skipped)
+class Screen:
+    """What one pattern of stated keys derives with a range, as its plan's single-relation steps over canonical
+    numbers: a database's rows are screened with a few compiled functions each, and only a row that derives a
+    value outside its range (or whose plan has a joint block or a simulated rule) is solved in full."""
+
+    def __init__(self, solver: Solver, variables: Mapping[str, Variable], units):
+        self.exact = True
+        wanted: set[VarKey] = set()
+        self.bounds: list[tuple[VarKey, float, float, bool, bool]] = []
+        for step in solver.plan.steps:
+            for key in step.outputs:
+                variable = variables[split_key(key)[0]]
+                if variable.range is not None:
+                    wanted.add(key)
+                    self.bounds.append((key, *canonical_bounds(variable.range, variable.unit, units)))
+        self.steps: list[tuple[object, VarKey]] = []
+        for step in reversed(solver.plan.steps):  # only the steps the ranged keys rest on
+            if not wanted & set(step.outputs):
+                continue
+            relation = solver.relations[step.relations[0]]
+            if step.is_block or relation.template is None:
+                self.exact = False
+                return
+            wanted |= set(relation.keys)
+            self.steps.append((relation, step.outputs[0]))
+        self.steps.reverse()
+
+    def clear(self, mid: Mapping[VarKey, float]) -> bool:
+        """Whether every ranged value the plan derives from these canonical figures lies in its range."""
+        if not self.exact:
+            return False
+        point = dict(mid)
+        for relation, key in self.steps:
+            try:
+                point[key] = relation.solver(key)(point)
+            except (ValueError, ZeroDivisionError, OverflowError, TypeError, KeyError):
+                return False  # the full solve says why
+        for key, *bounds in self.bounds:
+            x = point.get(key)
+            if x is not None and math.isfinite(x) and not _inside(x, *bounds):
+                return False
+        return True
+
+
+Screens = dict  # a pattern of stated keys -> its Screen
 
 
 def plausibility_checks(row: Row, system: System, passing: Sequence[Check | object],
-                        ranged: dict | None = None) -> list[Check]:
+                        screens: Screens | None = None) -> list[Check]:
     """A check per value ``row``'s figures derive outside its range (the first of each derivation) and per
     figure the entity states outside its range; ``passing``: the row's passing checks (anything with
-    ``variables``), which corroborate the figures they hold. ``ranged`` keeps, per pattern, whether its plan
-    derives any variable that has a range: a row whose pattern derives none is not solved."""
+    ``variables``), which corroborate the figures they hold. ``screens`` keeps each pattern's :class:`Screen`,
+    so that a row whose derived values all lie in range costs a few compiled functions, not a solve."""
     variables = system.model.variables
     out = [_stated_check(row, key, fact_range, system) for key, fact_range in _stated_outside(row, system)]
-    pattern_keys = None if ranged is None else ranged.get(row.pattern)
-    if pattern_keys is not None and not pattern_keys:
+    screen = None if screens is None else screens.get(row.pattern)
+    if screen is not None and screen.clear(row.mid):
         return out
     solver = Solver(system, _context(row))
-    derived = solver.derived()
-    if ranged is not None and pattern_keys is None:
-        ranged[row.pattern] = frozenset(v.key for v in derived if variables[split_key(v.key)[0]].range is not None)
+    if screens is not None and screen is None:
+        screens[row.pattern] = Screen(solver, variables, system.units)
     corroborated = Counter(k for c in passing for k in set(c.variables))
-    for value in derived:
+    for value in solver.derived():
         found = implausible_values(value, variables)
         if len(found) == 1 and found[0].value.key == value.key:  # the first value of its derivation out of range
             out.append(_derived_check(row, solver, value, found[0].range, corroborated, system))
@@ -79,14 +123,27 @@ def _context(row: Row) -> Context:
 def _stated_outside(row: Row, system: System) -> list[tuple[VarKey, Range]]:
     """The figures the entity states itself (not those it inherits) that lie outside their range."""
     variables, units = system.model.variables, system.units
+    own = row.facts.maps[0] if isinstance(row.facts, ChainMap) else row.facts  # a record's own, over its base
     out = []
-    for key, fact in row.facts.items():
-        if fact.entity != row.entity:
-            continue
+    for key in own:  # keys only: a record builds a Fact when one is asked for
         variable = variables[split_key(key)[0]]
-        if variable.range is not None and not variable.plausible(units.from_canonical(row.mid[key], variable.unit)):
-            out.append((key, variable.range))
+        found = variable.range
+        if (found is not None and key in row.mid and not _inside(row.mid[key], *canonical_bounds(found, variable.unit, units))
+                and own[key].entity == row.entity):
+            out.append((key, found))
     return out
+
+
+@functools.lru_cache(maxsize=4096)
+def canonical_bounds(found: Range, unit: str, units) -> tuple[float, float, bool, bool]:
+    """A range's bounds in canonical numbers (unbounded ends infinite) and whether each is open."""
+    low = -math.inf if found.lower is None else units.to_canonical(found.lower, unit)
+    high = math.inf if found.upper is None else units.to_canonical(found.upper, unit)
+    return low, high, found.lower_open, found.upper_open
+
+
+def _inside(x: float, low: float, high: float, low_open: bool, high_open: bool) -> bool:
+    return not ((x <= low if low_open else x < low) or (x >= high if high_open else x > high))
 
 
 def _range_figure(key: VarKey, value: float, unit: str, found: Range) -> Figure:
