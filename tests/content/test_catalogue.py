@@ -24,6 +24,7 @@ KNOWN_FINDINGS = {
     ("mi250", "documents"),             # the same white paper's endnotes: MI250 500 W (MI300-14), 560 W (MI300-15)
     ("mi325x", "memory_bandwidth_law"),  # 8192 bits x 6.0 Gbps = 6.14 TB/s; AMD prints 6.0 TB/s
     ("gb200", "documents"),             # NVIDIA's MLPerf v5.1 description: 186 GB; a NIM support matrix: 192 GB
+    ("tpu-v6e", "documents"),           # the v6e page vs v5e: 4 MXUs per TensorCore; other versions: two 256x256
 }
 
 
@@ -83,7 +84,7 @@ def test_the_tensor_clock_follows_from_the_peaks(kb, gpu, clock_ghz):
 
 def test_aggregates_decompose_into_units(kb):
     assert kb.solve("die_count", gpu="mi325x").magnitude == pytest.approx(8)
-    assert kb.solve("tc_fma_per_sm_cycle[bf16]", gpu="tpu-v6e").magnitude == pytest.approx(131072)
+    assert kb.solve("tc_fma_per_sm_cycle[bf16]", gpu="tpu-v6e").magnitude == pytest.approx(4 * 256 * 256)
     assert kb.solve("system_tc_peak[bf16]", gpu="tpu-v5p").magnitude == pytest.approx(8960 * 459e-3)
 
 

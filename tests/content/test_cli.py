@@ -50,7 +50,7 @@ def test_json_contract(capsys):
     sides = {s["key"]: s for s in first["sides"]}
     assert round(sides["clock_fp32"]["value"], 2) == 1.98 and round(sides["clock_tc"]["value"], 2) == 1.83
     assert first["implied"]["unit"] == "GHz" and round(first["implied"]["value"], 2) == 1.83
-    assert document["summary"]["counts"] == {"inconsistent": 2, "within_rounding": 3, "consistent": 1}
+    assert document["summary"]["counts"] == {"inconsistent": 2, "implausible": 0, "within_rounding": 3, "consistent": 1}
 
 
 def test_exit_codes(capsys):
