@@ -140,3 +140,10 @@ def test_a_sheet_with_two_mxus_ranks_them_first(real_kb_products, tmp_path):
     check = finding(kb.audit(list(load_entities(sheet, kb.model, kb.units).values())), "v6e-as-read")
     assert check.target == "clock_tc" and [s.fact for s in check.suspects][:2] == ["mxus_per_sm", "sm_count"]
     assert check.suspects[0].implied == 4
+
+
+def test_the_p100_with_its_physical_simd_lanes_for_fp32_units_is_never_derived(capsys):
+    """Issue 19's P100 case: 16 lanes per SM for NVIDIA's 64 FP32 units put the FP32 clock past 5 GHz."""
+    code, out, _ = run_cli(capsys, "solve", "clock_fp32", "--gpu", "p100", "--set", "fp32_lanes_per_sm=16")
+    assert code == 1 and "(derived)" not in out
+    assert "implausible: clock_fp32 = " in out and "is outside [0.005, 3.5] GHz" in out
