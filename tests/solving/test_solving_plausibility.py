@@ -75,7 +75,7 @@ def test_derive_marks_each_implausible_value_and_what_rests_on_it(kb):
     assert not derived.plausible and derived.consistent and derived.status == Status.IMPLAUSIBLE
     assert str(derived).splitlines()[:2] == [
         "clock           2.79 GHz         via peak_law  [implausible: outside [0.1, 2.5] GHz]",
-        "exp_rate     2.5e+12 exp/s       via exp_law  [implausible: rests on clock = 2.79 GHz]"]
+        "exp_rate         2.5 Texp/s      via exp_law  [implausible: rests on clock = 2.79 GHz]"]
     doc = derived.to_dict()
     assert doc["status"] == "implausible"
     assert [(d["variable"], d["status"]) for d in doc["derived"]] == [("clock", "implausible"),
@@ -112,3 +112,9 @@ def test_routes_that_disagree_stay_inconsistent_and_say_it_is_implausible(kb):
     solution = kb.solve("clock", gpu="chip-textbook", facts=["exp_rate=0.5e12exp/s"])
     assert solution.status == Status.INCONSISTENT
     assert [i.value.key for i in solution.implausible] == ["clock"]
+
+
+def test_a_fraction_out_of_range_reads_in_percent(kb):
+    assert str(kb.solve("busy", facts=["work=5cycle", "span=4cycle"])).splitlines()[:2] == [
+        "busy = 125 %  (implausible)",
+        "  implausible: busy = 125 % is outside (0, 100] %, the range real hardware spans (a fraction of cycles)"]

@@ -30,7 +30,7 @@ from typing import Mapping, Sequence
 from hwkb.audit.findings import Check, CheckKind, Figure, Suspect, Verdict
 from hwkb.audit.rows import Row
 from hwkb.definitions.model import Range, VarKey, Variable, split_key
-from hwkb.definitions.quantities import format_number
+from hwkb.definitions.display import format_number, format_quantity
 from hwkb.solving.context import Context
 from hwkb.solving.plausibility import implausible_values
 from hwkb.solving.solver import Solver
@@ -158,8 +158,7 @@ def _deviation(value: float, found: Range) -> float | None:
 
 
 def _doc(variable: Variable, found: Range) -> str:
-    unit = f" {variable.unit}" if variable.unit else ""
-    return f"{variable.doc}: real hardware spans {found}{unit}"
+    return f"{variable.doc}: real hardware spans {found.shown(variable.unit)}"
 
 
 def _stated_check(row: Row, key: VarKey, found: Range, system: System) -> Check:
@@ -272,10 +271,9 @@ def _hint(value: Value, suspects: Sequence[Suspect], found: Range, alike: Mappin
     s = suspects[0]
     factor = s.value / s.implied if s.implied else math.inf
     ratio = f"{format_number(factor)}x" if factor >= 1 else f"1/{format_number(1 / factor)} of"
-    unit = f" {s.unit}" if s.unit else ""
     others = alike.get(s.fact, 0)
     peers = (f", as {others} other {'entity of the KB states' if others == 1 else 'entities of the KB state'} it"
              if others else "")
-    return (f"{s.fact} = {format_number(s.value)}{unit} is {ratio} the {format_number(s.implied)}{unit} that would "
-            f"put {value.key} within {found}{' ' + value.unit if value.unit else ''}{peers}: a misread figure is "
+    return (f"{s.fact} = {format_quantity(s.value, s.unit)} is {ratio} the {format_quantity(s.implied, s.unit)} that "
+            f"would put {value.key} within {found.shown(value.unit)}{peers}: a misread figure is "
             f"the likely cause (the laws alone cannot tell which of {len(suspects)} figures)")

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping, MutableMapping
 
+from hwkb.definitions.display import display_scale
 from hwkb.errors import KBError, Location, UnknownNameError
 from hwkb.definitions.expressions import Ref, RelationTree
 from hwkb.definitions.display import integer_ops_unit
@@ -137,6 +138,18 @@ class Range:
         right = "inf" if self.upper is None else f"{self.upper:g}"
         return (f"{'(' if self.lower is None or self.lower_open else '['}{left}, "
                 f"{right}{')' if self.upper is None or self.upper_open else ']'}")
+
+    def shown(self, unit: str) -> str:
+        """The range with its unit as text shows numbers: ``[0.005, 3.5] GHz``, ``(0, 100] %`` for a fraction.
+
+        >>> Range(0, 1, "a fraction", Location("f.yaml", 1), lower_open=True).shown("fraction")
+        '(0, 100] %'
+        """
+        factor, text_unit = display_scale(unit, (self.lower, self.upper))
+        scaled = Range(None if self.lower is None else self.lower * factor,
+                       None if self.upper is None else self.upper * factor, self.source, self.where,
+                       self.lower_open, self.upper_open)
+        return f"{scaled} {text_unit}".rstrip()
 
     def to_dict(self, unit: str) -> dict:
         return {"lower": self.lower, "upper": self.upper, "lower_closed": not self.lower_open,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from hwkb.definitions.model import Range, VarName, Variable, split_key
-from hwkb.definitions.quantities import format_number
+from hwkb.definitions.display import format_quantity
 from hwkb.solving.values import Value
 
 __all__ = ["Implausible", "implausible_values", "outside_range"]
@@ -31,14 +31,12 @@ class Implausible:
     @property
     def quantity(self) -> str:
         """``clock_tc = 3.502 GHz``."""
-        unit = f" {self.value.unit}" if self.value.unit else ""
-        return f"{self.value.key} = {format_number(self.value.magnitude)}{unit}"
+        return f"{self.value.key} = {format_quantity(self.value.magnitude, self.value.unit)}"
 
     @property
     def outside(self) -> str:
         """``outside [0.005, 3.5] GHz, the range real hardware spans (its source)``."""
-        unit = f" {self.value.unit}" if self.value.unit else ""
-        return f"outside {self.range}{unit}, the range real hardware spans ({self.range.source})"
+        return f"outside {self.range.shown(self.value.unit)}, the range real hardware spans ({self.range.source})"
 
     @property
     def sentence(self) -> str:
@@ -48,7 +46,7 @@ class Implausible:
     @property
     def rests_on(self) -> str:
         """The stated facts, each with where it comes from: ``tc_peak[bf16] = 918 TFLOPS [tpu-v6e]``."""
-        return ", ".join(f"{f.key} = {format_number(f.magnitude)}{' ' + f.unit if f.unit else ''}"
+        return ", ".join(f"{f.key} = {format_quantity(f.magnitude, f.unit)}"
                          f" [{f.origin.entity or f.origin.via}]" for f in self.facts)
 
     def to_dict(self) -> dict:

@@ -140,7 +140,7 @@ def render_derived(values: Sequence[Value], conflicts=None, implausible=None) ->
             line += f"  [inconsistent: {others}]"
         if v.key in implausible:
             found = implausible[v.key][0]
-            line += (f"  [implausible: outside {found.range}{' ' + v.unit if v.unit else ''}]" if found.value.key == v.key
+            line += (f"  [implausible: outside {found.range.shown(v.unit)}]" if found.value.key == v.key
                      else f"  [implausible: rests on {found.value.key} = {format_value(found.value)}]")
         lines.append(line)
     roots = {found.value.key: found for found_all in implausible.values() for found in found_all
