@@ -50,7 +50,8 @@ def test_a_value_resting_on_an_implausible_one_is_implausible_too(kb):
     solution = kb.solve("exp_rate", gpu="chip-textbook")
     assert solution.status == Status.IMPLAUSIBLE
     assert [i.value.key for i in solution.implausible] == ["clock"]
-    assert str(solution).splitlines()[1].startswith("  implausible: it rests on clock = 2.79 GHz, outside [0.1, 2.5] GHz")
+    assert str(solution).splitlines()[1].startswith(
+        "  implausible: it rests on clock = 2.79 GHz, outside [0.1, 2.5] GHz")
 
 
 def test_the_json_names_the_range_and_the_facts(kb):

@@ -128,7 +128,8 @@ def _stated_outside(row: Row, system: System) -> list[tuple[VarKey, Range]]:
     for key in own:  # keys only: a record builds a Fact when one is asked for
         variable = variables[split_key(key)[0]]
         found = variable.range
-        if (found is not None and key in row.mid and not _inside(row.mid[key], *canonical_bounds(found, variable.unit, units))
+        if (found is not None and key in row.mid
+                and not _inside(row.mid[key], *canonical_bounds(found, variable.unit, units))
                 and own[key].entity == row.entity):
             out.append((key, found))
     return out
