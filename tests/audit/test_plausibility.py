@@ -43,7 +43,7 @@ def test_an_implausible_derived_value_is_a_finding_with_the_misread_figure_first
     assert [(s.fact, s.implied) for s in check.suspects] == [("lanes", 64), ("peak", 5), ("sm_count", 112)]
     assert check.hint == ("lanes = 32 is 1/2 of the 64 that would put clock within [0.1, 2.5] GHz, as 1 other "
                           "entity of the KB states it: a misread figure is the likely cause (the laws alone cannot "
-                          "tell which of 3 figures)")
+                          "tell which of 3 figures), or a default that does not hold here (lane_rate = 1 FMA/cycle)")
 
 
 def test_a_stated_figure_outside_its_range_is_a_finding_of_the_entity_that_states_it(kb):

@@ -188,7 +188,8 @@ def _derived_check(row: Row, solver: Solver, value: Value, found: Range, corrobo
                             row, system)
     return Check(RANGE_RULE, CheckKind.PLAUSIBILITY, Verdict.IMPLAUSIBLE, _deviation(value.magnitude, found), stated,
                  value.key, shown, _range_figure(value.key, value.magnitude, value.unit, found), sides,
-                 _doc(variable, found), found.source, defaults, tuple(suspects), _hint(value, suspects, found, alike))
+                 _doc(variable, found), found.source, defaults, tuple(suspects),
+                 _hint(value, suspects, found, alike, [f for f in leaves if f.origin.entity is None]))
 
 
 def _suspect(row: Row, solver: Solver, value: Value, found: Range, key: VarKey, passing: int,
@@ -265,8 +266,10 @@ def _count_alike(values, implied: float | None) -> int:
     return sum(abs(v - implied) <= 1e-9 * max(abs(v), abs(implied)) for v in values)
 
 
-def _hint(value: Value, suspects: Sequence[Suspect], found: Range, alike: Mapping[VarKey, int]) -> str | None:
-    """What the first suspect's correction is, where it puts the value, and who else states it."""
+def _hint(value: Value, suspects: Sequence[Suspect], found: Range, alike: Mapping[VarKey, int],
+          defaults: Sequence[Value]) -> str | None:
+    """What the first suspect's correction is, where it puts the value, who else states it, and the defaults the
+    derivation took (a law's default that does not hold for this part is the other likely cause)."""
     if not suspects or suspects[0].implied is None:
         return None
     s = suspects[0]
@@ -277,4 +280,9 @@ def _hint(value: Value, suspects: Sequence[Suspect], found: Range, alike: Mappin
              if others else "")
     return (f"{s.fact} = {format_quantity(s.value, s.unit)} is {ratio} the {format_quantity(s.implied, s.unit)} that "
             f"would put {value.key} within {found.shown(value.unit)}{peers}: a misread figure is "
-            f"the likely cause (the laws alone cannot tell which of {len(suspects)} figures)")
+            f"the likely cause (the laws alone cannot tell which of {len(suspects)} figures)"
+            + (f", or a default that does not hold here ({_listed(defaults)})" if defaults else ""))
+
+
+def _listed(values: Sequence[Value]) -> str:
+    return ", ".join(f"{v.key} = {format_quantity(v.magnitude, v.unit)}" for v in values)
