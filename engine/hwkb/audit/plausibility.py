@@ -47,6 +47,7 @@ MISREADINGS: tuple[float, ...] = tuple(sorted(
 _HARDWARE = ("architecture", "die", "product")  # the entities whose figures are evidence for another's
 _STEP = 1e-6  # the relative step that measures how a derived value follows a stated figure
 
+
 class Screen:
     """What one pattern of stated keys derives with a range, as its plan's single-relation steps over canonical
     numbers: a database's rows are screened with a few compiled functions each, and only a row that derives a
