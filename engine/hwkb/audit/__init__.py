@@ -5,6 +5,7 @@
   compiled to :mod:`~hwkb.audit.enclosures` (outward-rounded interval arithmetic);
 * :mod:`~hwkb.audit.verdicts`: the checks evaluated over arrays of entities;
 * :mod:`~hwkb.audit.suspects` and :mod:`~hwkb.audit.hints`: the likely culprit and the slip it looks like;
+* :mod:`~hwkb.audit.plausibility`: values derived, or figures stated, outside the range real hardware spans;
 * :mod:`~hwkb.audit.findings`: the result types; :mod:`~hwkb.audit.population`: systematic, isolated and
   mixed failures across a database; :mod:`~hwkb.audit.report`: the report and its three forms;
 * :mod:`~hwkb.audit.auditor`: the stages in order.

@@ -7,7 +7,8 @@
 * :mod:`~hwkb.solving.plan`: how a target follows, on structure alone (no SymPy, no NetworkX);
   :mod:`~hwkb.solving.blocks`: simultaneous relations, exactly or by Newton's method;
 * :mod:`~hwkb.solving.solver`: a plan evaluated into :mod:`~hwkb.solving.values`, answered as a
-  :mod:`~hwkb.solving.solution`; :mod:`~hwkb.solving.points` re-evaluates it at trial values;
+  :mod:`~hwkb.solving.solution`, a value outside its variable's range marked by :mod:`~hwkb.solving.plausibility`;
+  :mod:`~hwkb.solving.points` re-evaluates it at trial values;
 * :mod:`~hwkb.solving.simulated` runs simulated rules on :mod:`~hwkb.solving.scheduler`, the warp-scheduler model;
 * :mod:`~hwkb.solving.text`: how answers print.
 """

@@ -324,8 +324,8 @@ class Solver(Structure):
         notes = self.notes_about(key, value) + tuple(broken)
         outside = outside_range(value, self.kb.model.variables) if value.stated else None
         if outside is not None:  # a what-if may state an odd figure: said, not refused (the audit flags a KB one)
-            notes += (f"the stated {key} lies outside {outside}{' ' + unit if unit else ''}, the range real "
-                      f"hardware spans ({outside.source})",)
+            notes += (f"the stated {key} lies outside {outside.shown(unit)}, the range real hardware spans "
+                      f"({outside.source})",)
         return Solution(key, status, unit, value, alternatives, notes=notes, implausible=implausible)
 
     def broken_givens(self) -> list[str]:
