@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping, MutableMapping
 
-from hwkb.definitions.display import display_scale
+from hwkb.definitions.display import display_scale, format_number
 from hwkb.errors import KBError, Location, UnknownNameError
 from hwkb.definitions.expressions import Ref, RelationTree
 from hwkb.definitions.display import integer_ops_unit
@@ -134,8 +134,8 @@ class Range:
         return self.lower if self.lower is not None and value < self.lower else self.upper
 
     def __str__(self) -> str:
-        left = "-inf" if self.lower is None else f"{self.lower:g}"
-        right = "inf" if self.upper is None else f"{self.upper:g}"
+        left = "-inf" if self.lower is None else format_number(self.lower)
+        right = "inf" if self.upper is None else format_number(self.upper)
         return (f"{'(' if self.lower is None or self.lower_open else '['}{left}, "
                 f"{right}{')' if self.upper is None or self.upper_open else ']'}")
 
