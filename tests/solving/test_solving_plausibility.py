@@ -119,3 +119,12 @@ def test_a_fraction_out_of_range_reads_in_percent(kb):
     assert str(kb.solve("busy", facts=["work=5cycle", "span=4cycle"])).splitlines()[:2] == [
         "busy = 125 %  (implausible)",
         "  implausible: busy = 125 % is outside (0, 100] %, the range real hardware spans (a fraction of cycles)"]
+
+
+def test_of_routes_that_disagree_the_one_outside_its_range_is_named(kb):
+    """The vendor's chip stating its clock, asked with 16 lanes per SM: the stated 1.5 GHz is plausible, the peak's
+    route gives 5.9 GHz, outside the range."""
+    solution = kb.solve("clock", gpu="chip-vendor", facts=["clock=1.5GHz", "lanes=16"])
+    assert solution.status == Status.INCONSISTENT and solution.value.stated
+    assert [(i.value.key, round(i.value.magnitude, 2)) for i in solution.implausible] == [("clock", 5.92)]
+    assert "  implausible: another route gives clock = 5.915 GHz, outside [0.1, 2.5] GHz" in str(solution)

@@ -321,6 +321,8 @@ class Solver(Structure):
         implausible = implausible_values(value, self.kb.model.variables)
         if implausible and status == Status.DERIVED:
             status = Status.IMPLAUSIBLE
+        elif status == Status.INCONSISTENT:  # which of the disagreeing routes gives a value no hardware has
+            implausible += tuple(i for a in alternatives for i in implausible_values(a, self.kb.model.variables))
         notes = self.notes_about(key, value) + tuple(broken)
         outside = outside_range(value, self.kb.model.variables) if value.stated else None
         if outside is not None:  # a what-if may state an odd figure: said, not refused (the audit flags a KB one)

@@ -71,7 +71,7 @@ def render_solution(solution, explain: bool = False) -> str:
         lines.append(render_needs(solution.needs))
     if solution.intervals:
         lines.append(f"  admissible: {format_intervals(solution.intervals)}")
-    lines += render_implausible(getattr(solution, "implausible", ()), solution.variable)
+    lines += render_implausible(getattr(solution, "implausible", ()), solution.variable, solution.value)
     if solution.status == "inconsistent" and solution.alternatives:
         lines.append("  independent routes disagree beyond rounding:")
         for alternative in (solution.value, *solution.alternatives):
@@ -86,14 +86,18 @@ def render_solution(solution, explain: bool = False) -> str:
     return "\n".join(lines)
 
 
-def render_implausible(implausible, target: str | None = None) -> list[str]:
-    """Each value of a derivation outside its range (``target``'s own first, then those it rests on), and the
-    stated facts it rests on: one of them is likely misread (``hwkb audit`` ranks them)."""
+def render_implausible(implausible, target: str | None = None, answer: Value | None = None) -> list[str]:
+    """Each value of a derivation outside its range (``target``'s own first, then those it rests on, then those of
+    routes that disagree with the ``answer``), and the stated facts it rests on: one of them is likely misread
+    (``hwkb audit`` ranks them)."""
     lines = []
     for found in implausible:
-        own = target is None or found.value.key == target
-        lines.append(f"  implausible: {found.sentence}" if own
-                     else f"  implausible: it rests on {found.quantity}, {found.outside}")
+        if target is not None and found.value.key != target:
+            lines.append(f"  implausible: it rests on {found.quantity}, {found.outside}")
+        elif answer is not None and found.value is not answer:
+            lines.append(f"  implausible: another route gives {found.quantity}, {found.outside}")
+        else:
+            lines.append(f"  implausible: {found.sentence}")
         lines.append(f"    from the stated {found.rests_on}: one of them is likely misread or does not apply "
                      f"(hwkb audit ranks them)")
     return lines
