@@ -5,9 +5,9 @@ The stages are named as in equation-based modelling tools:
 1. **propagation** — take a relation with exactly one unknown and solve it for
    that unknown (if that direction can be solved), round after round;
 2. **matching** — for what remains, a maximum matching between relations and
-   unknowns (Kuhn's augmenting paths, deterministic);
+   unknowns (NetworkX's Hopcroft-Karp on integer node ids, so deterministic);
 3. **blocks** — the strongly connected components of the matched dependency
-   graph, in topological order, are systems to solve jointly;
+   graph (NetworkX's condensation), in topological order, are systems to solve jointly;
 4. **needs** — when the target stays unknown, the smallest sets of further
    facts that would settle it.
 
@@ -24,7 +24,6 @@ a callback, so SymPy work stays in :mod:`hwkb.solving.relations`.
 from __future__ import annotations
 
 import itertools
-from collections import deque
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
@@ -135,7 +134,7 @@ def _block_core(unknowns: dict[int, frozenset[str]]) -> set[int]:
 
     Such a relation is in no block: that unknown could only be matched to it, and nothing else would need
     it, so it would be a component of its own. A core of fewer than two relations means there is no block,
-    found without matching (most queries, every time).
+    found without matching (most queries, every time), and without importing NetworkX.
     """
     holders: dict[str, set[int]] = {}
     for r, keys in unknowns.items():
@@ -158,82 +157,44 @@ def _block_core(unknowns: dict[int, frozenset[str]]) -> set[int]:
 def components_in_order(successors: dict[str, list[str]]) -> list[list[str]]:
     """The strongly connected components of a directed graph, each before those that depend on it.
 
-    Tarjan's algorithm, with an explicit stack; it finds components in reverse topological order.
+    NetworkX's condensation, in topological order; among components free at the same time, the one holding
+    the earliest node (in the mapping's order) first. Nodes are integer ids, so neither the components nor
+    their order depend on the hash seed.
 
     >>> components_in_order({"a": ["b"], "b": ["c"], "c": ["b"], "d": []})
-    [['d'], ['a'], ['b', 'c']]
+    [['a'], ['b', 'c'], ['d']]
     """
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    found: list[list[str]] = []
-    for root in successors:
-        if root in index:
-            continue
-        work = [(root, iter(successors.get(root, ())))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = len(index)
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(successors.get(child, ()))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                found.append(sorted(component))
-    return found[::-1]
+    import networkx as nx
+    names = list(dict.fromkeys([*successors, *(c for cs in successors.values() for c in cs)]))
+    ids = {name: i for i, name in enumerate(names)}
+    graph = nx.DiGraph()
+    graph.add_nodes_from(range(len(names)))
+    graph.add_edges_from((ids[node], ids[child]) for node, children in successors.items() for child in children)
+    dag = nx.condensation(graph)
+    first = {c: min(dag.nodes[c]["members"]) for c in dag}
+    return [sorted(names[i] for i in dag.nodes[c]["members"])
+            for c in nx.lexicographical_topological_sort(dag, key=first.__getitem__)]
 
 
 def maximum_matching(unknowns: dict[int, list[str]]) -> dict[str, int]:
-    """A maximum matching of relations to unknowns (Kuhn's augmenting paths), as ``{key: relation}``.
+    """A maximum matching of relations to unknowns (NetworkX's Hopcroft-Karp), as ``{key: relation}``.
 
-    The same input gives the same matching on every run: relations are tried in order and each one's
-    unknowns in the order given, so the plan never depends on hash order (networkx's Hopcroft-Karp
-    iterates sets). Augmenting paths are walked with an explicit stack, not recursion.
+    Relations and keys are integer nodes added in order (relations as given, keys as first met), so the
+    same input gives the same matching whatever the hash seed.
 
-    >>> maximum_matching({0: ["x", "y"], 1: ["x"], 2: ["x", "y"]})
-    {'x': 1, 'y': 0}
+    >>> sorted(maximum_matching({0: ["x", "y"], 1: ["x"], 2: ["x", "y"]}))
+    ['x', 'y']
     """
-    owner: dict[str, int] = {}
-    for start in unknowns:
-        seen: set[str] = set()
-        stack = [(start, iter(unknowns[start]))]
-        path: list[tuple[int, str]] = []
-        while stack:
-            r, choices = stack[-1]
-            key = next((k for k in choices if k not in seen), None)
-            if key is None:
-                stack.pop()
-                if path:
-                    path.pop()
-                continue
-            seen.add(key)
-            path.append((r, key))
-            if key not in owner:
-                for relation, k in path:  # flip the path: every relation on it takes its key
-                    owner[k] = relation
-                break
-            stack.append((owner[key], iter(unknowns[owner[key]])))
-    return owner
+    import networkx as nx
+    relations = list(unknowns)
+    keys = list(dict.fromkeys(k for r in relations for k in unknowns[r]))
+    key_ids = {k: len(relations) + i for i, k in enumerate(keys)}
+    graph = nx.Graph()
+    graph.add_nodes_from(range(len(relations) + len(keys)))
+    graph.add_edges_from((i, key_ids[k]) for i, r in enumerate(relations) for k in unknowns[r])
+    matched = nx.bipartite.hopcroft_karp_matching(graph, top_nodes=range(len(relations)))
+    return {keys[node - len(relations)]: relations[partner] for node, partner in sorted(matched.items())
+            if node >= len(relations)}
 
 
 def find_needs(relations: Sequence[frozenset[str]], known: Iterable[str], target: str, can_solve: CanSolve,
@@ -272,22 +233,14 @@ def find_needs(relations: Sequence[frozenset[str]], known: Iterable[str], target
 
 def _distances(relations: Sequence[frozenset[str]], usable: Callable[[int], bool], target: str) -> dict[str, int]:
     """How far each key is from ``target`` in the graph of keys and usable relations (a key to a relation
-    is one step), breadth first; empty when no usable relation has the target."""
-    by_key: dict[str, list[int]] = {}
-    for r, keys in enumerate(relations):
-        if usable(r):
-            for k in keys:
-                by_key.setdefault(k, []).append(r)
-    if target not in by_key:
+    is one step; NetworkX's breadth-first lengths); empty when no usable relation has the target."""
+    import networkx as nx
+    keys = sorted({k for r, ks in enumerate(relations) if usable(r) for k in ks})
+    if target not in keys:
         return {}
-    near, seen, queue = {target: 0}, set(), deque([target])
-    while queue:
-        key = queue.popleft()
-        for r in by_key[key]:
-            if r not in seen:
-                seen.add(r)
-                for other in relations[r]:
-                    if other not in near:
-                        near[other] = near[key] + 2
-                        queue.append(other)
-    return near
+    ids = {k: i for i, k in enumerate(keys)}
+    graph = nx.Graph()
+    graph.add_nodes_from(range(len(keys) + len(relations)))
+    graph.add_edges_from((ids[k], len(keys) + r) for r, ks in enumerate(relations) if usable(r) for k in ks)
+    lengths = nx.single_source_shortest_path_length(graph, ids[target])
+    return {keys[node]: length for node, length in lengths.items() if node < len(keys)}
