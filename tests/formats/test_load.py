@@ -227,3 +227,19 @@ def test_a_users_datasheet_is_a_product_unless_it_says_otherwise(tmp_path):
     sheet.write_text("my-chip:\n  extends: arch\n  facts: {sm_count: 100}\nmy-arch:\n  kind: architecture\n")
     entities = load_entities(sheet, model, units)
     assert entities["my-chip"].kind == "product" and entities["my-arch"].kind == "architecture"
+
+
+def test_each_group_of_entities_extending_one_another_round_is_one_cycle():
+    from types import SimpleNamespace
+    _check_extends = loader._check_extends
+    entities = {name: SimpleNamespace(extends=parents, extends_where=None, where=Location(f"{name}.yaml", 1, 1))
+                for name, parents in [("a", ["c", "b"]), ("b", ["a"]), ("c", ["d"]), ("d", ["c"]), ("e", ["e"]),
+                                      ("f", ["a"])]}
+    assert [str(e) for e in _check_extends(entities)] == [
+        "b.yaml:1:1: 'extends' forms a cycle: a -> b -> a; an entity cannot extend itself",
+        "d.yaml:1:1: 'extends' forms a cycle: c -> d -> c; an entity cannot extend itself",
+        "e.yaml:1:1: 'extends' forms a cycle: e -> e; an entity cannot extend itself"]
+    acyclic = {"g": SimpleNamespace(extends=["h", "i"], extends_where=None, where=None),
+               "h": SimpleNamespace(extends=["i"], extends_where=None, where=None),
+               "i": SimpleNamespace(extends=[], extends_where=None, where=None)}
+    assert _check_extends(acyclic) == []
