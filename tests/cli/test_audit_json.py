@@ -25,6 +25,17 @@ def test_every_audit_of_the_kb_is_the_dumped_dict(real_kb):
         assert entity_json(a) == dumped(a), a.entity
 
 
+def test_the_templates_kept_are_bounded(real_kb, monkeypatch):
+    from hwkb.cli import audit_json
+    monkeypatch.setattr(audit_json, "MAX_TEMPLATES", 3)
+    monkeypatch.setattr(audit_json, "_CHECKS", {})
+    monkeypatch.setattr(audit_json, "_FIGURES", {})
+    report = audit(real_kb, ["h100-sxm", "a100-80gb-sxm", "mi300x"])
+    for a in report.entities:
+        assert entity_json(a) == dumped(a), a.entity
+    assert 0 < len(audit_json._CHECKS) <= 3 and 0 < len(audit_json._FIGURES) <= 3
+
+
 numbers = st.floats(allow_nan=True, allow_infinity=True) | st.floats(min_value=-1e-300, max_value=1e300)
 texts = st.text(max_size=12)  # any code point: quotes, backslashes, control characters, non-ASCII
 keys = st.sampled_from(["sm_count", "tc_peak[bf16]", "clock_tc", "a\"b\\c", "π\x07"])
