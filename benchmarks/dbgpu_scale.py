@@ -54,8 +54,8 @@ print(time.perf_counter() - start, count)
 AUDIT = """
 import sys
 sys.path.insert(0, {engine!r})
-from hwkb.cli.main import main
-sys.exit(main())
+from hwkb.cli.main import console
+console()
 """
 
 

@@ -56,7 +56,8 @@ def cli(sweeps: list[str], extra: list[str]) -> list[str]:
     """A whole ``hwkb solve`` process that reports its peak memory (kB) on stderr."""
     arguments = ["solve", TARGET, "--gpu", "h100-sxm", *(f"--sweep={s}" for s in sweeps), *extra]
     return [sys.executable, "-c", f"import sys, resource; sys.path.insert(0, {str(ROOT / 'engine')!r}); "
-            f"from hwkb.cli.main import main; code = main({arguments!r}); "
+            f"import gc; from hwkb.cli.main import GC_THRESHOLDS, main; gc.set_threshold(*GC_THRESHOLDS); "
+            f"code = main({arguments!r}); "
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); sys.exit(code)"]
 
 

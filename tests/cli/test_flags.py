@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 from pathlib import Path
 
@@ -37,13 +36,19 @@ def test_every_error_is_one_line(capsys):
     assert capsys.readouterr().err == "error: first\nerror: second; try again\nerror: third\n"
 
 
-def test_few_collections_raises_the_threshold_for_the_stream_and_restores_it():
+
+
+def test_only_the_console_script_sets_the_collector(capsys):
+    """Tests and notebooks call main() hundreds of times: it must leave the collector as it found it."""
+    import gc
+    import subprocess
+    import sys
+
+    from hwkb.cli import main as cli_main
     before = gc.get_threshold()
-    with flags.few_collections(threshold=before[0] + 12345):
-        assert gc.get_threshold() == (before[0] + 12345, *before[1:])
-        with pytest.raises(KeyError):
-            with flags.few_collections(threshold=1):  # never lowers it
-                assert gc.get_threshold()[0] == before[0] + 12345
-                raise KeyError
-        assert gc.get_threshold()[0] == before[0] + 12345
-    assert gc.get_threshold() == before
+    assert cli_main.main(["list", "rules", "--json"]) == 0
+    assert gc.get_threshold() == before and before != cli_main.GC_THRESHOLDS
+    code = ("import gc, sys\nfrom hwkb.cli.main import console\nsys.argv = ['hwkb', 'list', 'rules', '--json']\n"
+            "try:\n    console()\nexcept SystemExit:\n    print(gc.get_threshold(), gc.get_freeze_count() == 0, file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stderr.strip() == f"{cli_main.GC_THRESHOLDS} True"

@@ -59,7 +59,7 @@ def test_a_bad_row_halfway_leaves_the_old_output(capsys, tmp_path):
 
 
 def test_a_row_audit_makes_no_reference_cycles(real_kb):
-    """What flags.few_collections relies on: once a pattern's checks are compiled, a row's objects (record, row,
+    """What the command's collector thresholds (hwkb.cli.main.GC_THRESHOLDS) rely on: once a pattern's checks are compiled, a row's objects (record, row,
     evaluations, findings, JSON) all go by reference counting, so the cyclic collector finds nothing to free."""
     auditor = Auditor(real_kb)
     rows = lambda: iter_records(SAMPLE, real_kb.model, real_kb.units)

@@ -136,8 +136,7 @@ def audit_database(args: argparse.Namespace, kb: KnowledgeBase, items: Iterator)
             if text is not None:
                 spool.add(audit_order(audit, index), text)
 
-        with flags.few_collections():
-            tally, sources = Auditor(kb).stream(items, take, groups={})
+        tally, sources = Auditor(kb).stream(items, take, groups={})
         if not tally.entities:
             raise nothing_to_audit()
         report = AuditReport((), tally.to_dict(), sources)

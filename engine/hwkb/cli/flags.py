@@ -13,24 +13,19 @@ engine at the top, so the parser builds without SymPy or Pint.
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import sys
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from hwkb.errors import KBError, KBErrors
 
 __all__ = ["add_common", "settle_common", "add_context", "context_keywords", "load_kb", "json_text", "emit_json",
-           "emit", "document", "error_document", "report_error", "print_errors", "few_collections", "COMMON_DEFAULTS",
+           "emit", "document", "error_document", "report_error", "print_errors", "COMMON_DEFAULTS",
            "SCHEMA"]
 
 #: the common options' values when not given; they are accepted before the subcommand and after it
 COMMON_DEFAULTS = {"json": False, "kb": (), "no_default_kb": False, "verbose": False}
 KB_BEFORE_COMMAND = "kb_before_command"
-#: objects outstanding before the cyclic collector runs during a stream (Python's default is 700, a command's 100,000)
-STREAM_COLLECTION_THRESHOLD = 1_000_000
 #: the JSON Schema every command's document validates against (package data)
 SCHEMA = Path(__file__).with_name("schema.json")
 
@@ -82,24 +77,7 @@ def load_kb(args: argparse.Namespace):
     they pay off."""
     from hwkb.formats.caches import cache_directory
     from hwkb.kb import KnowledgeBase
-    kb = KnowledgeBase.load(args.kb, default=not args.no_default_kb, cache=cache_directory())
-    gc.freeze()  # the modules and the KB live until the command exits: the collector need not walk them again
-    return kb
-
-
-@contextmanager
-def few_collections(threshold: int = STREAM_COLLECTION_THRESHOLD) -> Iterator[None]:
-    """The cyclic collector run rarely while a stream's objects come and go by reference counting alone.
-
-    A database audit makes a few hundred objects a row and almost no cycles (tests/cli/test_streamed_database_audit.py
-    holds it to that), so each collection only walks the rows in flight again: a twentieth of a 28,000-row audit.
-    Garbage that does form cycles is still collected, once ``threshold`` objects are outstanding."""
-    before = gc.get_threshold()
-    gc.set_threshold(max(threshold, before[0]), *before[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
+    return KnowledgeBase.load(args.kb, default=not args.no_default_kb, cache=cache_directory())
 
 
 def json_text(document, compact: bool = False) -> str:
