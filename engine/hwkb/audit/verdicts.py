@@ -139,7 +139,7 @@ def _verdicts(check: CompiledCheck, rows: Sequence[Row], columns: _Columns, syst
         rows, per_row = [rows[i] for i in kept.tolist()], [a[..., kept] for a in per_row]
     code, deviation, own_p, own_lo, own_hi, implied_p, implied_lo, implied_hi, ratio_lo, ratio_hi, spread, \
         side_values = per_row
-    return list(map(tuple.__new__, repeat(Evaluation), zip(  # Evaluation._make without a Python call a row
+    return list(map(Evaluation._make, zip(
         repeat(check), rows, _BY_CODE[code].tolist(), deviation.tolist(), _triples(own_p, own_lo, own_hi, scale),
         _triples(implied_p, implied_lo, implied_hi, scale), zip(ratio_lo.tolist(), ratio_hi.tolist()),
         spread.tolist(), _pairs(shown, side_values), facts)))
