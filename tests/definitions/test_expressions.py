@@ -10,7 +10,7 @@ import sympy
 from hwkb.definitions import expressions
 from hwkb.errors import ExpressionError, Location
 from hwkb.definitions.expressions import (BinOp, Call, Neg, Num, Ref, RelationTree, parse_expression, parse_relation,
-                                to_sympy)
+                                from_sympy, to_sympy, to_text)
 
 W = Location("f.yaml", 3, 9)  # the expression text starts at line 3, column 9
 
@@ -18,7 +18,7 @@ W = Location("f.yaml", 3, 9)  # the expression text starts at line 3, column 9
 def test_all_names_exist():
     assert sorted(expressions.__all__) == sorted([
         "Num", "Ref", "BinOp", "Neg", "Call", "RelationTree", "Expr", "FUNCTIONS", "COMPARISONS",
-        "parse_expression", "parse_relation", "references", "to_sympy"])
+        "parse_expression", "parse_relation", "references", "to_sympy", "from_sympy", "to_text"])
     for name in expressions.__all__:
         assert hasattr(expressions, name)
 
@@ -94,6 +94,30 @@ def test_to_sympy_builds_exact_numbers_and_the_functions():
                                + sympy.exp(b) + sympy.log(a) - sympy.Rational(1, 10) * ax / b ** 2)) == 0
     assert to_sympy(parse_expression("-a"), symbol) == -a
     assert to_sympy(parse_expression("0.1"), symbol) == sympy.Rational(1, 10)
+
+
+@pytest.mark.parametrize("text", [
+    "a / (b * c)", "-a * b / 3", "sqrt(a / b) - 2 ** (-c)", "a ** (1/3) + 1 / sqrt(b)", "min(a, b) + max(a, 2)",
+    "floor(a) + ceil(b) * exp(c) - log(a)", "(a + b) ** 2 / (c - 7)", "exp(1) * a", "0.25 * a - 10 ** 6"])
+def test_from_sympy_gives_back_a_tree_of_the_same_function(text):
+    symbols = {name: sympy.Symbol(name, positive=True) for name in "abc"}
+    expr = to_sympy(parse_expression(text), lambda r: symbols[str(r)])
+    tree = from_sympy(expr, lambda s: Ref(s.name))
+    assert tree is not None
+    for back in (tree, parse_expression(to_text(tree))):
+        assert sympy.simplify(to_sympy(back, lambda r: symbols[str(r)]) - expr) == 0
+
+
+def test_from_sympy_writes_a_quotient_as_sympy_prints_it():
+    x0, x1, x2 = sympy.symbols("x0 x1 x2", positive=True)
+    assert to_text(from_sympy(x0 / (x1 * x2), lambda s: Ref(s.name))) == "(x0 / (x1 * x2))"
+    assert to_text(from_sympy(-x0 / 2, lambda s: Ref(s.name))) == "(-(x0 / 2))"
+
+
+def test_from_sympy_refuses_what_the_whitelist_cannot_write():
+    x = sympy.Symbol("x", positive=True)
+    for expr in (sympy.LambertW(x), sympy.Float(0.1) * x, sympy.I * x, sympy.sin(x), sympy.Integer(10) ** 40 * x):
+        assert from_sympy(expr, lambda s: Ref(s.name)) is None, expr
 
 
 # ---------------------------------------------------------------- every rejection

@@ -103,11 +103,11 @@ def _load(cache_dir: Path) -> KnowledgeBase:
     return KnowledgeBase.load([TINY], default=False, cache=cache_dir)
 
 
-def test_entries_are_the_numeric_code_of_each_direction(tmp_path):
+def test_entries_are_the_expression_tree_of_each_direction(tmp_path):
     kb = _load(tmp_path)
     assert kb.solve("clock", gpu="chip").magnitude == pytest.approx(1.0)
     texts = {e["text"] for e in _entries(tmp_path).values()}
-    assert "x0/(x1*x2*x3)" in texts or "x0/(x1*x2)" in texts
+    assert "(x0 / ((x1 * x2) * x3))" in texts or "(x0 / (x1 * x2))" in texts
 
 
 def test_warm_and_cold_give_the_same_numbers_bit_for_bit(tmp_path):

@@ -6,21 +6,16 @@ gives ``LambertW``, which neither ``math`` nor NumPy has. It is supplied here
 from mpmath (a SymPy dependency), real branches only: a complex value is no
 value of a KB quantity, so it raises ``ValueError`` like ``math.log(-1)``.
 
-:func:`lambdified_code` is the text ``lambdify`` runs for an expression on
-floats. A solved direction is cached as that text (:mod:`hwkb.solving.relations`)
-and compiled by the project's own compiler, so a warm run computes exactly what
-``lambdify`` computed, without importing SymPy or NumPy; this module imports
-them only when one of its functions is called.
+A solved direction is cached as the KB's own expression tree
+(:func:`hwkb.definitions.expressions.from_sympy`), not through this module; a
+direction the tree cannot write (``LambertW``) is lambdified here on each run.
+SymPy and NumPy are imported only when one of these functions is called.
 """
 from __future__ import annotations
 
-import inspect
-import re
 from typing import Callable, Sequence
 
-__all__ = ["lambdify_math", "lambdify_numpy", "lambdified_code"]
-
-_ONE_RETURN = re.compile(r"def _lambdifygenerated\([^)]*\):\n    return (?P<code>[^\n]+)\n\Z")
+__all__ = ["lambdify_math", "lambdify_numpy"]
 
 
 def _lambert_w(x: float, branch: int = 0) -> float:
@@ -53,14 +48,3 @@ def lambdify_numpy(symbols: Sequence, expr) -> Callable:
     """A function of arrays; NaN outside the domain."""
     import sympy
     return sympy.lambdify(list(symbols), expr, modules=[{"LambertW": _lambert_w_array}, "numpy"])
-
-
-def lambdified_code(symbols: Sequence, expr) -> str | None:
-    """The one expression :func:`lambdify_math` evaluates for ``expr`` (``'x0/(x1*x2)'``), or None when it
-    needs more than one line."""
-    try:
-        source = inspect.getsource(lambdify_math(symbols, expr))
-    except (OSError, TypeError):
-        return None
-    found = _ONE_RETURN.fullmatch(source)
-    return found.group("code") if found else None

@@ -8,9 +8,9 @@ direction; the result is a plain Python function of canonical numbers.
 A direction without one explicit positive solution (through ``min``, ``floor``
 or an equation with several roots) is marked forward-only and never used.
 
-SymPy solves a direction once; the solution is kept (:mod:`hwkb.formats.caches`)
-as the numeric code ``sympy.lambdify`` runs for it, in the KB's own expression
-syntax, and compiled by :mod:`hwkb.definitions.compiled`. A warm run reads that
+SymPy solves a direction once; its solution is turned into the KB's own expression
+tree (:func:`~hwkb.definitions.expressions.from_sympy`), kept as that tree's text
+(:mod:`hwkb.formats.caches`) and compiled by :mod:`hwkb.definitions.compiled`. A warm run reads that
 code back through the whitelist parser, checks it against the rule at two trial
 points and compiles it, without importing SymPy: SymPy is imported only to
 solve a direction the cache does not hold, and for the symbolic questions
@@ -27,9 +27,10 @@ from typing import TYPE_CHECKING, Callable, Mapping
 from hwkb.errors import DimensionError, KBError, KBErrors
 from hwkb.formats.caches import UNSOLVABLE, SolutionCache
 from hwkb.definitions.compiled import mapping_function, positional_function
-from hwkb.definitions.expressions import Call, Expr, Ref, RelationTree, parse_expression, references, to_sympy
+from hwkb.definitions.expressions import (Call, Expr, Ref, RelationTree, from_sympy, parse_expression, references,
+                                          to_sympy, to_text)
 from hwkb.definitions.model import Model, Rule, VarKey, var_key
-from hwkb.solving.lambdify import lambdified_code, lambdify_math
+from hwkb.solving.lambdify import lambdify_math
 from hwkb.solving.solve_bounds import solve_refusal
 from hwkb.definitions.units import Units
 from hwkb.solving.dimensions import check_dimensions
@@ -122,7 +123,8 @@ class _Template:
             self.cache.put(key, UNSOLVABLE)
             return None
         others = [p for i, p in enumerate(self.placeholders) if i != position]
-        code = lambdified_code(others, expr)
+        tree = from_sympy(expr, lambda symbol: Ref(symbol.name))
+        code = None if tree is None else to_text(tree)
         direction = None if code is None else self._trusted(code, position)
         if direction is None:  # not writable in the KB's syntax: SymPy's own function, solved again next run
             return _Direction(None, lambdify_math(others, expr))
