@@ -5,7 +5,7 @@ every node is checked against a short list: numbers, names, ``name[index]``,
 ``+ - * / **``, unary minus, one comparison (``=`` is written for equality) and
 calls of the functions in :data:`FUNCTIONS`. Anything else is an
 :class:`~hwkb.errors.ExpressionError`. SymPy objects are built from the
-checked tree by :func:`to_sympy`, numeric functions by
+checked tree by :mod:`hwkb.definitions.symbolic`, numeric functions by
 :mod:`hwkb.definitions.compiled`; no KB text ever reaches ``sympify``,
 ``parse_expr`` or ``eval``.
 
@@ -29,7 +29,7 @@ from hwkb.errors import ExpressionError, Location
 
 __all__ = [
     "Num", "Ref", "BinOp", "Neg", "Call", "RelationTree", "Expr", "FUNCTIONS",
-    "COMPARISONS", "parse_expression", "parse_relation", "references", "to_sympy", "from_sympy", "to_text",
+    "COMPARISONS", "parse_expression", "parse_relation", "references", "ARITHMETIC",
 ]
 
 FUNCTIONS = ("min", "max", "floor", "ceil", "sqrt", "exp", "log")
@@ -309,106 +309,3 @@ ARITHMETIC = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": oper
 
 def _show(x: Fraction) -> str:
     return str(x) if x.denominator == 1 else f"{float(x):g}"
-
-
-def to_sympy(e: Expr, symbol: Callable[[Ref], object]):
-    """Build the SymPy expression of a checked tree; ``symbol`` maps references to symbols.
-
-    SymPy is imported here, on first use: parsing and compiling (:mod:`hwkb.definitions.compiled`) need none.
-    """
-    import sympy
-    funcs = {"min": sympy.Min, "max": sympy.Max, "floor": sympy.floor, "ceil": sympy.ceiling,
-             "sqrt": sympy.sqrt, "exp": sympy.exp, "log": sympy.log}
-
-    def build(node: Expr):
-        if isinstance(node, Num):
-            return sympy.Rational(node.value.numerator, node.value.denominator)
-        if isinstance(node, Ref):
-            return symbol(node)
-        if isinstance(node, Neg):
-            return -build(node.operand)
-        if isinstance(node, Call):
-            return funcs[node.func](*(build(a) for a in node.args))
-        return ARITHMETIC[node.op](build(node.left), build(node.right))
-
-    return build(e)
-
-
-class _Unwritable(Exception):
-    """A SymPy expression outside the whitelist (``LambertW``, a float, a complex number)."""
-
-
-def from_sympy(expr, reference: Callable[[object], Ref]) -> Expr | None:
-    """The checked tree of a SymPy expression (a solved direction), or None when the whitelist cannot write it.
-
-    The inverse of :func:`to_sympy`: ``reference`` maps symbols back to references. A product is written as
-    SymPy prints it, numerator over denominator (``x0/(x1*x2)``), and a square root as ``sqrt``.
-    """
-    import sympy
-    calls = {sympy.Min: "min", sympy.Max: "max", sympy.floor: "floor", sympy.ceiling: "ceil",
-             sympy.exp: "exp", sympy.log: "log"}
-
-    def fold(op: str, parts) -> Expr:
-        tree = build(parts[0])
-        for part in parts[1:]:
-            tree = BinOp(op, tree, build(part))
-        return tree
-
-    def build(node) -> Expr:
-        if node.is_Symbol:
-            return reference(node)
-        if node.is_Rational:
-            if abs(node) > MAX_NUMBER or Fraction(int(node.q)) > MAX_NUMBER:
-                raise _Unwritable
-            value = Fraction(int(node.p), int(node.q))
-            return Num(value) if value >= 0 else Neg(Num(-value))
-        if node is sympy.E:
-            return Call("exp", (Num(Fraction(1)),))
-        if node.is_Add:
-            return fold("+", node.args)
-        if node.is_Mul:
-            if node.could_extract_minus_sign():
-                return Neg(build(-node))
-            numerator, denominator = [], []
-            for factor in node.args:
-                if factor.is_Rational:
-                    numerator += [factor.p] if factor.p != 1 else []
-                    denominator += [factor.q] if factor.q != 1 else []
-                elif factor.is_Pow and factor.exp.is_Rational and factor.exp < 0:
-                    denominator.append(factor.base ** -factor.exp)
-                else:
-                    numerator.append(factor)
-            top = fold("*", [sympy.Integer(n) if isinstance(n, int) else n for n in numerator]) if numerator \
-                else Num(Fraction(1))
-            if not denominator:
-                return top
-            return BinOp("/", top, fold("*", [sympy.Integer(d) if isinstance(d, int) else d for d in denominator]))
-        if node.is_Pow:
-            base, exponent = node.args
-            if exponent == sympy.S.Half:
-                return Call("sqrt", (build(base),))
-            if exponent.is_Rational and exponent < 0:
-                return BinOp("/", Num(Fraction(1)), build(base ** -exponent))
-            return BinOp("**", build(base), build(exponent))
-        if node.func in calls:
-            return Call(calls[node.func], tuple(build(a) for a in node.args))
-        raise _Unwritable
-
-    try:
-        return build(expr)
-    except (_Unwritable, RecursionError):
-        return None
-
-
-def to_text(e: Expr) -> str:
-    """A tree as text :func:`parse_expression` reads back to an equal function, every operation in brackets."""
-    if isinstance(e, Num):
-        v = e.value
-        return str(v.numerator) if v.denominator == 1 else f"({v.numerator}/{v.denominator})"
-    if isinstance(e, Ref):
-        return str(e)
-    if isinstance(e, Neg):
-        return f"(-{to_text(e.operand)})"
-    if isinstance(e, Call):
-        return f"{e.func}({', '.join(map(to_text, e.args))})"
-    return f"({to_text(e.left)} {e.op} {to_text(e.right)})"

@@ -186,7 +186,7 @@ class SimulationModel:
     options: Mapping[str, object]
 
 
-#: the models a simulated rule may name (:mod:`hwkb.solving.simulated` runs them)
+#: the models a simulated rule may name (:mod:`hwkb.simulation.rules` runs them)
 SIMULATION_MODELS: Mapping[str, SimulationModel] = MappingProxyType({
     "warp_scheduler": SimulationModel(("warps", "ilp", "compute", "latency"),
                                       MappingProxyType({"policy": "gto", "iters": 100})),
@@ -195,7 +195,7 @@ SIMULATION_MODELS: Mapping[str, SimulationModel] = MappingProxyType({
 
 @dataclass(frozen=True)
 class Simulation:
-    """A rule evaluated by a model of hwkb.solving.simulated instead of an equation."""
+    """A rule evaluated by a model of hwkb.simulation instead of an equation."""
     model: str
     inputs: Mapping[str, VarKey]
     output: VarKey

@@ -33,7 +33,7 @@ from typing import Iterable, Mapping, Sequence
 
 import sympy
 
-from hwkb.definitions.expressions import to_sympy
+from hwkb.definitions.symbolic import to_sympy
 from hwkb.definitions.model import VarKey, split_key
 from hwkb.errors import KBError, NoClosedForm, NotDetermined, QueryError, UnevaluablePoint
 from hwkb.questions.closed_forms import canonical_forms, exact_number

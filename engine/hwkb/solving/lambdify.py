@@ -7,7 +7,7 @@ from mpmath (a SymPy dependency), real branches only: a complex value is no
 value of a KB quantity, so it raises ``ValueError`` like ``math.log(-1)``.
 
 A solved direction is cached as the KB's own expression tree
-(:func:`hwkb.definitions.expressions.from_sympy`), not through this module; a
+(:func:`hwkb.definitions.symbolic.from_sympy`), not through this module; a
 direction the tree cannot write (``LambertW``) is lambdified here on each run.
 SymPy and NumPy are imported only when one of these functions is called.
 """

@@ -9,7 +9,7 @@ A direction without one explicit positive solution (through ``min``, ``floor``
 or an equation with several roots) is marked forward-only and never used.
 
 SymPy solves a direction once; its solution is turned into the KB's own expression
-tree (:func:`~hwkb.definitions.expressions.from_sympy`), kept as that tree's text
+tree (:func:`~hwkb.definitions.symbolic.from_sympy`), kept as that tree's text
 (:mod:`hwkb.formats.caches`) and compiled by :mod:`hwkb.definitions.compiled`. A warm run reads that
 code back through the whitelist parser, checks it against the rule at two trial
 points and compiles it, without importing SymPy: SymPy is imported only to
@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Callable, Mapping
 from hwkb.errors import DimensionError, KBError, KBErrors
 from hwkb.formats.caches import UNSOLVABLE, SolutionCache
 from hwkb.definitions.compiled import mapping_function, positional_function
-from hwkb.definitions.expressions import (Call, Expr, Ref, RelationTree, from_sympy, parse_expression, references,
-                                          to_sympy, to_text)
+from hwkb.definitions.expressions import Call, Expr, Ref, RelationTree, parse_expression, references
+from hwkb.definitions.symbolic import from_sympy, to_sympy, to_text
 from hwkb.definitions.model import Model, Rule, VarKey, var_key
 from hwkb.solving.lambdify import lambdify_math
 from hwkb.solving.solve_bounds import solve_refusal
