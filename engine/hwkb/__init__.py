@@ -31,7 +31,7 @@ PUBLIC = {
     "UnknownNameError": "hwkb.errors", "CheckReport": "hwkb.kb", "KnowledgeBase": "hwkb.kb",
     "SymbolicSolution": "hwkb.questions.closed_forms", "QueryResult": "hwkb.questions.saved_queries",
     "SweepResult": "hwkb.questions.sweeps", "WhatIf": "hwkb.questions.whatif",
-    "SimulationRuns": "hwkb.solving.scheduler", "Derived": "hwkb.solving.solution",
+    "SimulationRuns": "hwkb.simulation.scheduler", "Derived": "hwkb.solving.solution",
     "Explanation": "hwkb.solving.solution", "Solution": "hwkb.solving.solution", "Status": "hwkb.solving.solution",
     "Value": "hwkb.solving.values",
 }

@@ -26,7 +26,7 @@ from hwkb.questions.export import Export, export_peer
 from hwkb.solving.context import Context
 from hwkb.solving.plausibility import implausible_values
 from hwkb.solving.relations import compile_relations
-from hwkb.solving.scheduler import SimulationRuns, run_grid
+from hwkb.simulation.scheduler import SimulationRuns, run_grid
 from hwkb.solving.solution import Derived, Explanation, Solution
 from hwkb.solving.solver import Solver
 from hwkb.solving.system import System

@@ -8,7 +8,7 @@ import pytest
 from hwkb.cli.plots import context_title, roof_groups, run_labels, spread, whole_number_ticks
 from hwkb.cli.roofline import GpuRoofline, Roof, Rooflines
 from hwkb.questions.sweeps import Axis, SweepResult
-from hwkb.solving.scheduler import SimulationResult
+from hwkb.simulation.scheduler import SimulationResult
 
 ROOFLINES = Rooflines((
     GpuRoofline("big", "Big GPU", 3000.0, (Roof("fp32", 60.0, 20.0), Roof("fp16", 900.0, 300.0),

@@ -12,7 +12,7 @@ from hwkb.cli.main import build_parser
 from hwkb.cli.plots import plot_utilization
 from hwkb.errors import MissingExtraError
 from hwkb.errors import SimulationInputError
-from hwkb.solving.scheduler import simulate
+from hwkb.simulation.scheduler import simulate
 
 
 def _main(argv: list[str]) -> int:

@@ -1,4 +1,4 @@
-"""Tests of hwkb.solving.scheduler: the chapter's table, hand-worked runs, fast == reference, input errors, grids."""
+"""Tests of hwkb.simulation.scheduler: the chapter's table, hand-worked runs, fast == reference, input errors, grids."""
 from __future__ import annotations
 
 import dataclasses
@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hwkb.solving import scheduler
-from hwkb.solving.scheduler import (
-    FAST_MAX_WORK, GRID_MAX_CONFIGS, PARALLEL_THRESHOLD, REFERENCE_MAX_CYCLES, SimulationInputError,
+from hwkb.simulation import scheduler
+from hwkb.simulation.scheduler import (
+    FAST_MAX_WORK, GRID_MAX_CONFIGS, REFERENCE_MAX_CYCLES, SimulationInputError,
     SimulationResult, run_grid, simulate, simulate_reference,
 )
 
@@ -188,7 +188,7 @@ def test_no_limit_message_names_an_internal_constant():
 
 def test_benchmark_grid_is_allowed():
     grid = ([1, 2, 4, 8, 16, 32, 64], [1, 2, 4, 8], [8, 32, 128], [100, 500, 1000])
-    assert len(run_grid(*grid, parallel=False)) == 252
+    assert len(run_grid(*grid)) == 252
     assert 100 * (64 * (8 + 128) + 1000) <= REFERENCE_MAX_CYCLES  # the reference takes all of it too
 
 
@@ -201,31 +201,6 @@ def test_grid_order_is_the_cartesian_product():
     assert runs == [simulate(*config, iters=5, policy="lrr") for config in itertools.product(*lists)]
 
 
-class _SpyPool(scheduler.ProcessPoolExecutor):
-    started: list[int] = []
-
-    def __init__(self, max_workers=None):
-        _SpyPool.started.append(max_workers)
-        super().__init__(max_workers=max_workers)
-
-
-def test_large_grid_runs_in_a_pool_with_the_same_results(monkeypatch):
-    monkeypatch.setattr(scheduler, "ProcessPoolExecutor", _SpyPool)
-    lists = ([1, 2, 3], [1, 2], list(range(1, 35)), [7])  # 204 configurations
-    assert 3 * 2 * 34 > PARALLEL_THRESHOLD
-    in_process = run_grid(*lists, iters=4, processes=2, parallel=False)
-    assert _SpyPool.started == []
-    pooled = run_grid(*lists, iters=4, processes=2)
-    assert _SpyPool.started == [2]
-    assert pooled == in_process
-    assert [(r.warps, r.ilp, r.compute, r.latency) for r in pooled] == list(itertools.product(*lists))
-
-
-def test_small_grid_runs_in_process(monkeypatch):
-    monkeypatch.setattr(scheduler, "ProcessPoolExecutor", None)  # would fail if used
-    assert len(run_grid([1, 2], [1], [1], [1], processes=2)) == 2
-
-
 GRID_ERRORS = [
     (([], [1], [1], [1]), {}, "warps must be a non-empty list of integers, got [] (list)"),
     (([1], 2, [1], [1]), {}, "ilp must be a non-empty list of integers, got 2"),
@@ -233,8 +208,6 @@ GRID_ERRORS = [
     (([1], [1], [1], [1.0]), {}, "latency must be an integer >= 0, got 1.0 (float)"),
     (([1], [1], [1], [1]), {"iters": 0}, "iters must be an integer >= 1, got 0"),
     (([1], [1], [1], [1]), {"policy": "fifo"}, "policy must be one of 'gto', 'lrr', got 'fifo'"),
-    (([1], [1], [1], [1]), {"processes": 0}, "processes must be an integer >= 1 or None, got 0"),
-    (([1], [1], [1], [1]), {"parallel": 1}, "parallel must be True, False or None, got 1"),
     (([1, 1000], [1], [1], [1]), {}, "1000 warps at 100 iters is too large to simulate: its work, iters x warps^2 = "
                                      f"100000000, may be at most {FAST_MAX_WORK}; give at most 447 warps at 100 "
                                      "iters, or fewer iters"),   # the most warps asked, not the first too many

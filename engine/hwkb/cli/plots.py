@@ -15,7 +15,7 @@ import numpy as np
 from hwkb.definitions.quantities import format_number
 from hwkb.errors import Location, MissingExtraError, QueryError, SimulationInputError
 from hwkb.questions.sweeps import SweepResult
-from hwkb.solving.scheduler import SimulationResult
+from hwkb.simulation.scheduler import SimulationResult
 
 __all__ = ["PLOT_FORMATS", "MAX_LINES", "check_plot_path", "plot_utilization", "plot_sweep", "plot_roofline",
            "utilization_figure", "sweep_figure", "context_title", "roofline_figure", "whole_number_ticks", "run_labels", "roof_groups",

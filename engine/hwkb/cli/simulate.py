@@ -5,7 +5,7 @@ returns the exit code: 0 on success, 2 on bad input (any :class:`KBError`)
 with one ``error:`` line on stderr. The lists are taken as plain strings so
 that every bad value is reported here, in the scheduler's own words, rather
 than by argparse. The table and the JSON are
-:class:`~hwkb.solving.scheduler.SimulationRuns`' own.
+:class:`~hwkb.simulation.scheduler.SimulationRuns`' own.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import re
 from hwkb.cli import flags
 from hwkb.cli.plots import check_plot_path, plot_utilization
 from hwkb.errors import KBError, SimulationInputError
-from hwkb.solving.scheduler import GRID_MAX_CONFIGS, SimulationRuns, run_grid
+from hwkb.simulation.scheduler import GRID_MAX_CONFIGS, SimulationRuns, run_grid
 
 __all__ = ["add_arguments", "run", "parse_int_list", "parse_iters", "simulate_grid"]
 

@@ -3,7 +3,7 @@
 :class:`Solver` takes a system and a context, plans everything that follows from
 the context's facts (:mod:`hwkb.solving.plan`) and evaluates the plan with the
 compiled directions of :mod:`hwkb.solving.relations`; blocks go to
-:mod:`hwkb.solving.blocks`, simulated rules to :mod:`hwkb.solving.simulated`.
+:mod:`hwkb.solving.blocks`, simulated rules to :mod:`hwkb.simulation.rules`.
 :meth:`Solver.solution` always returns a :class:`~hwkb.solving.solution.Solution`.
 """
 from __future__ import annotations
@@ -12,12 +12,12 @@ import math
 from typing import Iterable, Mapping, Sequence
 
 from hwkb.definitions.model import Fact, VarKey
+from hwkb.simulation.rules import run_simulated_rule
 from hwkb.solving.blocks import STEP, least_misfit, positive_roots, regular_at_random
 from hwkb.solving.context import Context
 from hwkb.solving.plan import Plan, Step, find_needs, make_plan
 from hwkb.solving.plausibility import implausible_values, outside_range
 from hwkb.solving.relations import Relation, key_of_symbol, symbol_of
-from hwkb.solving.simulated import run_simulated_rule
 from hwkb.solving.solution import Solution, Status
 from hwkb.solving.system import System
 from hwkb.solving.values import FactOrigin, OtherDocument, RuleOrigin, Value
@@ -126,10 +126,12 @@ class Solver(Structure):
             return None
         inputs = [values[k] for k in relation.keys if k != key]
         if relation.template is None:
-            simulated = run_simulated_rule(relation, key, inputs, self.kb.model, self.kb.units)
-            if simulated.note:
-                self._note(simulated.note, relation.keys)
-            return simulated.value
+            run = run_simulated_rule(relation.name, relation.rule.simulation, {v.key: v.magnitude for v in inputs})
+            if run.note:
+                self._note(run.note, relation.keys)
+                return None
+            origin = RuleOrigin(relation.name, "simulated", relation.rule.source, tuple(inputs), run.parameters)
+            return self._make(key, self.kb.units.to_canonical(run.utilization, "dimensionless"), origin, 0.0)
         fn = relation.solver(key)
         point = {v.key: v.canonical for v in inputs}
         try:
