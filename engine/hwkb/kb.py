@@ -106,7 +106,7 @@ class KnowledgeBase(System):
             from hwkb.questions.thresholds import solve_constrained
             solution = solve_constrained(self, key, context, where)
         else:
-            solution = Solver(self, context, where).solution(key)
+            solution = Solver(self, context, where, lazy=True).solution(key)
         return solution if key == variable else solution.asked_as(variable)
 
     def explain(self, variable: VarKey, gpu: EntityId | None = None, layers: Iterable[EntityId] = (),

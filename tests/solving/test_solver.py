@@ -302,3 +302,21 @@ def test_the_plans_kept_are_bounded(tiny_kb, monkeypatch):
     tiny_kb.solver(tiny_kb.context(gpu="chip"))
     tiny_kb.solver(tiny_kb.context(gpu="chip", facts=["fma_rate[bf16]=n/a"]))
     assert len(tiny_kb.plans) == 1
+
+
+def test_a_lazy_solver_reads_fewer_steps_and_answers_as_a_full_one(real_kb):
+    """kb.solve evaluates the plan steps its answer reads: the target's, its other routes' and their detours'."""
+    context = real_kb.context("h100-sxm", [], [])
+    full = Solver(real_kb, context)
+    lazy = Solver(real_kb, context, lazy=True)
+    assert lazy.values.keys() < full.values.keys()  # nothing derived yet
+    answer = lazy.solution("clock_tc")
+    assert repr(answer) == repr(full.solution("clock_tc")) and answer.notes == full.solution("clock_tc").notes
+    evaluated = {s for s in full.plan.steps if all(k not in lazy._pending for k in s.outputs)}
+    assert 0 < len(evaluated) < len(full.plan.steps) / 2
+    for gpu in ("mi300x", "a100-80gb-sxm", "v100", "tpu-v5p"):
+        context = real_kb.context(gpu, [], [])
+        full = Solver(real_kb, context)
+        for key in ("clock_tc", "tc_peak[bf16]", "sm_count", "memory_bandwidth", "l2_size"):
+            a, b = full.solution(key, needs=False), Solver(real_kb, context, lazy=True).solution(key, needs=False)
+            assert (repr(a), a.notes) == (repr(b), b.notes), (gpu, key)
