@@ -8,14 +8,16 @@ so drawing leaves no global state behind and needs no display.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from hwkb.definitions.quantities import format_number
 from hwkb.errors import Location, MissingExtraError, QueryError, SimulationInputError
-from hwkb.questions.sweeps import SweepResult
 from hwkb.simulation.scheduler import SimulationResult
+
+if TYPE_CHECKING:  # `hwkb simulate` draws no sweep: SymPy stays unloaded
+    from hwkb.questions.sweeps import SweepResult
 
 __all__ = ["PLOT_FORMATS", "MAX_LINES", "check_plot_path", "plot_utilization", "plot_sweep", "plot_roofline",
            "utilization_figure", "sweep_figure", "context_title", "roofline_figure", "whole_number_ticks", "run_labels", "roof_groups",

@@ -13,7 +13,6 @@ import argparse
 import re
 
 from hwkb.cli import flags
-from hwkb.cli.plots import check_plot_path, plot_utilization
 from hwkb.errors import KBError, SimulationInputError
 from hwkb.simulation.scheduler import GRID_MAX_CONFIGS, SimulationRuns, run_grid
 
@@ -82,6 +81,7 @@ def simulate_grid(args: argparse.Namespace) -> SimulationRuns:
     lists = {name: parse_int_list(getattr(args, name), f"--{name}") for name in ("warps", "ilp", "compute", "latency")}
     iters = parse_iters(args.iters)
     if args.plot:  # a bad suffix or a missing matplotlib fails before the simulations run
+        from hwkb.cli.plots import check_plot_path, plot_utilization  # only here: a table needs no NumPy or Pint
         check_plot_path(args.plot, overwrite=args.force)
     runs = SimulationRuns(tuple(run_grid(**lists, iters=iters, policy=args.policy)))
     if args.plot:
