@@ -10,7 +10,7 @@
    to show what of (1) is finding the form.
 4. The same 10^6 points through the CLI, printed as a table, CSV and JSON: each
    whole process's CPU time (median of 3) against
-   ``python -c "import sympy, pint, networkx"``. Target: <= 3x.
+   ``python -c "import sympy, pint, numpy"``. Target: <= 3x.
 5. 10^7 points (d_qk 1..10000 x d_v 1..1000) through the CLI in each format, to
    /dev/null: the process's peak memory. Target: <= 300 MB.
 
@@ -76,9 +76,9 @@ def whole_processes() -> None:
         env = dict(os.environ, HWKB_CACHE_DIR=cache)
         million = ["d_qk=1:1000:1", "d_v=1:1000:1"]
         process(cli(million, []), env)  # fills the caches
-        imports = statistics.median(process([sys.executable, "-c", "import sympy, pint, networkx"], env)[0]
+        imports = statistics.median(process([sys.executable, "-c", "import sympy, pint, numpy"], env)[0]
                                     for _ in range(3))
-        print(f"whole processes (CPU): python -c 'import sympy, pint, networkx' {imports:.3f} s")
+        print(f"whole processes (CPU): python -c 'import sympy, pint, numpy' {imports:.3f} s")
         for name, extra in FORMATS.items():
             cpu = statistics.median(process(cli(million, extra), env)[0] for _ in range(3))
             print(f"  10^6 points as {name:5}  {cpu:6.3f} s   ratio {cpu / imports:5.2f}x  (target <= 3x)")

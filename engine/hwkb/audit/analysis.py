@@ -24,9 +24,7 @@ no check.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable, Iterable, Mapping
-
-import sympy
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 from hwkb.audit.eliminations import hidden_checks
 from hwkb.audit.enclosures import compile_interval
@@ -36,6 +34,9 @@ from hwkb.definitions.model import VarKey
 from hwkb.solving.plan import make_plan
 from hwkb.solving.relations import Relation, key_of_symbol, symbol_of
 from hwkb.solving.system import System
+
+if TYPE_CHECKING:  # the expressions come from the relations, which import SymPy when they first solve
+    import sympy
 
 __all__ = ["Route", "Side", "CompiledCheck", "Analysis"]
 

@@ -9,12 +9,13 @@ putting it into the other eliminates the unknowns; where they cancel, what is le
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Mapping, Protocol, Sequence
-
-import sympy
+from typing import TYPE_CHECKING, Callable, Mapping, Protocol, Sequence
 
 from hwkb.definitions.model import VarKey
 from hwkb.solving.relations import Relation, symbol_of
+
+if TYPE_CHECKING:
+    import sympy
 
 __all__ = ["HiddenCheck", "hidden_checks"]
 
@@ -81,6 +82,7 @@ def _eliminate(first: Relation, second: Relation, unknowns: list[VarKey],
             others = {symbol_of(k): routes[k].expr for k in first.keys if k in routes and k != target}
             implied = solved.xreplace({**others, symbol_of(unknown): given})
             if implied.free_symbols & symbols:
+                import sympy  # already loaded: the solutions above are SymPy's
                 implied = sympy.cancel(implied)
             if not implied.free_symbols & symbols:
                 return HiddenCheck(first, second, target, routes[target].expr, implied, tuple(unknowns))
