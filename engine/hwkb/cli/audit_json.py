@@ -26,7 +26,7 @@ __all__ = ["entity_json", "MAX_TEMPLATES"]
 #: templates kept of each kind; past it they are made afresh
 MAX_TEMPLATES = 4096
 
-_string = json.dumps  # an exact str: json.dumps's own ASCII escaping
+_string = json.JSONEncoder().encode  # an exact str: the encoder json.dumps uses, without its keyword checks
 _NON_FINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}
 
 
