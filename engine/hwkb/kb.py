@@ -14,15 +14,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
-from hwkb.audit.report import AuditReport
 from hwkb.definitions.model import Entity, EntityId, VarKey
 from hwkb.errors import KBError, KBErrors, QueryError
 from hwkb.formats.caches import SolutionCache
 from hwkb.formats.load import load_model
-from hwkb.formats.peers.registry import peer_format, read_peer_files
 from hwkb.formats.query_files import load_query
 from hwkb.formats.resources import default_kb_dirs
-from hwkb.questions.export import Export, export_peer
 from hwkb.solving.context import Context
 from hwkb.solving.plausibility import implausible_values
 from hwkb.solving.relations import compile_relations
@@ -32,6 +29,8 @@ from hwkb.solving.solver import Solver
 from hwkb.solving.system import System
 
 if TYPE_CHECKING:  # the questions that need SymPy or NumPy are imported when asked: a solve imports neither
+    from hwkb.audit.report import AuditReport  # the audit's report, peer files and exports: asked for, not loaded
+    from hwkb.questions.export import Export
     from hwkb.audit.peer_findings import PeerAudit
     from hwkb.questions.closed_forms import SymbolicSolution
     from hwkb.questions.saved_queries import QueryResult
@@ -167,11 +166,14 @@ class KnowledgeBase(System):
     def audit_peer_files(self, fmt: str, paths: Sequence[Path | str]) -> PeerAudit:
         """A peer tool's hardware files (``hwkb audit --from``): each entry against itself and the KB's catalogue."""
         from hwkb.audit.peers import audit_peer_entries
+        from hwkb.formats.peers.registry import peer_format, read_peer_files
         peer = peer_format(fmt)
         return audit_peer_entries(self, peer, read_peer_files(peer, paths, self.model, self.units))
 
     def export(self, fmt: str, gpu: EntityId) -> Export:
         """The KB's figures for ``gpu`` in a peer tool's layout (``hwkb export --to``)."""
+        from hwkb.formats.peers.registry import peer_format
+        from hwkb.questions.export import export_peer
         self.model.entity(gpu)
         return export_peer(self, peer_format(fmt, "--to"), gpu)
 
