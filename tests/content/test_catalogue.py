@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 CATALOGUE_FILES = ("catalogue_nvidia.yaml", "catalogue_amd.yaml", "catalogue_google.yaml", "catalogue_intel.yaml",
-                   "architectures_nvidia.yaml")
+                   "catalogue_aws.yaml", "architectures_nvidia.yaml")
 #: the files whose products make up each vendor's list (nvidia.yaml holds the chapter's NVIDIA parts)
 VENDOR_FILES = {"NVIDIA": ("nvidia.yaml", "catalogue_nvidia.yaml"), "AMD": ("catalogue_amd.yaml",),
-                "Google": ("catalogue_google.yaml",), "Intel": ("catalogue_intel.yaml",)}
+                "Google": ("catalogue_google.yaml",), "Intel": ("catalogue_intel.yaml",), "AWS": ("catalogue_aws.yaml",)}
 
 #: (entity, rule) of every inconsistent check the audit reports on the catalogue, each explained in kb/README.md
 KNOWN_FINDINGS = {
@@ -52,7 +52,7 @@ def test_every_catalogue_fact_names_its_document(kb):
         assert entity.facts, entity.id
         for key, fact in entity.facts.items():
             assert fact.source and not fact.source.startswith("definition"), (entity.id, key)
-            assert any(vendor in fact.source for vendor in ("NVIDIA", "AMD", "Google", "Intel")), (entity.id, key)
+            assert any(vendor in fact.source for vendor in ("NVIDIA", "AMD", "Google", "Intel", "AWS")), (entity.id, key)
 
 
 def test_the_audit_finds_only_the_listed_findings(kb):
@@ -306,3 +306,74 @@ def test_nvidia_documents_that_agree_are_consistent_and_the_gb200_memory_is_not(
         assert checks[("documents", target)] == "consistent", (gpu, target)
     checks = {(c.rule, str(c.target)): str(c.status) for c in kb.audit(["gb200"]).entities[0].checks}
     assert checks[("documents", "memory_size")] == "inconsistent"     # 186 GB (MLPerf) against 192 GB (NIM)
+
+
+FLAGSHIPS = ("h100-sxm", "mi300x", "b200", "tpu-v5p", "gaudi3")
+#: the rows issue 23 asks for on every flagship: a figure, or n/a with the vendor's reason
+FIRST_ASKED = ("memory_size", "memory_bandwidth", "tc_peak[bf16]", "tc_peak[fp8]", "fp64_peak", "tdp",
+               "interconnect_bandwidth")
+
+
+def test_compare_fills_the_first_asked_rows_for_every_flagship(capsys):
+    from conftest import run_cli
+    code, out, _ = run_cli(capsys, "compare", *FLAGSHIPS, "--vars", ",".join(FIRST_ASKED))
+    rows = {line.split()[0]: line.split()[-len(FLAGSHIPS):] for line in out.splitlines()
+            if line.split() and line.split()[0] in FIRST_ASKED}
+    assert code == 0 and set(rows) == set(FIRST_ASKED)
+    assert not {(row, gpu) for row, cells in rows.items() for gpu, cell in zip(FLAGSHIPS, cells) if cell == "-"}
+
+
+def test_a_figure_a_vendor_does_not_publish_is_n_a_with_the_reason(kb):
+    for gpu, variable, reason in (("tpu-v5p", "tdp", "not published"), ("tpu-v5p", "fp64_peak", "no FP64 units"),
+                                  ("gaudi3", "fp64_peak", "no FP64 figure")):
+        solution = kb.solve(variable, gpu=gpu)
+        assert str(solution.status) == "not_applicable", (gpu, variable)
+        assert reason in solution.notes[0], solution.notes
+
+
+def test_the_catalogue_holds_at_least_48_products_from_five_vendors(kb):
+    products = {e.id: Path(e.where.file).name for e in kb.model.entities.values() if e.kind == "product"}
+    assert len(products) >= 48
+    assert {"mi350x", "tpu7x", "trainium2", "trainium3", "h20", "l40", "rtx-6000-ada"} <= set(products)
+    assert {products[p] for p in ("trainium2", "trainium3")} == {"catalogue_aws.yaml"}
+
+
+def test_neuroncores_are_sms_in_the_vendor_neutral_vocabulary(kb):
+    answer = kb.solve("neuroncore_count", gpu="trainium2")
+    assert (answer.variable, answer.alias, answer.magnitude) == ("sm_count", "neuroncore_count", 8)
+
+
+def test_the_b300_sm_count_answers_with_its_secondary_source_visible(capsys):
+    from conftest import run_cli
+    code, out, _ = run_cli(capsys, "explain", "sm_count", "--gpu", "b300")
+    assert code == 0 and "sm_count = 158" in out and "SECONDARY" in out and "not an NVIDIA document" in out
+
+
+def test_an_mi300x_sheet_with_amd_s_lane_count_audits_clean_at_2_1_ghz(tmp_path):
+    """AMD prints 64 stream processors per CU and Vector FP32 163.4 TFLOPS: packed FP32 (2 FMA per lane) makes
+    that 2.1 GHz, the clock every matrix peak gives, where one FMA per lane made it 4.2 GHz."""
+    from hwkb import KnowledgeBase
+    (tmp_path / "gpus").mkdir()
+    (tmp_path / "gpus" / "sheet.yaml").write_text(textwrap.dedent("""\
+        mi300x-like:
+          kind: datasheet
+          extends: cdna3
+          facts:
+            cu_count: 304
+            fp32_lanes_per_sm: 64
+            fp32_peak: 163.4 TFLOPS
+            matrix_peak[bf16]: 1307.4 TFLOPS
+            fp64_peak: 81.7 TFLOPS
+        """))
+    kb = KnowledgeBase.load([tmp_path])
+    audit = kb.audit(["mi300x-like"]).entities[0]
+    statuses = {c.rule: str(c.status) for c in audit.checks}
+    assert statuses["fp32_clock_is_tensor_clock"] in ("consistent", "within_rounding")
+    assert "inconsistent" not in statuses.values()
+    assert kb.solve("clock_fp32", gpu="mi300x-like").magnitude == pytest.approx(2.1, abs=0.001)
+
+
+def test_cdna2_prints_its_packed_fp32_peak_beside_the_plain_one(kb):
+    checks = {c.rule: str(c.status) for c in kb.audit(["mi250"]).entities[0].checks}
+    assert checks["fp32_packed_peak_law"] in ("consistent", "within_rounding")
+    assert kb.solve("fp32_packed_peak", gpu="mi250x").magnitude == pytest.approx(95.7, abs=0.1)

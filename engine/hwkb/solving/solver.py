@@ -327,7 +327,8 @@ class Solver(Structure):
         unit = self.kb.model.unit_of(key)
         fact = self.context.facts.get(key)
         if fact is not None and not fact.applicable:
-            return Solution(key, Status.NOT_APPLICABLE, unit, notes=(f"{key} is stated as n/a at {fact.where}",))
+            reason = f": {fact.doc}" if fact.doc else ""
+            return Solution(key, Status.NOT_APPLICABLE, unit, notes=(f"{key} is stated as n/a at {fact.where}{reason}",))
         self._ensure((key,))
         value = self.values.get(key)
         contradicted = [self.contradictions[s.outputs] for s in self._steps_to(self.plan, key)[1]
