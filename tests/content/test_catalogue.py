@@ -377,3 +377,26 @@ def test_cdna2_prints_its_packed_fp32_peak_beside_the_plain_one(kb):
     checks = {c.rule: str(c.status) for c in kb.audit(["mi250"]).entities[0].checks}
     assert checks["fp32_packed_peak_law"] in ("consistent", "within_rounding")
     assert kb.solve("fp32_packed_peak", gpu="mi250x").magnitude == pytest.approx(95.7, abs=0.1)
+
+
+def test_a_b200_sheet_with_nvidia_s_exp_rate_breaks_no_law(tmp_path):
+    """NVIDIA's 5 TExp/s is 148 SMs x 16 SFUs x 2.11 GHz, the clock of the 80 TFLOPS FP32 figure: the SFUs run at
+    the FP32 clock. Only the expectation that one clock serves FP32 and the tensor peaks fails, as on the H100: a
+    per-pipe clock difference, no figure wrong."""
+    from hwkb import KnowledgeBase
+    (tmp_path / "gpus").mkdir()
+    (tmp_path / "gpus" / "sheet.yaml").write_text(textwrap.dedent("""\
+        b200-like:
+          kind: datasheet
+          extends: blackwell
+          facts:
+            sm_count: 148
+            fp32_peak: 80 TFLOPS
+            tc_peak[bf16]: 2250 TFLOPS
+            sfu_exp_rate: 5 Texp/s
+        """))
+    kb = KnowledgeBase.load([tmp_path])
+    statuses = {c.rule: str(c.status) for c in kb.audit(["b200-like"]).entities[0].checks}
+    assert statuses["sfu_exp_gpu"] in ("consistent", "within_rounding")
+    assert {rule for rule, status in statuses.items() if status == "inconsistent"} == {"fp32_clock_is_tensor_clock"}
+    assert kb.solve("clock_fp32", gpu="b200-like").magnitude == pytest.approx(2.111, abs=0.001)

@@ -43,14 +43,14 @@ def test_json_contract(capsys):
     for check in entity["checks"]:
         assert {"rule", "kind", "status", "deviation", "variables", "implied", "suspects", "hint", "detail"} <= set(check)
         assert check["status"] in ("consistent", "within_rounding", "inconsistent")
-        assert check["kind"] in ("law", "stated_vs_derived", "expectation")
+        assert check["kind"] in ("law", "stated_vs_derived", "expectation", "documents")
     first = entity["checks"][0]   # most severe first
     assert (first["rule"], first["status"], first["kind"]) == ("fp32_clock_is_tensor_clock", "inconsistent",
                                                                "expectation")
     sides = {s["key"]: s for s in first["sides"]}
     assert round(sides["clock_fp32"]["value"], 2) == 1.98 and round(sides["clock_tc"]["value"], 2) == 1.83
     assert first["implied"]["unit"] == "GHz" and round(first["implied"]["value"], 2) == 1.83
-    assert document["summary"]["counts"] == {"inconsistent": 2, "implausible": 0, "within_rounding": 3, "consistent": 1}
+    assert document["summary"]["counts"] == {"inconsistent": 2, "implausible": 0, "within_rounding": 4, "consistent": 2}
 
 
 def test_exit_codes(capsys):
@@ -86,7 +86,7 @@ def test_markdown_and_html_hold_the_summary_and_a_table_per_entity(capsys):
     code, md, _ = run(capsys, "audit", "--gpu", "h100-sxm", "a100", "--format", "markdown")
     assert code == 1 and md.startswith("# hwkb audit\n\n## Summary\n")
     assert "## h100-sxm" in md and "## a100" in md and md.count("| status | kind | rule |") == 2
-    assert "looks like" not in md and "2 entities, 11 checks" in md
+    assert "looks like" not in md and "2 entities, 13 checks" in md
     code, page, _ = run(capsys, "audit", "--gpu", "h100-sxm", "a100", "--format", "html")
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
     entity_tables = [part.count("<table") for part in page.split('<section class="entity"')[1:]]
@@ -367,7 +367,7 @@ baseline: b200, given d_qk = 128, d_v = 128
 scenario: sfu_exp_per_unit_cycle = 2 exp/cycle (from sfu-doubled)
 variable               baseline  scenario  unit    change
 exp_utilization[bf16]       100        50  %         -50%
-sfu_exp_rate              4.395     8.789  Texp/s   +100%
+sfu_exp_rate              4.688     9.375  Texp/s   +100%
 """
 
 

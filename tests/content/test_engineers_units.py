@@ -28,10 +28,10 @@ def test_a_fraction_is_a_percentage_in_text_and_a_fraction_in_json(capsys):
 
 def test_a_large_rate_has_an_si_prefix_in_text_and_its_unit_in_json(capsys):
     code, out, _ = run_cli(capsys, "solve", "sfu_exp_rate", "--gpu", "h100-sxm")
-    assert code == 0 and out == "sfu_exp_rate = 3.865 Texp/s  (derived)\n"
+    assert code == 0 and out == "sfu_exp_rate = 4.188 Texp/s  (derived)\n"
     code, out, _ = run_cli(capsys, "solve", "sfu_exp_rate", "--gpu", "h100-sxm", "--json")
     document = json.loads(out)
-    assert document["unit"] == "exp/s" and document["value"] == pytest.approx(3.8648e12, rel=1e-4)
+    assert document["unit"] == "exp/s" and document["value"] == pytest.approx(4.1873e12, rel=1e-4)
 
 
 @pytest.mark.parametrize("args", [("solve", "tc_peak[int8]", "--gpu", "h100-sxm"),
@@ -46,7 +46,7 @@ def test_compare_shows_int8_in_tops_and_one_prefix_per_row(capsys):
     rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()[1:] if line and line[0] != "["}
     assert code == 0
     assert rows["tc_peak[int8]"] == ["TOPS", "624*", "1979*"] and rows["tc_peak[bf16]"] == ["TFLOPS", "312", "989.4"]
-    assert rows["sfu_exp_rate"] == ["Texp/s", "2.438*", "3.865*"]
+    assert rows["sfu_exp_rate"] == ["Texp/s", "2.438*", "4.188*"]
     code, out, _ = run_cli(capsys, "compare", "a100", "--vars", "sfu_exp_rate", "--json")
     (row,) = json.loads(out)["rows"]
     assert row["unit"] == "exp/s" and row["values"][0]["value"] == pytest.approx(2.4375e12, rel=1e-3)
@@ -56,7 +56,7 @@ def test_sheet_shows_int8_in_tops_and_a_rate_with_a_prefix(capsys):
     code, out, _ = run_cli(capsys, "sheet", "--gpu", "h100-sxm")
     lines = {line.split()[0]: line.split()[1:3] for line in out.splitlines()[1:] if line.startswith("  ") and
              not line.strip().startswith("!")}
-    assert lines["tc_peak[int8]"] == ["1979*", "TOPS"] and lines["sfu_exp_rate"] == ["3.865*", "Texp/s"]
+    assert lines["tc_peak[int8]"] == ["1979*", "TOPS"] and lines["sfu_exp_rate"] == ["4.188*", "Texp/s"]
     assert lines["tc_flop_per_sm_cycle[int8]"] == ["8192*", "op/cycle"]
 
 
