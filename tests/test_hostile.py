@@ -379,3 +379,54 @@ def test_a_rule_over_two_index_sets_of_2000_values_is_refused(capsys, tmp_path, 
     assert (code, out) == (2, "error: rules/big.yaml:7:31: instances of rule 'r' 4000000 exceeds the limit of 1000; "
                               "one relation is built per combination of the index values\n")
     assert seconds < 5
+
+
+# ---------------------------------------------------------------- shell completion
+
+#: a KB whose docs forge what a listing in text would show: completing against it must run nothing
+TRAP_KB = {
+    "rules/x.yaml": 'variables:\n  trap: {unit: GHz, doc: "x (aliases: $(touch${IFS}PWNED))"}\n',
+    "gpus/y.yaml": 'snare: {kind: scenario, doc: "`touch PWNED2` $(touch PWNED3)", facts: {clock: 1 GHz}}\n',
+}
+
+
+@pytest.fixture
+def completed_in_bash(tmp_path):
+    """``completed_in_bash(line)`` -> what bash offers for the last word of ``line``, the script sourced as
+    ``eval "$(hwkb completion bash)"`` and ``hwkb`` the engine of this checkout."""
+    import shutil
+    import subprocess
+    import sys
+    if not shutil.which("bash"):
+        pytest.skip("no bash")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "hwkb").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m hwkb.cli.main "$@"\n')
+    (bin_dir / "hwkb").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+           "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "engine")}
+
+    def complete(line: str, cwd: Path) -> list[str]:
+        words = line.split(" ")
+        array = " ".join(f"'{w}'" for w in words)
+        probe = (f'eval "$(hwkb completion bash)"\nCOMP_WORDS=({array}); COMP_CWORD={len(words) - 1}; _hwkb\n'
+                 'printf "%s\\n" "${COMPREPLY[@]}"\n')
+        done = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, env=env, cwd=cwd, timeout=120)
+        return [w for w in done.stdout.splitlines() if w]
+    return complete
+
+
+def test_completing_against_a_hostile_kb_runs_nothing(completed_in_bash, tmp_path, monkeypatch):
+    kb = overlay(tmp_path, monkeypatch, TRAP_KB)
+    flags = f"--no-default-kb --kb {kb}"
+    assert completed_in_bash(f"hwkb solve {flags} --set ", kb) == ["sm_count", "clock", "fma_rate", "peak", "trap"]
+    assert completed_in_bash(f"hwkb whatif {flags} --scenario ", kb) == ["snare"]
+    assert completed_in_bash(f"hwkb solve {flags} tr", kb) == ["trap"]
+    assert completed_in_bash(f"hwkb roofline {flags} --precision ", kb) == ["fp32", "fp16", "bf16"]
+    assert not [p.name for p in kb.iterdir() if p.name.startswith("PWNED")]
+
+
+def test_list_names_prints_names_only(capsys, tmp_path, monkeypatch):
+    kb = overlay(tmp_path, monkeypatch, TRAP_KB)
+    code, out, err = run_cli(capsys, "list", "--names", "variables", "--no-default-kb", "--kb", str(kb))
+    assert (code, out, err) == (0, "sm_count\nclock\nfma_rate\npeak\ntrap\n", "")

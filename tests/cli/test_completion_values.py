@@ -1,5 +1,5 @@
-"""``hwkb completion bash`` completes option values: fixed choices, entity ids, variable names, saved queries,
-and asks ``hwkb list`` with the ``--kb`` of the line being completed."""
+"""``hwkb completion bash`` completes option values: fixed choices, entity ids, scenarios, precisions, variable
+names, saved queries, and asks ``hwkb list --names`` with the ``--kb`` of the line being completed."""
 from __future__ import annotations
 
 import shutil
@@ -11,15 +11,16 @@ from conftest import run_cli
 from hwkb.cli.completion import bash_script, option_values
 from hwkb.cli.main import build_parser
 
-#: what `hwkb list entities|variables` would print, without loading a KB; the arguments it got go to a log
+#: what `hwkb list --names entities|variables|scenarios|precisions` would print, without loading a KB (one line
+#: that no KB name could be, which completion must drop); the arguments it got go to a log
 FAKE_HWKB = """#!/bin/sh
 echo "$@" >> "$(dirname "$0")/calls.log"
 for last; do :; done
 case "$last" in
-  entities) echo 'h100-sxm  product  x'; echo 'h100-pcie  product  y'; echo 'a100  product  z';;
-  variables) echo 'clock_tc  GHz  c'; echo 'clock_fp32  GHz  f'
-             echo 'sm_count    SMs on the product (AMD: CUs)  (aliases: cu_count, tensorcore_count)'
-             echo 'tc_peak  TFLOPS  dense peak  (aliases: matrix_peak)';;
+  entities) printf '%s\\n' h100-sxm h100-pcie a100 sfu-doubled 'a1$(touch PWNED)';;
+  scenarios) echo sfu-doubled; echo b300-like;;
+  precisions) echo fp32; echo fp16; echo fp8;;
+  variables) printf '%s\\n' clock_tc clock_fp32 sm_count cu_count tensorcore_count tc_peak matrix_peak;;
 esac
 """
 
@@ -71,6 +72,11 @@ def complete(tmp_path_factory):
     ("hwkb run pe", ["peaks"]),
     ("hwkb run occ", ["occupancy"]),
     ("hwkb completion z", ["zsh"]),
+    ("hwkb roofline --precision fp", ["fp32", "fp16", "fp8"]),
+    ("hwkb roofline --precision ", ["fp32", "fp16", "fp8"]),
+    ("hwkb whatif clock_tc --scenario ", ["sfu-doubled", "b300-like"]),
+    ("hwkb simulate --warps ", []),
+    ("hwkb roofline --point ", []),
 ])
 def test_option_values_are_completed(complete, line, offered):
     assert complete(line) == offered
@@ -79,7 +85,7 @@ def test_option_values_are_completed(complete, line, offered):
 def test_the_lines_kb_is_asked(complete):
     complete.log.unlink(missing_ok=True)
     assert complete("hwkb --kb mine solve --no-default-kb --gpu h100-s") == ["h100-sxm"]
-    assert complete.log.read_text() == "--kb mine --no-default-kb list entities\n"
+    assert complete.log.read_text() == "--kb mine --no-default-kb list --names entities\n"
 
 
 def test_every_fixed_choice_of_the_parser_is_in_the_script(capsys):
