@@ -106,8 +106,8 @@ def test_completion_completes_commands_and_entities(capsys, tmp_path):
     if not shutil.which("bash"):
         pytest.skip("no bash")
     script = run_cli(capsys, "completion", "bash")[1]
-    fake = tmp_path / "hwkb"  # what `hwkb list entities` would print, without loading a KB
-    fake.write_text("#!/bin/sh\necho 'h100-sxm  product  x'\necho 'h100-pcie  product  y'\n")
+    fake = tmp_path / "hwkb"  # what `hwkb list --names entities` would print, without loading a KB
+    fake.write_text("#!/bin/sh\necho h100-sxm\necho h100-pcie\n")
     fake.chmod(0o755)
     probe = script + ('COMP_WORDS=(hwkb so); COMP_CWORD=1; _hwkb; echo "${COMPREPLY[@]}"\n'
                       'COMP_WORDS=(hwkb solve --gpu h100-s); COMP_CWORD=3; _hwkb; echo "${COMPREPLY[@]}"\n')
