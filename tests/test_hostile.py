@@ -430,3 +430,107 @@ def test_list_names_prints_names_only(capsys, tmp_path, monkeypatch):
     kb = overlay(tmp_path, monkeypatch, TRAP_KB)
     code, out, err = run_cli(capsys, "list", "--names", "variables", "--no-default-kb", "--kb", str(kb))
     assert (code, out, err) == (0, "sm_count\nclock\nfma_rate\npeak\ntrap\n", "")
+
+
+# ---------------------------------------------------------------- plots go through the one writer
+
+PLOT_COMMANDS = {
+    "sweep": ["solve", "peak[bf16]", "--gpu", "arch", *TINY_FLAGS, "--sweep", "clock=1,2"],
+    "simulate": ["simulate", "--warps", "4", "--ilp", "1", "--compute", "16", "--latency", "500"],
+    "roofline": ["roofline", "--gpu", "h100-sxm"],
+}
+NOT_REGULAR = "not a regular file; hwkb replaces only regular files"
+
+
+def plot_target(kind: str, folder: Path, monkeypatch) -> tuple[Path, str]:
+    """A --plot path of one hostile kind, and the error it must give."""
+    target = folder / "plot.png"
+    if kind == "link":
+        (folder / "real.png").write_bytes(b"keep me")
+        target.symlink_to(folder / "real.png")
+        return target, f"plot.png: is a symbolic link, {NOT_REGULAR}"
+    if kind == "dangling":
+        target.symlink_to(folder / "nowhere.png")
+        return target, f"plot.png: is a symbolic link, {NOT_REGULAR}"
+    if kind == "device":
+        os.mknod(target, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # /dev/null's numbers
+        return target, f"plot.png: is a device, {NOT_REGULAR}"
+    if kind == "fifo":
+        os.mkfifo(target)
+        return target, f"plot.png: is a named pipe, {NOT_REGULAR}"
+    if kind == "directory":
+        target.mkdir()
+        return target, "plot.png: is a directory; give a file name"
+    if kind == "missing directory":
+        return folder / "nowhere" / "plot.png", "nowhere: no such directory"
+    if kind == "read-only directory":
+        (folder / "ro").mkdir()
+        (folder / "ro").chmod(0o555)
+        if os.access(folder / "ro", os.W_OK):  # root writes anywhere: the refusal the kernel would give
+            def refused(*args, **kwargs):
+                raise PermissionError(13, "Permission denied")
+            monkeypatch.setattr("hwkb.cli.writeback.tempfile.mkstemp", refused)
+        return folder / "ro" / "plot.png", "ro/plot.png: cannot write here: Permission denied"
+    assert kind == "full disk"
+    target.write_bytes(b"keep me")
+    real_fdopen = os.fdopen
+
+    class Full:
+        """A file on a full disk: it opens, and every write fails."""
+        def __init__(self, handle):
+            self.handle = handle
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.handle.close()
+
+        def write(self, data):
+            raise OSError(28, "No space left on device")
+
+        writelines = write
+
+    def fdopen(fd, mode="r", *args, **kwargs):  # os is shared: only writes fail
+        handle = real_fdopen(fd, mode, *args, **kwargs)
+        return Full(handle) if "w" in mode else handle
+    monkeypatch.setattr("hwkb.cli.writeback.os.fdopen", fdopen)
+    return target, "plot.png: cannot write: No space left on device"
+
+
+PLOT_CASES = ["link", "dangling", "device", "fifo", "directory", "missing directory", "read-only directory",
+              "full disk"]
+
+
+@pytest.mark.parametrize("kind", PLOT_CASES)
+@pytest.mark.parametrize("command", sorted(PLOT_COMMANDS))
+def test_a_plot_is_written_only_as_a_regular_file(command, kind, capsys, tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    if kind == "device" and os.geteuid() != 0:
+        pytest.skip("making a device node needs root")
+    monkeypatch.chdir(tmp_path)
+    target, message = plot_target(kind, tmp_path, monkeypatch)
+    for force in ((), ("--force",)):
+        code, out, err = run_cli(capsys, *PLOT_COMMANDS[command], "--plot", str(target.relative_to(tmp_path)),
+                                 *force)
+        if kind == "full disk" and not force:
+            assert (code, err) == (2, "error: plot.png: the file exists; give --force to replace it\n")
+            continue
+        assert (code, out, err) == (2, "", f"error: {message}\n")
+    leftovers = [p.name for p in tmp_path.rglob(".*") if p.name.endswith(".tmp")]
+    assert leftovers == []
+    if kind in ("link", "full disk"):
+        assert (tmp_path / ("real.png" if kind == "link" else "plot.png")).read_bytes() == b"keep me"
+    if kind == "dangling":
+        assert not (tmp_path / "nowhere.png").exists()
+
+
+def test_a_plot_replaces_a_regular_file_keeping_its_mode(capsys, tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "plot.png").write_bytes(b"old")
+    (tmp_path / "plot.png").chmod(0o600)
+    code, _, err = run_cli(capsys, *PLOT_COMMANDS["sweep"], "--plot", "plot.png", "--force")
+    assert (code, err) == (0, "")
+    assert (tmp_path / "plot.png").read_bytes()[:4] == b"\x89PNG"
+    assert stat.S_IMODE((tmp_path / "plot.png").stat().st_mode) == 0o600

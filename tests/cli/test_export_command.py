@@ -90,5 +90,5 @@ def test_audit_from_writes_its_report_to_a_file(capsys, tmp_path):
 
 def test_completion_offers_the_formats(capsys):
     code, out, err = run_cli(capsys, "completion", "bash")
-    assert code == 0 and '"export --to") COMPREPLY=($(compgen -W "llm-analysis genz llmcompass aiconfigurator epoch"' in out
+    assert code == 0 and '"export --to") _hwkb_offer "" "$cur" < <(printf "%s\\n" llm-analysis genz llmcompass aiconfigurator epoch)' in out
     assert '"audit --from")' in out

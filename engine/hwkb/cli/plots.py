@@ -7,13 +7,15 @@ so drawing leaves no global state behind and needs no display.
 """
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
+from hwkb.cli.writeback import check_target, write_atomic
 from hwkb.definitions.quantities import format_number
-from hwkb.errors import Location, MissingExtraError, QueryError, SimulationInputError
+from hwkb.errors import MissingExtraError, QueryError, SimulationInputError
 from hwkb.simulation.scheduler import SimulationResult
 
 if TYPE_CHECKING:  # `hwkb simulate` draws no sweep: SymPy stays unloaded
@@ -38,8 +40,7 @@ def check_plot_path(path: str | Path, overwrite: bool = True) -> str:
     suffix = Path(path).suffix.lower().lstrip(".")
     if suffix not in PLOT_FORMATS:
         raise SimulationInputError("plot file", str(path), "a path ending in .png or .svg")
-    if not overwrite and Path(path).exists():
-        raise QueryError("the file exists", where=Location(str(path)), hint="give --force to replace it")
+    check_target(Path(path), overwrite)
     _figure_class()
     return suffix
 
@@ -56,9 +57,12 @@ def _figure_class():
 RUN_PARAMETERS = (("ilp", "ilp={}"), ("compute", "compute={}"), ("latency", "latency={} cycles"), ("policy", "{}"))
 
 
-def _save(figure, path: str | Path, fmt: str) -> Path:
+def _save(figure, path: str | Path, fmt: str, overwrite: bool) -> Path:
+    """Draw ``figure`` in memory and write it through the one writer (:func:`~hwkb.cli.writeback.write_atomic`)."""
     path = Path(path)
-    figure.savefig(path, format=fmt, metadata={"Date": None} if fmt == "svg" else None)
+    drawn = io.BytesIO()
+    figure.savefig(drawn, format=fmt, metadata={"Date": None} if fmt == "svg" else None)
+    write_atomic(path, drawn.getvalue(), overwrite=overwrite)
     return path
 
 
@@ -99,16 +103,16 @@ def run_labels(runs: Sequence[SimulationResult]) -> tuple[str, dict[tuple, str]]
     return ", ".join(constant), labels
 
 
-def plot_utilization(runs: Sequence[SimulationResult], path: str | Path) -> Path:
+def plot_utilization(runs: Sequence[SimulationResult], path: str | Path, overwrite: bool = True) -> Path:
     """Draw utilization (0-100 %) against warps per scheduler, one line per configuration.
 
     The parameters every run shares go to the title, the ones that vary to the legend. The file format
     follows the suffix, ``.png`` or ``.svg``; returns the path written.
     """
-    fmt = check_plot_path(path)
+    fmt = check_plot_path(path, overwrite)
     if not runs:
         raise SimulationInputError("runs", list(runs), "at least one SimulationResult")
-    return _save(utilization_figure(runs), path, fmt)
+    return _save(utilization_figure(runs), path, fmt, overwrite)
 
 
 def utilization_figure(runs: Sequence[SimulationResult]):
@@ -155,13 +159,13 @@ def context_title(gpu: str | None = None, layers: Sequence[str] = (), facts: Seq
     return ", ".join(part for part in (entities, *facts, *where) if part)
 
 
-def plot_sweep(result: SweepResult, path: str | Path, context: str = "") -> Path:
+def plot_sweep(result: SweepResult, path: str | Path, context: str = "", overwrite: bool = True) -> Path:
     """Draw the sweep into ``path``, ``context`` (what it holds constant) under its title; returns the path."""
-    fmt = check_plot_path(path)
+    fmt = check_plot_path(path, overwrite)
     if len(result.axes) > 2:
         raise QueryError(f"cannot draw a sweep over {len(result.axes)} variables",
                          hint="plot at most two --sweep axes; use --format csv for more")
-    return _save(sweep_figure(result, context), path, fmt)
+    return _save(sweep_figure(result, context), path, fmt, overwrite)
 
 
 def sweep_figure(result: SweepResult, context: str = ""):
@@ -244,10 +248,10 @@ def spread(positions: Sequence[float], gap: float) -> list[float]:
     return out
 
 
-def plot_roofline(result, path: str | Path) -> Path:
+def plot_roofline(result, path: str | Path, overwrite: bool = True) -> Path:
     """Draw ``result``'s rooflines (a :class:`hwkb.cli.roofline.Rooflines`) on log-log axes; returns the path."""
-    fmt = check_plot_path(path)
-    return _save(roofline_figure(result), path, fmt)
+    fmt = check_plot_path(path, overwrite)
+    return _save(roofline_figure(result), path, fmt, overwrite)
 
 
 def roofline_figure(result):

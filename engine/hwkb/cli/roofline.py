@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
         kb = flags.load_kb(args)
         result = rooflines(kb, args.gpu, points, args.precision)
         if args.plot:
-            plot_roofline(result, args.plot)
+            plot_roofline(result, args.plot, overwrite=args.force)
     except KBError as exc:
         return flags.report_error(args.command, args.json, exc)
     flags.emit(args, result, str(result))

@@ -85,11 +85,7 @@ def simulate_grid(args: argparse.Namespace) -> SimulationRuns:
         check_plot_path(args.plot, overwrite=args.force)
     runs = SimulationRuns(tuple(run_grid(**lists, iters=iters, policy=args.policy)))
     if args.plot:
-        try:
-            plot_utilization(runs.runs, args.plot)
-        except OSError as exc:
-            raise SimulationInputError("--plot", args.plot, "a writable file", message=(
-                f"cannot write plot {args.plot}: {exc.strerror or exc}")) from exc
+        plot_utilization(runs.runs, args.plot, overwrite=args.force)
     return runs
 
 

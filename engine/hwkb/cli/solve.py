@@ -100,7 +100,7 @@ def run_sweep(args: argparse.Namespace, kb: KnowledgeBase) -> int:
     except NotDetermined as exc:
         return not_determined(args, kb, exc)
     if args.plot:
-        plot_sweep(result, args.plot, context_title(args.gpu, args.with_, args.set, args.where))
+        plot_sweep(result, args.plot, context_title(args.gpu, args.with_, args.set, args.where), overwrite=args.force)
     fmt = "json" if args.json else args.format
     if fmt == "json":
         emit_sweep_json(args, result)
