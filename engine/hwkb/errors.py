@@ -18,7 +18,7 @@ from typing import Iterable, Mapping, Sequence
 __all__ = [
     "Location", "KBError", "LoadError", "ExpressionError", "UnitError", "DimensionError", "UnknownNameError",
     "ContextError", "QueryError", "NotDetermined", "NoClosedForm", "UnevaluablePoint", "SimulationInputError", "MissingExtraError",
-    "UsageError", "LimitError", "KBErrors", "suggest",
+    "UsageError", "LimitError", "CacheRefused", "KBErrors", "suggest",
 ]
 
 
@@ -223,6 +223,11 @@ class LimitError(KBError):
 
 class UsageError(KBError):
     """A command line that argparse rejected."""
+
+
+class CacheRefused(KBError):
+    """A cache directory hwkb will not use (another user or a group could write it, or its secret is not the
+    user's alone): a warning, not a failure; the command runs without a cache."""
 
 
 class KBErrors(KBError):

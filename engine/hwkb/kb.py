@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from hwkb.definitions.model import Entity, EntityId, VarKey
 from hwkb.errors import KBError, KBErrors, QueryError
-from hwkb.formats.caches import SolutionCache
+from hwkb.formats.caches import CacheDirectory, SolutionCache, trusted
 from hwkb.formats.load import load_model
 from hwkb.formats.query_files import load_query
 from hwkb.formats.resources import default_kb_dirs
@@ -51,12 +51,14 @@ class KnowledgeBase(System):
 
     @classmethod
     def load(cls, directories: Iterable[Path | str] = (), *, default: bool = True,
-             cache: Path | None = None) -> "KnowledgeBase":
+             cache: Path | CacheDirectory | None = None) -> "KnowledgeBase":
         """The default KB (unless ``default=False``) with ``directories`` layered on top.
 
-        ``cache`` is a directory for the disk caches (composed YAML, solved
-        directions); None keeps everything in memory. The CLI passes one.
+        ``cache`` is a directory for the disk caches (composed YAML, built entities, solved directions),
+        used only if it is the user's alone (else one line on stderr and none is used); None keeps
+        everything in memory. The CLI passes one.
         """
+        cache = trusted(cache)
         dirs = (default_kb_dirs() if default else []) + [Path(d) for d in directories]
         if not dirs:
             raise QueryError("no KB directory to load", hint="give --kb DIR or leave the default KB in")
@@ -66,7 +68,7 @@ class KnowledgeBase(System):
 
     @classmethod
     def check(cls, directories: Iterable[Path | str] = (), *, default: bool = True,
-              cache: Path | None = None) -> "CheckReport":
+              cache: Path | CacheDirectory | None = None) -> "CheckReport":
         """Whether the KB directories load: every error of the load, or what the KB holds."""
         try:
             kb = cls.load(directories, default=default, cache=cache).read_all()

@@ -11,7 +11,7 @@ from conftest import BAD, TINY, build_kb
 from hwkb import KnowledgeBase
 from hwkb.errors import KBErrors
 from hwkb.formats import caches
-from hwkb.formats.caches import SolutionCache, cache_directory
+from hwkb.formats.caches import CacheDirectory, SolutionCache, cache_directory
 from hwkb.formats.load import load_model
 from hwkb.formats.yaml_nodes import _flat, cached_tree, store_tree, tree_entry
 
@@ -23,19 +23,24 @@ def cache_dir(tmp_path):
     return tmp_path / "cache"
 
 
+@pytest.fixture
+def cache(cache_dir):
+    return CacheDirectory.open(cache_dir)
+
+
 def compose(text: str):
     return YAML(typ="safe", pure=True).compose(text)
 
 
 # ---------------------------------------------------------------- composed YAML trees
 
-def test_a_stored_tree_comes_back_node_for_node(cache_dir):
+def test_a_stored_tree_comes_back_node_for_node(cache, cache_dir):
     root = compose(TEXT)
-    assert cached_tree(TEXT, "f.yaml", cache_dir) is None
-    store_tree(TEXT, root, cache_dir)
-    again = cached_tree(TEXT, "f.yaml", cache_dir)
+    assert cached_tree(TEXT, "f.yaml", cache) is None
+    store_tree(TEXT, root, cache)
+    again = cached_tree(TEXT, "f.yaml", cache)
     assert _flat(again) == _flat(root)
-    assert cached_tree(TEXT + "\n# edited\n", "f.yaml", cache_dir) is None
+    assert cached_tree(TEXT + "\n# edited\n", "f.yaml", cache) is None
     assert [p.parent.name for p in cache_dir.rglob("*.json")] == ["nodes"]
 
 
@@ -62,11 +67,11 @@ def test_errors_name_the_same_places_warm_and_cold(cache_dir, tmp_path, monkeypa
 
 @pytest.mark.parametrize("payload", ["not json", json.dumps(["s", 3, 4]), json.dumps(["x", "t", [], None, 0, 0]),
                                      json.dumps(["s", "tag", ["list"], None, 0, 0])])
-def test_a_tampered_entry_is_a_miss(cache_dir, payload):
-    path = tree_entry(TEXT, cache_dir)
+def test_a_tampered_entry_is_a_miss(cache, payload):
+    path = tree_entry(TEXT, cache)
     path.parent.mkdir(parents=True)
     path.write_text(payload)
-    assert cached_tree(TEXT, "f.yaml", cache_dir) is None
+    assert cached_tree(TEXT, "f.yaml", cache) is None
 
 
 def test_no_directory_means_no_cache():
@@ -75,11 +80,16 @@ def test_no_directory_means_no_cache():
     assert cached_tree(TEXT, "f.yaml", None) is None
 
 
-def test_an_unwritable_cache_is_skipped(tmp_path):
+def test_an_unwritable_cache_is_skipped(tmp_path, capsys):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    store_tree(TEXT, compose(TEXT), blocker)
-    assert cached_tree(TEXT, "f.yaml", blocker) is None
+    assert caches.trusted(blocker) is None and caches.trusted(blocker) is None
+    assert capsys.readouterr().err == (f"warning: {blocker}: cannot use it as a cache directory: File exists "
+                                         "(running without a cache)\n")
+    cache = CacheDirectory.open(tmp_path / "cache")
+    (tmp_path / "cache" / "nodes").write_text("not a directory")
+    store_tree(TEXT, compose(TEXT), cache)
+    assert cached_tree(TEXT, "f.yaml", cache) is None
 
 
 # ---------------------------------------------------------------- solved directions
@@ -97,14 +107,14 @@ def test_solutions_survive_on_disk_written_atomically(cache_dir):
     assert cache.path == cache_dir / "solutions.json"
     cache.put("k", "x1 * 2")
     assert json.loads(cache.path.read_text())["k"]["text"] == "x1 * 2"  # with its checksum beside it
-    assert [p.name for p in cache_dir.iterdir()] == ["solutions.json"]  # no temporary file left behind
+    assert sorted(p.name for p in cache_dir.iterdir()) == ["secret", "solutions.json"]  # no temporary file left
     assert SolutionCache.in_directory(cache_dir).get("k") == "x1 * 2"
     assert SolutionCache.in_directory(None).path is None
 
 
 @pytest.mark.parametrize("payload", ["not json", "[1, 2]"])
 def test_a_tampered_solution_file_is_ignored(cache_dir, payload):
-    cache_dir.mkdir()
+    CacheDirectory.open(cache_dir)
     (cache_dir / "solutions.json").write_text(payload)
     cache = SolutionCache.in_directory(cache_dir)
     assert cache.get("k") is None
@@ -113,10 +123,10 @@ def test_a_tampered_solution_file_is_ignored(cache_dir, payload):
     assert SolutionCache.in_directory(cache_dir).get("k") == "x1"
 
 
-def test_a_solution_entry_that_does_not_match_its_checksum_is_a_miss(cache_dir):
+def test_a_solution_entry_that_does_not_match_its_hmac_is_a_miss(cache_dir):
     SolutionCache.in_directory(cache_dir).put("k", "x1 * 2")
     stored = json.loads((cache_dir / "solutions.json").read_text())
-    assert set(stored["k"]) == {"text", "checksum"}
+    assert set(stored["k"]) == {"text", "hmac"}
     stored["k"]["text"] = "exp(exp(exp(x1)))"
     (cache_dir / "solutions.json").write_text(json.dumps({**stored, "old": "x1"}))
     assert (SolutionCache.in_directory(cache_dir).get("k"), SolutionCache.in_directory(cache_dir).get("old")) == (
@@ -124,9 +134,9 @@ def test_a_solution_entry_that_does_not_match_its_checksum_is_a_miss(cache_dir):
 
 
 def test_an_unwritable_solution_file_is_skipped(tmp_path):
-    blocker = tmp_path / "file"
-    blocker.write_text("not a directory")
-    cache = SolutionCache.in_directory(blocker)
+    CacheDirectory.open(tmp_path / "cache")
+    (tmp_path / "cache" / "solutions.json").mkdir()
+    cache = SolutionCache.in_directory(tmp_path / "cache")
     cache.put("k", "x1")
     assert cache.get("k") == "x1"
 
@@ -156,23 +166,25 @@ def test_without_a_directory_nothing_touches_the_disk(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("setting, xdg, expected", [
-    ("/some/dir", None, "/some/dir"), ("off", "/xdg", None), (None, "/xdg", "/xdg/hwkb"), ("", "/xdg", "/xdg/hwkb")])
-def test_cache_directory_for_the_cli(monkeypatch, setting, xdg, expected):
+    ("some/dir", None, "some/dir"), ("off", "xdg", None), (None, "xdg", "xdg/hwkb"), ("", "xdg", "xdg/hwkb")])
+def test_cache_directory_for_the_cli(monkeypatch, tmp_path, setting, xdg, expected):
+    monkeypatch.chdir(tmp_path)
     for name, value in (("HWKB_CACHE_DIR", setting), ("XDG_CACHE_HOME", xdg)):
         if value is None:
             monkeypatch.delenv(name, raising=False)
         else:
             monkeypatch.setenv(name, value)
     found = cache_directory()
-    assert (None if found is None else found.as_posix()) == expected
+    assert (None if found is None else found.path.as_posix()) == expected
 
 
 def test_cache_directory_defaults_to_the_home_cache(monkeypatch, tmp_path):
     monkeypatch.delenv("HWKB_CACHE_DIR", raising=False)
     monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
-    assert cache_directory() == tmp_path / ".cache" / "hwkb"
+    assert cache_directory().path == tmp_path / ".cache" / "hwkb"
 
 
 def test_module_surface():
-    assert sorted(caches.__all__) == ["SolutionCache", "UNSOLVABLE", "cache_directory"]
+    assert sorted(caches.__all__) == ["CacheDirectory", "CacheRefused", "SolutionCache", "UNSOLVABLE",
+                                      "cache_directory", "trusted"]

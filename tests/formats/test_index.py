@@ -15,9 +15,10 @@ import pytest
 from conftest import build_kb
 from hwkb import KnowledgeBase
 from hwkb.errors import KBErrors
-from hwkb.formats import entity_index, load as loader
-from hwkb.formats.entity_cache import cached_entities, store_entities
-from hwkb.formats.entity_index import LazyEntities
+from hwkb.formats import load as loader
+from hwkb.formats.caches import CacheDirectory
+from hwkb.formats.caches.entities import cached_entities, store_entities
+from hwkb.formats.caches.entity_index import LazyEntities
 from hwkb.formats.load import load_model
 
 
@@ -158,7 +159,7 @@ def test_a_tampered_index_or_entity_cache_is_a_miss(kb, tmp_path):
 
 
 def test_a_forged_entity_cache_entry_of_the_wrong_types_is_a_miss(kb, tmp_path):
-    cache = tmp_path / "cache"
+    cache = CacheDirectory.open(tmp_path / "cache")
     entity = load_model([kb], cache=cache)[0].entities["p00"]
     file = entity.where.file
     store_entities(cache, "x" * 64, file, [entity])
@@ -167,9 +168,9 @@ def test_a_forged_entity_cache_entry_of_the_wrong_types_is_a_miss(kb, tmp_path):
     (entry,) = [p for p in (cache / "entities").iterdir() if "x" * 64 in p.read_text()]
     payload = json.loads(entry.read_text().partition("\n")[2])
     assert payload[0][:3] == ["Entity", "p00", "product"]
-    payload[0][2] = 7  # the kind as a number, under a checksum that matches
+    payload[0][2] = 7  # the kind as a number, under an HMAC that matches (made with the secret)
     forged = json.dumps(payload, separators=(",", ":"))
-    entry.write_text(json.dumps({"source": "x" * 64, "checksum": entity_index.digest(forged)}) + "\n" + forged)
+    entry.write_text(json.dumps({"source": "x" * 64, "hmac": cache.sign("x" * 64, forged)}) + "\n" + forged)
     assert cached_entities(cache, "x" * 64, file) is None
 
 
@@ -179,7 +180,7 @@ def test_without_a_cache_every_entity_is_built_at_once(kb):
 
 
 def test_a_datasheet_file_extends_a_lazily_loaded_entity(kb, tmp_path):
-    cache = tmp_path / "cache"
+    cache = CacheDirectory.open(tmp_path / "cache")
     load(kb, cache)
     model, units = load_model([kb], cache=cache)
     sheet = tmp_path / "sheet.yaml"

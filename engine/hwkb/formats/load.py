@@ -7,8 +7,8 @@ variables, the rules and the entities, and checks that ``extends`` names
 entities and forms no cycle. All problems are raised together as one
 :class:`~hwkb.errors.KBErrors`. With a cache directory the composed YAML trees
 are kept there (:mod:`hwkb.formats.yaml_nodes`), each cleanly loaded file's
-built entities (:mod:`hwkb.formats.entity_cache`) and the index of which entity
-is in which file (:mod:`hwkb.formats.entity_index`): a warm question about one
+built entities (:mod:`hwkb.formats.caches.entities`) and the index of which entity
+is in which file (:mod:`hwkb.formats.caches.entity_index`): a warm question about one
 product reads the rules and the files of its ``extends`` chain, not the whole
 catalogue. Duplicate ids and ``extends`` are checked on the whole index every
 time; an entity's own problems are found when its file is read, and a file is
@@ -27,11 +27,12 @@ from hwkb.definitions.limits import MAX_YAML_BYTES, read_regular_file
 from hwkb.definitions.model import Entity, EntityId, IndexSet, Model, Rule, Variable
 from hwkb.definitions.units import Units
 from hwkb.errors import KBError, KBErrors, LoadError, Location, UnknownNameError
-from hwkb.formats.cache_files import digest
-from hwkb.formats.entity_cache import cached_entities, store_entities
+from hwkb.formats.caches.directory import CacheDirectory, trusted
+from hwkb.formats.caches.entities import cached_entities, store_entities
+from hwkb.formats.caches.entity_index import (EntityIndex, FileRecord, LazyEntities, Outline, fingerprint,
+                                              size_and_time as size_and_time_of)
+from hwkb.formats.caches.entries import digest
 from hwkb.formats.entity_files import build_entity, read_entity_file
-from hwkb.formats.entity_index import (EntityIndex, FileRecord, LazyEntities, Outline, fingerprint,
-                                       size_and_time as size_and_time_of)
 from hwkb.formats.rule_files import build_rule, build_variable, check_aliases, read_rule_file
 from hwkb.formats.yaml_nodes import Declaration, NodeReader, read_yaml
 
@@ -39,15 +40,16 @@ __all__ = ["load_model", "load_entities"]
 
 
 def load_model(directories: Iterable[Path], extra_entity_files: Iterable[Path] = (), *,
-               cache: Path | None = None) -> tuple[Model, Units]:
+               cache: Path | CacheDirectory | None = None) -> tuple[Model, Units]:
     """Read KB directories (later ones add to earlier ones) into a Model; raise KBErrors.
 
     ``cache``: the directory of hwkb's caches, where composed YAML trees, built entities and the entity index
     are kept; None reads every file afresh. With a cache, the model's entities are built when first asked
-    for (:class:`~hwkb.formats.entity_index.LazyEntities`): a file unchanged since it last loaded cleanly
+    for (:class:`~hwkb.formats.caches.entity_index.LazyEntities`): a file unchanged since it last loaded cleanly
     is not read until one of its entities is.
     """
     errors: list[KBError] = []
+    cache = trusted(cache)
     directories = [Path(d) for d in directories]
     units = _units(directories)
     indices: dict[str, IndexSet] = {}
@@ -64,8 +66,11 @@ def load_model(directories: Iterable[Path], extra_entity_files: Iterable[Path] =
                 read_rule_file(NodeReader(path, errors), root, indices, variables, rules)
     extra = [Path(p) for p in extra_entity_files]
     entity_files += extra
+    texts = [_text_of(path) for path in [Path(units.source), *map(Path, files)]] if cache else []
+    if None in texts:  # a rule file that did not read: its error is reported; nothing is cached against it
+        cache = None
     index = EntityIndex(cache, [str(p) for p in [*directories, *extra]],  # one index per set of directories
-                        fingerprint(map(_text_of, [Path(units.source), *map(Path, files)])) if cache else "")
+                        fingerprint(texts) if cache else "")
     slots = [_read_entity_slot(path, index, errors, cache) for path in entity_files]
     files += map(str, entity_files)
     declared = _variables(variables, indices, units)
@@ -110,7 +115,7 @@ class _Slot(NamedTuple):
     clean: bool = False
 
 
-def _read_entity_slot(path: Path, index: EntityIndex, errors: list[KBError], cache: Path | None) -> _Slot:
+def _read_entity_slot(path: Path, index: EntityIndex, errors: list[KBError], cache: CacheDirectory | None) -> _Slot:
     """An entity file the index knows unchanged (not read), else read into declarations."""
     record = index.unchanged(path, lambda: _text_of(path)) if cache else None
     if record is not None:
@@ -135,7 +140,7 @@ class _IndexedFiles:
     entity cache if the file's text is still the one indexed, else from its YAML."""
 
     def __init__(self, index: EntityIndex, records: Mapping[str, FileRecord], indices: Mapping[str, IndexSet],
-                 variables: Mapping[str, Variable], units: Units, cache: Path | None):
+                 variables: Mapping[str, Variable], units: Units, cache: CacheDirectory | None):
         self.index, self.records, self.cache = index, records, cache
         self.indices, self.variables, self.units = indices, variables, units
 
@@ -208,9 +213,11 @@ def _entity_files(directory: Path, errors: list[KBError]) -> list[Path]:
     return found
 
 
-def load_entities(path: Path, model: Model, units: Units, *, cache: Path | None = None) -> dict[str, Entity]:
+def load_entities(path: Path, model: Model, units: Units, *,
+                  cache: Path | CacheDirectory | None = None) -> dict[str, Entity]:
     """Entities of one extra YAML file (a user's datasheet) against a loaded model; ``kind`` defaults to product."""
     errors: list[KBError] = []
+    cache = trusted(cache)
     path = Path(path)
     root = read_yaml(path, errors, cache)
     items: list[Declaration] = []

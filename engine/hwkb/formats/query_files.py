@@ -15,6 +15,7 @@ from pathlib import Path
 
 from hwkb.definitions.units import parse_unit_text
 from hwkb.errors import KBError, KBErrors, LoadError, Location, UnknownNameError
+from hwkb.formats.caches.directory import CacheDirectory
 from hwkb.formats.resources import queries_dir
 from hwkb.formats.yaml_nodes import Node, NodeReader, read_yaml
 
@@ -71,7 +72,7 @@ def saved_queries() -> dict[str, Path]:
     return {p.stem: p for p in sorted(queries_dir().glob("*.yaml"))}
 
 
-def load_query(name_or_path: str, cache: Path | None = None) -> Query:
+def load_query(name_or_path: str, cache: Path | CacheDirectory | None = None) -> Query:
     """A saved query by name (``peaks``) or by path; ``cache``: the cache directory for the YAML tree, if any."""
     path = Path(name_or_path)
     if not (path.suffix in (".yaml", ".yml") and path.is_file()):

@@ -35,7 +35,8 @@ from ruamel.yaml.tag import Tag
 
 from hwkb.definitions.limits import MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES, read_regular_file
 from hwkb.errors import KBError, LimitError, LoadError, Location, suggest
-from hwkb.formats.cache_files import digest, read_entry, write_entry
+from hwkb.formats.caches.directory import CacheDirectory, trusted
+from hwkb.formats.caches.entries import digest, read_entry, write_entry
 
 __all__ = ["Node", "NodeReader", "Declaration", "read_yaml", "dump_yaml", "cached_tree", "store_tree", "tree_entry"]
 
@@ -44,7 +45,7 @@ _INT_TAG, _FLOAT_TAG, _NULL_TAG = "tag:yaml.org,2002:int", "tag:yaml.org,2002:fl
 _CACHE_FORMAT = 3
 
 
-def read_yaml(path: Path, errors: list[KBError], cache: Path | None = None, *, text: str | None = None) -> Node | None:
+def read_yaml(path: Path, errors: list[KBError], cache: Path | CacheDirectory | None = None, *, text: str | None = None) -> Node | None:
     """The node tree of one file, or None with the problem appended; ``cache``: the cache directory, if any;
     ``text``: the file's text if the caller has read it already.
 
@@ -57,6 +58,7 @@ def read_yaml(path: Path, errors: list[KBError], cache: Path | None = None, *, t
     except KBError as exc:
         errors.append(exc)
         return None
+    cache = trusted(cache)
     root = cached_tree(text, str(path), cache)
     if root is not None:
         return root
@@ -271,21 +273,21 @@ class Declaration:
 
 # ---------------------------------------------------------------- the cache of composed trees
 
-def tree_entry(text: str, cache: Path | None) -> Path | None:
+def tree_entry(text: str, cache: CacheDirectory | None) -> Path | None:
     """The cache file of the tree ``text`` composes to, or None without a cache directory."""
     if cache is None:
         return None
     return cache / "nodes" / f"{digest(str(_CACHE_FORMAT), _RUAMEL_VERSION, text)[:32]}.json"
 
 
-def cached_tree(text: str, name: str, cache: Path | None) -> Node | None:
+def cached_tree(text: str, name: str, cache: CacheDirectory | None) -> Node | None:
     """The node tree of ``text`` if an earlier load stored it in ``cache``, else None.
 
-    An entry (:mod:`hwkb.formats.cache_files`) is used only if it names the hash of ``text`` as its source and
-    its tree matches its own checksum: a corrupted or edited entry is a miss, never a wrong tree.
+    An entry (:mod:`hwkb.formats.caches.entries`) is used only if it names the hash of ``text`` as its source and
+    the cache's HMAC vouches for it: a corrupted or edited entry is a miss, never a wrong tree.
     """
     path = tree_entry(text, cache)
-    payload = None if path is None else read_entry(path, digest(text))
+    payload = None if path is None else read_entry(cache, path, digest(text))
     if payload is None:
         return None
     try:
@@ -295,7 +297,7 @@ def cached_tree(text: str, name: str, cache: Path | None) -> Node | None:
         return None
 
 
-def store_tree(text: str, root: Node, cache: Path | None) -> None:
+def store_tree(text: str, root: Node, cache: CacheDirectory | None) -> None:
     """Remember the tree ``text`` composed to, with the hash of ``text``; a cache that cannot be written is
     skipped."""
     path = tree_entry(text, cache)
@@ -306,7 +308,7 @@ def store_tree(text: str, root: Node, cache: Path | None) -> None:
     except RecursionError as exc:
         log.info("cannot write node cache %s: %s", path, exc)
         return
-    write_entry(path, digest(text), tree)
+    write_entry(cache, path, digest(text), tree)
 
 
 def _dumps(tree: list) -> str:

@@ -1,4 +1,4 @@
-"""The solution cache, and where hwkb keeps its disk caches.
+"""The solution cache: solved relation directions, kept on disk.
 
 A :class:`SolutionCache` keeps solved relation directions, so a warm
 ``hwkb solve`` neither calls ``sympy.solve`` nor imports SymPy. Entries are
@@ -7,16 +7,13 @@ stored as numeric code in the KB's own expression language (the text
 (:mod:`hwkb.definitions.expressions`), then compiled by the project's own
 compiler (:mod:`hwkb.definitions.compiled`): a tampered cache file can at worst
 give a wrong formula, never run code, and every entry is checked against the
-rule it claims to solve before it is trusted. Each entry carries a checksum of
-its key (the hash of the template it solves, its position, the entry format and
-the SymPy version, read without importing SymPy) and its text; an entry that
-does not match it is a miss. Writes are atomic (a temporary file renamed into
-place). A cache that cannot be read or written is ignored.
-
-Caches are a parameter, not global state: ``KnowledgeBase.load(cache=DIR)``
-keeps the solutions in ``DIR/solutions.json`` and the composed YAML trees in
-``DIR/nodes`` (:mod:`hwkb.formats.yaml_nodes`); without a directory nothing
-touches the disk. The CLI asks :func:`cache_directory` where that is.
+rule it claims to solve before it is trusted. Each entry carries an HMAC, under
+the cache's secret (:mod:`hwkb.formats.caches.directory`), of its key (the hash
+of the template it solves, its position, the entry format and the SymPy version,
+read without importing SymPy) and its text; an entry that does not match it is a
+miss, so a forged entry (a "-" for a direction that has a solution, a formula that
+agrees at the trial points) changes no answer. Writes are atomic (a temporary
+file renamed into place). A cache that cannot be read or written is ignored.
 """
 from __future__ import annotations
 
@@ -24,16 +21,16 @@ import hashlib
 import importlib.util
 import json
 import logging
-import os
 import re
 from functools import lru_cache
 from pathlib import Path
 
 from hwkb.definitions.limits import read_regular_file
 from hwkb.errors import KBError
-from hwkb.formats.cache_files import write_cache_file
+from hwkb.formats.caches.directory import CacheDirectory, trusted
+from hwkb.formats.caches.entries import write_cache_file
 
-__all__ = ["SolutionCache", "cache_directory", "UNSOLVABLE"]
+__all__ = ["SolutionCache", "UNSOLVABLE"]
 
 log = logging.getLogger("hwkb.cache")
 #: the entry of a direction that has no explicit solution
@@ -45,17 +42,18 @@ _ENTRY_FORMAT = "lambdify-code-1"
 class SolutionCache:
     """Key (a hash of the template, the position and the SymPy version) -> solution text.
 
-    With ``path`` None the entries live in memory only.
+    With no directory the entries live in memory only.
     """
 
-    def __init__(self, path: Path | None = None):
-        self.path = path
+    def __init__(self, directory: CacheDirectory | None = None):
+        self.directory = directory
+        self.path = None if directory is None else directory / "solutions.json"
         self._entries: dict[str, str] | None = None
 
     @classmethod
-    def in_directory(cls, directory: Path | None) -> "SolutionCache":
-        """The cache kept in ``directory`` (a cache directory of hwkb), or one in memory when it is None."""
-        return cls(None if directory is None else Path(directory) / "solutions.json")
+    def in_directory(cls, directory: Path | CacheDirectory | None) -> "SolutionCache":
+        """The cache kept in ``directory`` (if hwkb may trust it), or one in memory when None."""
+        return cls(trusted(directory))
 
     def _load(self) -> dict[str, str]:
         if self._entries is None:
@@ -67,7 +65,7 @@ class SolutionCache:
                     log.info("ignoring unreadable cache %s: %s", self.path, exc)
                     data = None
                 if isinstance(data, dict):
-                    self._entries = {k: e["text"] for k, e in data.items() if _intact(k, e)}
+                    self._entries = {k: e["text"] for k, e in data.items() if _intact(self.directory, k, e)}
         return self._entries
 
     @staticmethod
@@ -83,9 +81,9 @@ class SolutionCache:
         if entries.get(key) == text:
             return
         entries[key] = text
-        if self.path is not None:
+        if self.directory is not None:
             write_cache_file(self.path, json.dumps(
-                {k: {"text": t, "checksum": _checksum(k, t)} for k, t in entries.items()}, sort_keys=True))
+                {k: {"text": t, "hmac": self.directory.sign(k, t)} for k, t in entries.items()}, sort_keys=True))
 
 
 @lru_cache(maxsize=None)
@@ -101,22 +99,7 @@ def _solver_version() -> str:
     return found.group(1) if found else "unknown"
 
 
-def _checksum(key: str, text: str) -> str:
-    return hashlib.sha256(f"{key}|{text}".encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _intact(key: object, entry: object) -> bool:
-    """Whether a stored entry is whole: its text with the checksum of its key (the hash of its source) and text."""
+def _intact(directory: CacheDirectory, key: object, entry: object) -> bool:
+    """Whether a stored entry is whole and ours: its text with the HMAC of its key and text."""
     return (isinstance(key, str) and isinstance(entry, dict) and isinstance(entry.get("text"), str)
-            and entry.get("checksum") == _checksum(key, entry["text"]))
-
-
-def cache_directory() -> Path | None:
-    """Where the CLI keeps hwkb's caches: ``$HWKB_CACHE_DIR``, else ``$XDG_CACHE_HOME/hwkb``, else
-    ``~/.cache/hwkb``; None when ``HWKB_CACHE_DIR=off``."""
-    setting = os.environ.get("HWKB_CACHE_DIR")
-    if setting == "off":
-        return None
-    if setting:
-        return Path(setting)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hwkb"
+            and directory.signed(entry.get("hmac"), key, entry["text"]))

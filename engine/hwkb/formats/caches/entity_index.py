@@ -1,7 +1,7 @@
 """The entity index: which entity is written in which file, so a question reads only the files it needs.
 
 A load with a cache directory keeps, per set of KB directories, an index of
-their entity files (``DIR/index/*.json``, a :mod:`~hwkb.formats.cache_files`
+their entity files (``DIR/index/*.json``, a :mod:`~hwkb.formats.caches.entries`
 entry): for each file that loaded without a problem, its size, modification time
 and hash, and each entity's id, place and ``extends``. The index is valid for one
 *fingerprint*: the hash of the rule files, the units and the loader's own code,
@@ -28,7 +28,8 @@ import hwkb.definitions
 import hwkb.formats
 from hwkb.definitions.model import Entity, EntityId
 from hwkb.errors import KBErrors, LoadError, Location
-from hwkb.formats.cache_files import digest, read_entry, write_entry
+from hwkb.formats.caches.directory import CacheDirectory
+from hwkb.formats.caches.entries import digest, read_entry, write_entry
 
 __all__ = ["Outline", "FileRecord", "EntityIndex", "LazyEntities", "fingerprint"]
 
@@ -89,11 +90,11 @@ def fingerprint(texts: Iterable[str]) -> str:
 class EntityIndex:
     """The stored index of one set of KB directories, for one fingerprint (empty if none matches)."""
 
-    def __init__(self, cache: Path | None, sources: Iterable[str], fingerprint: str):
-        self.fingerprint = fingerprint
+    def __init__(self, cache: CacheDirectory | None, sources: Iterable[str], fingerprint: str):
+        self.cache, self.fingerprint = cache, fingerprint
         self.path = None if cache is None else cache / "index" / f"{digest(*sources)[:32]}.json"
         self.records: dict[str, FileRecord] = {}
-        payload = None if self.path is None else read_entry(self.path, fingerprint)
+        payload = None if self.path is None else read_entry(cache, self.path, fingerprint)
         if payload is not None:
             try:
                 self.records = {file: _record(item) for file, item in json.loads(payload).items()}
@@ -119,7 +120,7 @@ class EntityIndex:
     def write(self, records: Mapping[str, FileRecord]) -> None:
         """Store ``records`` (the files that loaded cleanly) if they differ from what was read."""
         if self.path is not None and dict(records) != self.records:
-            write_entry(self.path, self.fingerprint, json.dumps(records, separators=(",", ":")))
+            write_entry(self.cache, self.path, self.fingerprint, json.dumps(records, separators=(",", ":")))
 
 
 def _record(item) -> FileRecord:

@@ -3,7 +3,7 @@
 Building an entity (composing its YAML, checking every key, reading every
 quantity) is most of what a load costs; for a file whose text, rules, units and
 loader code are unchanged the result is the same, so it is kept as JSON under a
-hash of all of them (the ``source`` of a :mod:`~hwkb.formats.cache_files` entry),
+hash of all of them (the ``source`` of a :mod:`~hwkb.formats.caches.entries` entry, signed by the cache),
 one entry per file path.
 Only the model's own frozen types are stored (:class:`~hwkb.definitions.model.Entity`,
 :class:`~hwkb.definitions.model.Fact`, :class:`~hwkb.errors.Location`, tuples,
@@ -22,7 +22,8 @@ from typing import Callable, Mapping
 
 from hwkb.definitions.model import Entity, Fact
 from hwkb.errors import Location
-from hwkb.formats.cache_files import digest, read_entry, write_entry
+from hwkb.formats.caches.directory import CacheDirectory
+from hwkb.formats.caches.entries import digest, read_entry, write_entry
 
 __all__ = ["cached_entities", "store_entities"]
 
@@ -38,7 +39,7 @@ _DIRECT = frozenset(cls for cls in (Location, Fact, Entity) if dataclasses.is_da
                     and not hasattr(cls, "__post_init__") and "__slots__" not in vars(cls))
 
 
-def store_entities(cache: Path | None, source: str, file: str, entities: list[Entity]) -> None:
+def store_entities(cache: CacheDirectory | None, source: str, file: str, entities: list[Entity]) -> None:
     """Keep ``entities`` (all of ``file``'s, in order) under ``source``; entities it cannot store are skipped."""
     if cache is None:
         return
@@ -46,14 +47,14 @@ def store_entities(cache: Path | None, source: str, file: str, entities: list[En
         payload = json.dumps([_encode(e, file) for e in entities], separators=(",", ":"), allow_nan=True)
     except TypeError:  # a place in another file, a type the cache does not know: not kept
         return
-    write_entry(_entry(cache, file), source, payload)
+    write_entry(cache, _entry(cache, file), source, payload)
 
 
-def cached_entities(cache: Path | None, source: str, file: str) -> list[Entity] | None:
+def cached_entities(cache: CacheDirectory | None, source: str, file: str) -> list[Entity] | None:
     """The entities stored under ``source``, their places in ``file``; None if there is no intact entry."""
     if cache is None:
         return None
-    payload = read_entry(_entry(cache, file), source)
+    payload = read_entry(cache, _entry(cache, file), source)
     if payload is None:
         return None
     try:
@@ -63,7 +64,7 @@ def cached_entities(cache: Path | None, source: str, file: str) -> list[Entity] 
     return entities if all(isinstance(e, Entity) for e in entities) else None
 
 
-def _entry(cache: Path, file: str) -> Path:
+def _entry(cache: CacheDirectory, file: str) -> Path:
     """One entry per KB file, whatever it was made from: a newer build replaces the older, none pile up."""
     return cache / "entities" / f"{digest(file)[:32]}.json"
 
