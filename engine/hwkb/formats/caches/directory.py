@@ -119,14 +119,15 @@ def _make_secret(folder: Path, where: Path) -> None:
 
 
 def trusted(path: Path | str | CacheDirectory | None) -> CacheDirectory | None:
-    """``path`` as a cache hwkb may use, or None (with one line on stderr, once per directory) if it is not."""
+    """``path`` as a cache hwkb may use, or None (with one line on stderr, once per process and reason) if it
+    is not."""
     if path is None or isinstance(path, CacheDirectory):
         return path
     try:
         return CacheDirectory.open(path)
     except CacheRefused as exc:
-        if str(path) not in _reported:
-            _reported.add(str(path))
+        if str(exc) not in _reported:  # a command may ask more than once: one line says it
+            _reported.add(str(exc))
             print(f"warning: {exc} (running without a cache)", file=sys.stderr)
         return None
 
