@@ -18,7 +18,7 @@ from typing import Iterable, Mapping, Sequence
 __all__ = [
     "Location", "KBError", "LoadError", "ExpressionError", "UnitError", "DimensionError", "UnknownNameError",
     "ContextError", "QueryError", "NotDetermined", "NoClosedForm", "UnevaluablePoint", "SimulationInputError", "MissingExtraError",
-    "UsageError", "LimitError", "CacheRefused", "KBErrors", "suggest",
+    "UsageError", "LimitError", "CacheRefused", "KBErrors", "suggest", "escaped", "markdown_text",
 ]
 
 
@@ -30,7 +30,7 @@ class Location:
     col: int | None = None
 
     def __str__(self) -> str:
-        return self.written(display_path(self.file))
+        return self.written(escaped(display_path(self.file)))
 
     def written(self, file: str | None = None) -> str:
         """``file:line:col`` with ``file`` as the user gave it (the JSON's form, whatever the working directory)."""
@@ -49,6 +49,27 @@ def display_path(file: str) -> str:
         return str((path.parent.resolve() / path.name).relative_to(Path.cwd().resolve()))
     except (ValueError, OSError, RuntimeError):
         return str(file)
+
+
+#: what a terminal must not be handed raw: control characters (Unicode's Cc) and lone surrogates
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def escaped(text: str) -> str:
+    r"""``text`` with every control character and lone surrogate written as its escape (``\x1b``): how a name or a
+    path from someone else's file is printed, so it cannot retitle a terminal, clear it or forge a line.
+
+    >>> print(escaped("gpu\x1b]0;x\x07\nline"))
+    gpu\x1b]0;x\x07\nline
+    """
+    return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape", "backslashreplace").decode("ascii"), text)
+
+
+def markdown_text(text: str) -> str:
+    """``text`` for a Markdown table cell: control characters escaped, HTML's ``& < >`` as entities (a Markdown
+    renderer passes raw HTML through), ``|`` and backslashes escaped."""
+    return (escaped(text).replace("\\", "\\\\").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("|", "\\|"))
 
 
 class KBError(Exception):

@@ -22,6 +22,7 @@ from typing import Iterable, Iterator, Mapping
 from hwkb.audit.findings import EXPECTATION_CAVEAT, UNCHECKED, Check, CheckKind, EntityAudit, Verdict
 from hwkb.audit.population import Outcome, Population
 from hwkb.audit.report_page import audit_page
+from hwkb.errors import markdown_text
 
 __all__ = ["AuditReport", "Tally", "summarise", "render", "render_table", "render_markdown", "render_html",
            "report_text", "entity_text", "FORMATS"]
@@ -280,7 +281,7 @@ def _table_lines(e: EntityAudit, checks: list[Check]) -> list[str]:
 # ---------------------------------------------------------------- markdown
 
 def _md(text: str) -> str:
-    return text.replace("|", "\\|")
+    return markdown_text(text)
 
 
 def _markdown_lines(e: EntityAudit, checks: list[Check]) -> list[str]:

@@ -22,6 +22,7 @@ from typing import Sequence
 
 from hwkb.cli import flags
 from hwkb.definitions.display import display_scale, format_number
+from hwkb.errors import markdown_text
 from hwkb.definitions.model import split_key
 from hwkb.formats import html_pages
 
@@ -116,11 +117,11 @@ class Comparison:
     def markdown(self) -> str:
         table = self.cells_text()
         starts = self._section_starts()
-        lines = ["| " + " | ".join(table[0]) + " |", "|" + "---|" * len(table[0])]
+        lines = ["| " + " | ".join(markdown_text(h) for h in table[0]) + " |", "|" + "---|" * len(table[0])]
         for i, row in enumerate(table[1:]):
             if i in starts:
                 lines.append(f"| **{starts[i]}** |" + " |" * (len(row) - 1))
-            lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
+            lines.append("| " + " | ".join(markdown_text(cell) for cell in row) + " |")
         return "\n".join(lines + ["", *self.left_out_line(), f"{DERIVED_MARK} derived from the stated figures"])
 
     def html(self) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from hwkb.cli import flags
 from hwkb.cli.compare import Cell, declared_keys, emit, html_page, stated_cell
 from hwkb.definitions.display import display_scale
-from hwkb.errors import UsageError
+from hwkb.errors import UsageError, markdown_text
 from hwkb.formats import html_pages
 
 __all__ = ["add_arguments", "run", "SheetRow", "Sheet", "sheet"]
@@ -62,11 +62,11 @@ class Sheet:
         return "\n".join(lines + ["* derived from the stated figures"])
 
     def markdown(self) -> str:
-        lines = [f"# {self.name} (`{self.entity}`)", "", "| variable | value | unit | from | audit |",
+        lines = [f"# {markdown_text(self.name)} (`{self.entity}`)", "", "| variable | value | unit | from | audit |",
                  "|---|---|---|---|---|"]
         for r in self.rows:
             cells = [r.variable, *r.shown(), r.origin, "; ".join(r.findings)]
-            lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+            lines.append("| " + " | ".join(markdown_text(c) for c in cells) + " |")
         return "\n".join(lines + ["", "\\* derived from the stated figures"])
 
     def html(self) -> str:

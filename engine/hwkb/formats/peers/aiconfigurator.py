@@ -78,6 +78,10 @@ def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:
     if gpu is None or not isinstance(gpu.value, dict):
         raise LoadError("an AIConfigurator system file has a 'gpu' mapping", where=tree.where,
                         hint="see aiconfigurator's systems/h100_sxm.yaml")
+    node = tree.get("node")
+    if node is not None and node.value is not None and not isinstance(node.value, dict):
+        raise LoadError("'node' must be a mapping of the node's figures", where=node.where,
+                        hint="see aiconfigurator's systems/h100_sxm.yaml")
     entry = build_entry("aiconfigurator", "AIConfigurator", path.stem, tree, tree.where, FIELDS, NAMES, model, units)
     unknown = [f"{section}.{k}" for section, known in (("gpu", _GPU), ("node", _NODE))
                for k in ((tree.get(section).value or {}) if tree.get(section) else {}) if k not in known]

@@ -9,6 +9,16 @@ error, as the tool itself would find it. A CSV is read by :mod:`csv` from text
 of at most ``MAX_FILE_BYTES``. Nothing here runs code from a file, and a bad
 file is one :class:`~hwkb.errors.LoadError` at its place.
 
+A peer's file is someone else's: a number's text is bounded in length before it
+is converted (Python refuses integers of over 4,300 digits with a ValueError), a
+text is Unicode scalar values only (a lone surrogate cannot be printed or
+written), a key holds no control character (it names an entry, and names are
+printed), and digits are ASCII (``float`` would read Arabic-Indic digits). YAML
+merge keys (``<<: *base``) are merged as PyYAML's SafeLoader merges them, the
+loader AIConfigurator reads its systems with (``sdk/perf_database.py``,
+``get_database``): the mapping's own keys first, then each merged mapping's in
+order. A CSV may begin with a UTF-8 byte-order mark, and names each column once.
+
 >>> import tempfile, pathlib
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "x.json"
 >>> _ = path.write_text('{"name": "a",\\n "peak": 312}')
@@ -31,10 +41,13 @@ from hwkb.definitions.limits import MAX_FILE_BYTES, MAX_MAGNITUDE, MAX_YAML_BYTE
 from hwkb.errors import KBError, LimitError, LoadError, Location
 from hwkb.formats.yaml_nodes import Node, read_yaml
 
-__all__ = ["Item", "read_tree", "read_csv_rows", "number_of", "text_of", "MAX_CSV_ROWS"]
+__all__ = ["Item", "read_tree", "read_csv_rows", "number_of", "text_of", "MAX_CSV_ROWS", "MAX_NUMBER_CHARS"]
 
 #: rows one CSV may hold: Epoch's whole table has ~200
 MAX_CSV_ROWS = 100_000
+#: a number's text: a figure within MAX_MAGNITUDE needs ~40 characters, written out to the byte
+MAX_NUMBER_CHARS = 200
+_MERGE_TAG = "tag:yaml.org,2002:merge"
 
 Plain = Union[str, int, float, bool, None, dict, list]
 _NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
@@ -62,7 +75,7 @@ def read_tree(path: Path) -> Item:
     if path.suffix.lower() == ".json":
         text = read_regular_file(path, MAX_YAML_BYTES)
         try:
-            json.loads(text)
+            json.loads(text, parse_int=str, parse_float=str)  # the syntax only: numbers are read below, bounded
         except json.JSONDecodeError as exc:
             raise LoadError(f"malformed JSON: {exc.msg}", where=Location(str(path), exc.lineno, exc.colno)) from None
         except RecursionError:
@@ -77,19 +90,27 @@ def read_tree(path: Path) -> Item:
 
 
 def _item(path: Path, node: Node) -> Item:
-    where = Location(str(path), node.start_mark.line + 1, node.start_mark.column + 1)
+    where = _place(path, node)
     if node.id == "mapping":
         out: dict[str, Item] = {}
+        merged: dict[str, Item] = {}
         for key, value in node.value:
             if key.id != "scalar":
-                raise LoadError("a key must be a plain name", where=Location(str(path), key.start_mark.line + 1,
-                                                                             key.start_mark.column + 1))
+                raise LoadError("a key must be a plain name", where=_place(path, key))
+            if key.tag == _MERGE_TAG:
+                for source in value.value if value.id == "sequence" else [value]:
+                    if source.id != "mapping":
+                        raise LoadError("a merge key '<<' takes a mapping or a list of mappings",
+                                        where=_place(path, source))
+                    for k, v in _item(path, source).value.items():
+                        merged.setdefault(k, v)
+                continue
+            _check_text(key.value, "a key", _place(path, key), name=True)
             if key.value in out:
-                raise LoadError(f"duplicate key {key.value!r}", where=Location(str(path), key.start_mark.line + 1,
-                                                                               key.start_mark.column + 1),
+                raise LoadError(f"duplicate key {key.value!r}", where=_place(path, key),
                                 hint=f"it is given already at line {out[key.value].where.line}")
             out[key.value] = _item(path, value)
-        return Item(out, where)
+        return Item({**merged, **out} if merged else out, where)
     if node.id == "sequence":
         return Item([_item(path, n) for n in node.value], where)
     if node.tag in _NUMBER_TAGS and node.style is None:
@@ -98,10 +119,33 @@ def _item(path: Path, node: Node) -> Item:
         return Item(None, where)
     if node.tag == "tag:yaml.org,2002:bool":
         return Item(node.value.lower() == "true", where)
+    _check_text(str(node.value), "a text", where)
     return Item(str(node.value), where)
 
 
+def _place(path: Path, node: Node) -> Location:
+    return Location(str(path), node.start_mark.line + 1, node.start_mark.column + 1)
+
+
+def _check_text(text: str, what: str, where: Location, name: bool = False) -> None:
+    """Text is Unicode scalar values (no lone surrogate); a name (``name``) holds no control character either."""
+    bad = next((c for c in text if "\ud800" <= c <= "\udfff" or (name and unicodedata.category(c) == "Cc")), None)
+    if bad is None:
+        return
+    shown = text.encode("unicode_escape", "backslashreplace").decode("ascii")[:60]
+    if "\ud800" <= bad <= "\udfff":
+        raise LoadError(f"{what} holds a lone surrogate '{bad.encode('unicode_escape').decode('ascii')}', which is "
+                        f"not a character: '{shown}'", where=where, hint="write text as UTF-8")
+    raise LoadError(f"{what} holds a control character: '{shown}'", where=where,
+                    hint="text is shown on terminals as it is; write it as one line of plain text")
+
+
 def _number(text: str, where: Location) -> int | float:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise LimitError("number length", f"{len(text)} characters", f"{MAX_NUMBER_CHARS} characters",
+                         subject=f"{text[:20]}...", where=where)
+    if not text.isascii():
+        raise LoadError(f"{text!r} is not a decimal number", where=where, hint="write ASCII digits, e.g. 16 or 1.41e9")
     try:
         value = float(text.replace("_", ""))
     except ValueError:
@@ -118,13 +162,19 @@ def read_csv_rows(path: Path) -> tuple[list[str], list[dict[str, Item]]]:
 
     A cell that reads as a number is a number (its text kept); an empty cell is None.
     """
-    text = read_regular_file(path, MAX_FILE_BYTES)
+    text = read_regular_file(path, MAX_FILE_BYTES).removeprefix("\ufeff")  # a byte-order mark, as Excel writes
     reader = csv.reader(io.StringIO(text, newline=""))
     rows: list[dict[str, Item]] = []
     try:
         header = next(reader, None)
         if not header:
             raise LoadError("the file has no header line", where=Location(str(path), 1))
+        columns = [h.strip() for h in header]
+        for i, column in enumerate(columns):
+            _check_text(column, "a column name", Location(str(path), 1), name=True)
+            if column in columns[:i]:
+                raise LoadError(f"column {column!r} is given twice", where=Location(str(path), 1),
+                                hint="a CSV names each column once; which of the two is meant cannot be told")
         start = reader.line_num + 1
         for cells in reader:
             where = Location(str(path), start)
@@ -136,20 +186,25 @@ def read_csv_rows(path: Path) -> tuple[list[str], list[dict[str, Item]]]:
             if len(cells) != len(header):
                 raise LoadError(f"a row of {len(cells)} cells under a header of {len(header)}", where=where,
                                 hint="quote a cell that holds a comma")
-            rows.append({column.strip(): _cell(cell, where) for column, cell in zip(header, cells)})
+            rows.append({column: _cell(cell, where) for column, cell in zip(columns, cells)})
     except csv.Error as exc:
         raise LoadError(f"malformed CSV: {exc}", where=Location(str(path), reader.line_num)) from None
-    return [h.strip() for h in header], rows
+    return columns, rows
 
 
 def _cell(cell: str, where: Location) -> Item:
     text = cell.strip()
     if not text:
         return Item(None, where)
+    _check_text(text, "a cell", where)
+    if not text.isascii():  # float() reads any script's digits: '٢٠٤٨' is a text, not a figure
+        return Item(text, where)
     try:
         value = float(text)
     except ValueError:
         return Item(text, where)
+    if len(text) > MAX_NUMBER_CHARS:
+        _number(text, where)  # the length limit, as for any number
     if not math.isfinite(value):  # Epoch writes inf for a ratio over a missing price: no figure
         return Item(None, where)
     return Item(_number(text, where), where, text)

@@ -19,9 +19,10 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping, Sequence
 
+from hwkb.definitions.limits import MAX_MAGNITUDE
 from hwkb.definitions.model import Entity, EntityId, Fact, Model, VarKey, half_unit, split_key
 from hwkb.definitions.units import Units
-from hwkb.errors import KBError, LoadError, Location, suggest
+from hwkb.errors import KBError, LimitError, LoadError, Location, escaped, suggest
 from hwkb.formats.peers.documents import Item, number_of, text_of
 from hwkb.formats.stated_facts import printed
 
@@ -121,6 +122,7 @@ def build_entry(fmt: str, tool: str, name: str, item: Item | Mapping[str, Item],
                 fields: Sequence[PeerField], names: Mapping[str, NameMatch], model: Model, units: Units) -> PeerEntry:
     """The facts one entry states through ``fields`` (a missing, null or zero figure states nothing)."""
     root = item if isinstance(item, Item) else Item(dict(item), where)
+    name = escaped(name)  # a file's stem or a name in it: printed, so never a control character raw
     eid = f"{fmt}:{name}"
     facts: dict[VarKey, Fact] = {}
     by_key: dict[VarKey, PeerField] = {}
@@ -136,6 +138,16 @@ def build_entry(fmt: str, tool: str, name: str, item: Item | Mapping[str, Item],
         if any(n == 0 for n in numbers):
             notes.append(f"{f.field} is 0: read as not given")
             continue
+        if f.exact:
+            for p, n in zip((f.path, *f.times), numbers):
+                if not float(n).is_integer():
+                    raise LoadError(f"{'.'.join(p)} is a count: {root.get(*p).text or n} is not a whole number",
+                                    where=root.get(*p).where)
+        product = math.prod(numbers) * f.scale
+        if not product <= MAX_MAGNITUDE:  # each factor within the limit, their product far beyond it
+            raise LimitError("magnitude", f"{product:.3g}", f"{MAX_MAGNITUDE:g}",
+                             subject=f"{f.field}, the product of " + " x ".join(p[-1] for p in (f.path, *f.times)),
+                             where=first.where)
         key = f.key
         if f.dtype is not None:
             dtype = text_of(root.get(*f.dtype), ".".join(f.dtype))
@@ -151,7 +163,7 @@ def build_entry(fmt: str, tool: str, name: str, item: Item | Mapping[str, Item],
         if units.dimensions(f.unit) != units.dimensions(variable.unit):
             raise KBError(f"{fmt} field {f.field} in {f.unit or 'a count'} does not fit {key} "
                           f"({variable.unit or 'a count'})", where=Location(f"hwkb/formats/peers ({fmt})"))
-        value = float(f"{math.prod(numbers) * f.scale:.12g}")  # 89 x 0.1 is 8.9, not 8.900000000000002
+        value = float(f"{product:.12g}")  # 89 x 0.1 is 8.9, not 8.900000000000002
         plain = not f.times and f.scale == 1 and first.text is not None
         text = first.text if plain else printed(value)
         exact = f.exact or variable.integer
