@@ -534,3 +534,37 @@ def test_a_plot_replaces_a_regular_file_keeping_its_mode(capsys, tmp_path, monke
     assert (code, err) == (0, "")
     assert (tmp_path / "plot.png").read_bytes()[:4] == b"\x89PNG"
     assert stat.S_IMODE((tmp_path / "plot.png").stat().st_mode) == 0o600
+
+
+# ---------------------------------------------------------------- a units.txt overlay adds, never redefines
+
+OVERLAY_HINT = "a --kb overlay's units.txt may add units, never redefine one"
+
+
+@pytest.mark.parametrize("line, message", [
+    ("giga- = 1e10 = G-", "the unit definition 'giga- = 1e10 = G-' redefines the prefix 'giga-'; it is defined at "
+                          "{base}:4; " + OVERLAY_HINT),
+    ("GHz = 1e10 * Hz", "the unit definition 'GHz = 1e10 * Hz' redefines the unit 'GHz'; the registry has it "
+                        "already; " + OVERLAY_HINT),
+    ("bit = [information] = b", "the unit definition 'bit = [information] = b' redefines the unit 'bit'; it is "
+                                "defined at {base}:11; " + OVERLAY_HINT),
+    ("tick = cycle / second = Hz", "the unit definition 'tick = cycle / second = Hz' redefines the unit 'Hz'; it is "
+                                   "defined at {base}:13; " + OVERLAY_HINT),
+])
+def test_a_units_overlay_may_add_but_never_redefine(line, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "units.txt").write_text(f"nibble = 4 * bit\n{line}\n")
+    code, out, err = run_cli(capsys, "solve", "clock", "--gpu", "chip", "--no-default-kb", "--kb", str(TINY),
+                             "--kb", "mine")
+    assert (code, out, err) == (2, "", f"error: mine/units.txt:2: {message.format(base=TINY / 'units.txt')}\n")
+
+
+def test_a_units_overlay_adds_units_and_may_repeat_the_kbs_own(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine" / "gpus").mkdir(parents=True)
+    (tmp_path / "mine" / "units.txt").write_text((TINY / "units.txt").read_text() + "kiloclock = 1e3 * GHz\nnibble = 4 * bit\n")
+    (tmp_path / "mine" / "gpus" / "x.yaml").write_text("fast: {kind: product, facts: {clock: 0.002 kiloclock}}\n")
+    code, out, err = run_cli(capsys, "solve", "clock", "--gpu", "fast", "--no-default-kb", "--kb", str(TINY),
+                             "--kb", "mine")
+    assert (code, err) == (0, "") and out.startswith("clock = 2 GHz")

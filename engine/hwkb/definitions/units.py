@@ -32,6 +32,7 @@ import re
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
+from typing import Sequence
 
 import pint
 from pint.util import UnitsContainer
@@ -205,39 +206,112 @@ def _screen_definition(line: str, where: Location) -> dict[str, int]:
         raise bad from None
 
 
+def _definitions_text(path: Path) -> str:
+    try:
+        return read_regular_file(path)
+    except LimitError:
+        raise
+    except KBError as exc:
+        raise UnitError(exc.message.replace("cannot read file", "cannot read unit definitions", 1),
+                        where=exc.where) from None
+
+
+def _registry(lines: list[str], path: Path) -> pint.UnitRegistry:
+    registry = pint.UnitRegistry(None, autoconvert_offset_to_baseunit=False)
+    try:
+        registry.load_definitions(lines)
+    except Exception as exc:  # Pint raises several unrelated types for bad definitions
+        raise UnitError(f"cannot read unit definitions: {exc}", where=Location(str(path)),
+                        hint=_DEFINITION_HINT) from exc
+    return registry
+
+
+def _defined_names(line: str) -> list[str]:
+    """The names a (screened) definition line defines: its name and its aliases (``_`` is no alias)."""
+    parts = [part.strip() for part in line.split("=")]
+    return [name for name in parts[:1] + parts[2:] if name not in ("_", "_-")]
+
+
+def _normal(line: str) -> str:
+    return " ".join(line.replace("=", " = ").split())
+
+
+def _check_addition(base: pint.UnitRegistry, defined: dict[str, tuple[str, Location]], name: str, line: str,
+                    where: Location) -> None:
+    """Refuse an overlay's definition of ``name`` if the registry so far defines it (a prefix, a unit, an alias,
+    or a prefixed unit such as ``Gbit``)."""
+    earlier = defined.get(name)
+    if earlier is None and not name.endswith("-") and not name.startswith("["):
+        try:
+            known = bool(base.parse_unit_name(name))
+        except Exception:  # Pint's own errors for a name it cannot split
+            known = False
+        if known:
+            earlier = ("", None)
+    if earlier is None:
+        return
+    what = "the prefix" if name.endswith("-") else "the dimension" if name.startswith("[") else "the unit"
+    place = f"it is defined at {earlier[1]}" if earlier[1] is not None else "the registry has it already"
+    raise UnitError(f"the unit definition {line!r} redefines {what} {name!r}", where=where,
+                    hint=f"{place}; a --kb overlay's units.txt may add units, never redefine one")
+
+
 class Units:
     """A Pint registry plus the canonical-unit arithmetic the engine needs."""
 
     def __init__(self, registry: pint.UnitRegistry, source: str):
         self.registry = registry
         self.source = source
+        self.sources: tuple[str, ...] = (source,)  # every units.txt read: the KB's own, then overlays
         self._factor = lru_cache(maxsize=None)(self._factor_uncached)
         self._unit = lru_cache(maxsize=4096)(self._unit_uncached)
         self._base_units: dict[str, pint.Unit] = {}  # per registry: a cache on the method would keep every registry
 
     @classmethod
     def from_file(cls, path: Path) -> "Units":
-        try:
-            text = read_regular_file(path)
-        except LimitError:
-            raise
-        except KBError as exc:
-            raise UnitError(exc.message.replace("cannot read file", "cannot read unit definitions", 1),
-                            where=exc.where) from None
-        lines, references = _screen_definitions(text, path)
-        registry = pint.UnitRegistry(None, autoconvert_offset_to_baseunit=False)
-        try:
-            registry.load_definitions(lines)
-        except Exception as exc:  # Pint raises several unrelated types for bad definitions
-            raise UnitError(f"cannot read unit definitions: {exc}", where=Location(str(path)),
-                            hint=_DEFINITION_HINT) from exc
+        return cls.from_files([path])
+
+    @classmethod
+    def from_files(cls, paths: Sequence[Path]) -> "Units":
+        """The registry of the first ``units.txt`` with what each later one (a ``--kb`` overlay's) adds.
+
+        An overlay may define new units and prefixes, never redefine one the registry holds: ``giga- = 1e10``
+        or ``GHz = 1e10 * Hz`` would silently change every figure written with it. Repeating a definition
+        word for word (a copy of the KB's own file) changes nothing and is allowed.
+        """
+        paths = [Path(p) for p in paths]
+        lines: list[str] = []
+        references: dict[str, tuple[str, Location]] = {}
+        defined: dict[str, tuple[str, Location]] = {}  # each name, prefix and alias -> (its definition, where)
+        base = None
+        for index, path in enumerate(paths):
+            own, refs = _screen_definitions(_definitions_text(path), path)
+            if index == 1:
+                base = _registry(lines, paths[0])
+            for number, line in enumerate(own, start=1):
+                if not line:
+                    continue
+                where = Location(str(path), number)
+                names = _defined_names(line)
+                if index and all(defined.get(n, ("",))[0] == _normal(line) for n in names):
+                    continue  # the same definition again
+                for name in names:
+                    if index:
+                        _check_addition(base, defined, name, line, where)
+                    defined.setdefault(name, (_normal(line), where))
+                lines.append(line)
+            for name, ref in refs.items():
+                references.setdefault(name, ref)
+        registry = _registry(lines, paths[-1] if len(paths) > 1 else paths[0])
         for name, (line, where) in references.items():
             try:
                 registry.get_name(name)
             except Exception:  # Pint's UndefinedUnitError, or an AttributeError for a private-looking name
                 raise UnitError(f"the unit definition {line!r} refers to {name!r}, which is not defined",
                                 where=where, hint="define a unit before or after, in units.txt") from None
-        return cls(registry, str(path))
+        units = cls(registry, str(paths[0]))
+        units.sources = tuple(str(p) for p in paths)
+        return units
 
     def parse_unit(self, text: str, where: Location | None = None) -> pint.Unit:
         """Unit text read by the project's grammar (never Pint's evaluator) as a Pint unit."""

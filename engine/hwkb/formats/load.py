@@ -66,7 +66,7 @@ def load_model(directories: Iterable[Path], extra_entity_files: Iterable[Path] =
                 read_rule_file(NodeReader(path, errors), root, indices, variables, rules)
     extra = [Path(p) for p in extra_entity_files]
     entity_files += extra
-    texts = [_text_of(path) for path in [Path(units.source), *map(Path, files)]] if cache else []
+    texts = [_text_of(path) for path in [*map(Path, units.sources), *map(Path, files)]] if cache else []
     if None in texts:  # a rule file that did not read: its error is reported; nothing is cached against it
         cache = None
     index = EntityIndex(cache, [str(p) for p in [*directories, *extra]],  # one index per set of directories
@@ -280,12 +280,12 @@ def _units(directories: list[Path]) -> Units:
         if not directory.is_dir():
             raise KBErrors([LoadError("no such KB directory", where=Location(str(directory)),
                                       hint="--kb takes a directory holding rules/ and gpus/")])
-    units_file = next((d / "units.txt" for d in reversed(directories)
-                       if os.path.lexists(d / "units.txt")), None)  # a pipe or a link is an error of its own
-    if units_file is None:
+    units_files = [d / "units.txt" for d in directories
+                   if os.path.lexists(d / "units.txt")]  # a pipe or a link is an error of its own
+    if not units_files:
         raise KBErrors([LoadError("no units.txt in the KB directories", where=Location(str(directories[0])))])
     try:
-        return Units.from_file(units_file)
+        return Units.from_files(units_files)  # the first defines, the later ones (overlays) may only add
     except KBError as exc:
         raise KBErrors([exc]) from exc
 
