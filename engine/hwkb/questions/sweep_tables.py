@@ -2,33 +2,111 @@
 holding the grid or a list of rows.
 
 The grid is the product of the axes, the first varying slowest; a chunk of it is computed from the flat
-point numbers (:func:`grid_chunk`). Printing formats each axis's distinct values once and picks them per
-row; only the target's column is formatted point by point, with one vectorised pass over a chunk. Each
-text is exactly what the row-by-row forms give: :func:`~hwkb.definitions.display.format_number` in the
-table, each column in the unit :func:`~hwkb.definitions.display.display_scale` shows it in (a fraction in
-percent, a large rate with a prefix), ``repr`` in CSV and JSON, in the declared units, an empty cell
-(``null``, ``-``) for a value that is not finite.
+point numbers (:func:`grid_chunk`), a listed axis's values made an array once (:func:`axis_take`), so a
+sweep point by point costs the same per point at 10^5 points as at 10. A range axis computes its values
+when asked (:class:`AxisValues`): 10^7 of them as a tuple of Python floats would be 320 MB. Printing
+formats a short axis's distinct values once and picks them per row, a long one's (more values than a
+chunk has rows) row by row; the target's column is formatted point by point; each in one vectorised pass
+over a chunk. Each text is exactly what the row-by-row forms give:
+:func:`~hwkb.definitions.display.format_number` in the table, each column in the unit
+:func:`~hwkb.definitions.display.display_scale` shows it in (a fraction in percent, a large rate with a
+prefix), ``repr`` in CSV and JSON, in the declared units, an empty cell (``null``, ``-``) for a value that
+is not finite.
 """
 from __future__ import annotations
 
 import math
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
 from hwkb.definitions.display import display_scale, format_number
 
-__all__ = ["CHUNK", "grid_chunk", "table_chunks", "csv_chunks", "json_row_chunks"]
+__all__ = ["CHUNK", "AxisValues", "axis_take", "all_whole", "grid_chunk", "table_chunks", "csv_chunks",
+           "json_row_chunks"]
 
-#: points per chunk: a chunk's texts take some tens of MB, the whole of 10^7 points would take gigabytes
-CHUNK = 1 << 18
+#: points per chunk: a chunk's texts take some MB (at 2^18, a chunk's JSON rows and axis texts took some tens:
+#: 10^7 points of one axis then passed 300 MB); the whole of 10^7 points would take gigabytes
+CHUNK = 1 << 16
 #: up to this many points the table's texts are kept between measuring the widths and printing
 _KEPT = 1 << 20
+
+#: an axis's texts: its values (an array) -> one text each
+Texts = Callable[[np.ndarray], list[str]]
+
+
+class AxisValues(Sequence):
+    """A range axis's values, ``start + step * i`` for ``i`` below ``count``, computed when asked for: it reads as
+    the tuple of its values, and holds three numbers however long it is."""
+
+    def __init__(self, start: float, step: float, count: int):
+        self.start, self.step, self.count = float(start), float(step), int(count)
+
+    def take(self, index: np.ndarray) -> np.ndarray:
+        """The values at ``index`` (an integer array), as ``start + step * np.arange(count)`` gives them."""
+        return self.start + self.step * np.asarray(index, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return tuple(self)[i]
+        if not -self.count <= i < self.count:
+            raise IndexError("axis value out of range")
+        return float(self.take(np.array([i % self.count]))[0])
+
+    def __iter__(self) -> Iterator[float]:
+        for start in range(0, self.count, CHUNK):
+            yield from self.take(np.arange(start, min(start + CHUNK, self.count))).tolist()
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, AxisValues):
+            return (self.start, self.step, self.count) == (other.start, other.step, other.count)
+        return isinstance(other, (tuple, list)) and len(other) == len(self) and tuple(self) == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash((self.start, self.step, self.count))
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+
+#: the arrays of the listed axes last asked for, each beside the values it was made from (so an id is not reused)
+_ARRAYS: dict[int, tuple[Sequence, np.ndarray]] = {}
+
+
+def axis_take(axis, index: np.ndarray) -> np.ndarray:
+    """An axis's values at ``index`` (an integer array): a range's computed, a list's from its array, made once
+    per axis (a sweep point by point asks at every point)."""
+    values = axis.values
+    if isinstance(values, AxisValues):
+        return values.take(index)
+    kept = _ARRAYS.get(id(values))
+    if kept is None or kept[0] is not values:
+        if len(_ARRAYS) >= 16:
+            _ARRAYS.clear()
+        kept = _ARRAYS[id(values)] = (values, np.asarray(values, dtype=float))
+    return kept[1][index]
+
+
+def all_whole(values: Sequence[float]) -> bool:
+    """Whether every value is a whole number: a range's from its start and step, a list's in one pass."""
+    if isinstance(values, AxisValues):
+        return (values.start.is_integer() and values.step.is_integer()
+                and abs(values.start) + abs(values.step) * values.count < 2.0 ** 53)
+    array = np.asarray(values, dtype=float)
+    return bool(np.all(array == np.trunc(array)))
+
+
+def _ends(values: Sequence[float]) -> Sequence[float]:
+    """What the largest magnitude of an axis is among: a range's two ends, else all its values."""
+    return (values[0], values[-1]) if isinstance(values, AxisValues) and len(values) else values
 
 
 def grid_chunk(axes: Sequence, start: int, stop: int) -> tuple[np.ndarray, ...]:
     """The grid's points ``start`` to ``stop`` (flat numbers, the first axis slowest), one array per axis."""
-    return tuple(np.asarray(axis.values, dtype=float)[index] for axis, index in zip(axes, _indices(axes, start, stop)))
+    return tuple(axis_take(axis, index) for axis, index in zip(axes, _indices(axes, start, stop)))
 
 
 def _indices(axes: Sequence, start: int, stop: int) -> list[np.ndarray]:
@@ -40,16 +118,15 @@ def _indices(axes: Sequence, start: int, stop: int) -> list[np.ndarray]:
     return out
 
 
-def _axis_cell(axis, x: float):
-    return int(x) if axis.integer else x
-
-
 def _table_texts(values: np.ndarray) -> list[str]:
     """``format_number`` of each value, ``-`` where it is not finite, vectorised over the chunk."""
-    texts = [format(x, ".4g") for x in values.tolist()]
     with np.errstate(invalid="ignore"):
         finite = np.isfinite(values)
         whole = finite & (values == np.trunc(values)) & (np.abs(values) < 1e9)
+    if whole.all():  # every value's text is its integer's: NumPy writes them all at once
+        return values.astype(np.int64).astype(str).tolist()
+    texts = [format(x, ".4g") for x in values.tolist()]
+    with np.errstate(invalid="ignore"):
         differs = whole & ((np.abs(values) >= 1e4) | (values == 0))  # below 1e4 '.4g' is the integer's text
     for i in np.flatnonzero(differs).tolist():
         texts[i] = str(int(values[i]))
@@ -66,15 +143,39 @@ def _plain_texts(values: np.ndarray, empty: str) -> list[str]:
     return texts
 
 
-def _columns(axes: Sequence, values: np.ndarray, start: int, stop: int, axis_texts, value_texts) -> list[list[str]]:
-    """The texts of each column for the rows ``start`` to ``stop``: the axes' from their distinct values, each
-    formatted by its function in ``axis_texts``."""
+def _repr_texts(axis) -> Texts:
+    """An axis's CSV and JSON texts: ``repr`` of each value, an int's for a whole-number axis (NumPy writes an
+    int's digits all at once)."""
+    if axis.integer:
+        return lambda values: values.astype(np.int64).astype(str).tolist()
+    return lambda values: list(map(repr, values.tolist()))
+
+
+def _columns(axes: Sequence, values: np.ndarray, start: int, stop: int, axis_texts: Sequence[Texts],
+             value_texts: Texts) -> list[list[str]]:
+    """The texts of each column for the rows ``start`` to ``stop``, each axis's by its function in ``axis_texts``:
+    from its distinct values, or row by row where it has more values than there are rows."""
     columns = []
-    for axis, index, text in zip(axes, _indices(axes, start, stop), axis_texts):
-        distinct = np.array([text(_axis_cell(axis, x)) for x in axis.values], dtype=object)
+    for axis, index, texts in zip(axes, _indices(axes, start, stop), axis_texts):
+        if len(axis.values) > stop - start:
+            columns.append(texts(axis_take(axis, index)))
+            continue
+        distinct = np.array(texts(axis_take(axis, np.arange(len(axis.values)))), dtype=object)
         columns.append(distinct[index].tolist())
     columns.append(value_texts(values[start:stop]))
     return columns
+
+
+def _axis_width(axis, factor: float) -> int:
+    """The widest of an axis's table texts: a range of whole numbers below 1e9 shown as they are from its two
+    ends (its texts are its integers', longest at an end), any other axis from all its texts."""
+    values = axis.values
+    if isinstance(values, AxisValues) and values.count and factor == 1 and all_whole(values):
+        ends = axis_take(axis, np.array([0, values.count - 1]))
+        if np.all(np.abs(ends) < 1e9):
+            return max(len(str(int(x))) for x in ends.tolist())
+    return max((max(map(len, _table_texts(axis_take(axis, np.arange(i, min(i + CHUNK, len(values)))) * factor)))
+                for i in range(0, len(values), CHUNK)), default=0)
 
 
 def table_chunks(columns: Sequence[str], units: Sequence[str], axes: Sequence, values: np.ndarray,
@@ -83,11 +184,11 @@ def table_chunks(columns: Sequence[str], units: Sequence[str], axes: Sequence, v
     total = values.size
     finite = values[np.isfinite(values)]
     largest = float(np.abs(finite).max()) if finite.size else None
-    scales = [display_scale(a.unit, a.values) for a in axes] + [display_scale(units[-1], (largest,))]
+    scales = [display_scale(a.unit, _ends(a.values)) for a in axes] + [display_scale(units[-1], (largest,))]
     headers = [f"{c} [{u}]" if u else c for c, (_, u) in zip(columns, scales)]
     factor = scales[-1][0]
-    axis_text = [lambda x, f=f: format_number(x * f) for f, _ in scales[:-1]]
-    axis_widths = [max((len(t(_axis_cell(a, x))) for x in a.values), default=0) for a, t in zip(axes, axis_text)]
+    axis_texts = [lambda x, f=f: _table_texts(x * f) for f, _ in scales[:-1]]  # format_number(x * f) of each
+    axis_widths = [_axis_width(a, f) for a, (f, _) in zip(axes, scales)]
     kept, value_width = [], 0
     for start in range(0, total, CHUNK):
         texts = _table_texts(values[start:start + CHUNK] * factor)
@@ -100,7 +201,7 @@ def table_chunks(columns: Sequence[str], units: Sequence[str], axes: Sequence, v
     for n, start in enumerate(range(0, total, CHUNK)):
         stop = min(start + CHUNK, total)
         value_texts = (lambda chunk, n=n: kept[n]) if kept else (lambda chunk: _table_texts(chunk * factor))
-        yield "".join(map(line.format, *_columns(axes, values, start, stop, axis_text, value_texts)))
+        yield "".join(map(line.format, *_columns(axes, values, start, stop, axis_texts, value_texts)))
     for note in notes:
         yield f"\nnote: {note}"
 
@@ -109,7 +210,7 @@ def csv_chunks(axes: Sequence, values: np.ndarray) -> Iterator[str]:
     """The CSV rows (after the header) as ``csv.writer`` writes them: no cell needs quoting."""
     line = ",".join(["{}"] * (len(axes) + 1)) + "\n"
     for start in range(0, values.size, CHUNK):
-        columns = _columns(axes, values, start, min(start + CHUNK, values.size), [repr] * len(axes),
+        columns = _columns(axes, values, start, min(start + CHUNK, values.size), [_repr_texts(a) for a in axes],
                            lambda chunk: _plain_texts(chunk, ""))
         yield "".join(map(line.format, *columns))
 
@@ -123,7 +224,7 @@ def json_row_chunks(axes: Sequence, values: np.ndarray, depth: int) -> Iterator[
     row = outer + "[" + inner + ("," + inner).join(["{}"] * (len(axes) + 1)) + outer + "]"
     yield "["
     for start in range(0, values.size, CHUNK):
-        columns = _columns(axes, values, start, min(start + CHUNK, values.size), [repr] * len(axes),
+        columns = _columns(axes, values, start, min(start + CHUNK, values.size), [_repr_texts(a) for a in axes],
                            lambda chunk: _plain_texts(chunk, "null"))
         yield ("," if start else "") + ",".join(map(row.format, *columns))
     yield "\n" + "  " * depth + "]"

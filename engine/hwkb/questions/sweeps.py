@@ -36,7 +36,7 @@ from hwkb.definitions.quantities import format_number, read_quantity
 from hwkb.errors import KBError, Location, NoClosedForm, NotDetermined, QueryError
 from hwkb.questions.closed_forms import ClosedForm, canonical_forms, closed_form
 from hwkb.questions.interventions import intervene
-from hwkb.questions.sweep_tables import CHUNK, csv_chunks, grid_chunk, json_row_chunks, table_chunks
+from hwkb.questions.sweep_tables import CHUNK, AxisValues, all_whole, csv_chunks, grid_chunk, json_row_chunks, table_chunks
 from hwkb.solving.context import Context
 from hwkb.solving.lambdify import lambdify_numpy
 from hwkb.solving.points import PointEvaluator
@@ -88,10 +88,10 @@ def parse_axis(kb: System, text: str) -> Axis:
         if count > MAX_AXIS_POINTS:
             raise QueryError(f"--sweep {text!r} has {count} points, more than {MAX_AXIS_POINTS}",
                              hint="take a larger step")
-        values = tuple(float(v) for v in start + step * np.arange(count))
+        values = AxisValues(start, step, count)  # computed when asked: 10^7 Python floats would be 320 MB
     else:
         values = tuple(read(p) for p in spec.split(","))
-    if variable.integer and any(v != int(v) for v in values):
+    if variable.integer and not all_whole(values):
         raise QueryError(f"--sweep {text!r}: {key} counts whole things", hint="sweep whole numbers, e.g. 64:256:64")
     return Axis(key, variable.unit, values, bool(variable.integer))
 
