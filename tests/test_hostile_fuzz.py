@@ -9,6 +9,7 @@ the CLI (~7 ms each) and 150 KB loads (~25 ms each, YAML written and read), so t
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import string
@@ -18,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from conftest import TINY, share_kb_with_cli
+from conftest import FIXTURES, TINY, share_kb_with_cli
 from hwkb import KnowledgeBase
 from hwkb.cli.main import main
 from hwkb.definitions.expressions import parse_relation
@@ -144,3 +145,95 @@ def test_random_flags_through_the_cli_give_a_result_or_error_lines(tiny, monkeyp
     assert code in (0, 1, 2)
     assert all(line.startswith("error: ") for line in err.splitlines()), err
     assert (code == 2) == bool(err)
+
+
+# ---------------------------------------------------------------- peer readers
+
+PEER_KB = FIXTURES / "peers" / "kb"
+PEER_SUFFIX = {"llm-analysis": ".json", "genz": ".json", "llmcompass": ".json", "aiconfigurator": ".yaml",
+               "epoch": ".csv"}
+NASTY = st.sampled_from(["9" * 5000, "\ud800", "\x1b[2J", "\n", "<<", "*a", "&a", "1e400", "-1", "100.5", "0x10",
+                         "\u0662\u0660", "\ufeff", "nan", ".inf", "null", "[]", "{}", "5", "gpu-x", "<script>"])
+PEER_VALUES = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), NASTY,
+                                     st.text(max_size=8)),
+                           lambda children: st.one_of(st.lists(children, max_size=3),
+                                                      st.dictionaries(st.one_of(NASTY, st.text(max_size=6),
+                                                                                st.sampled_from(["gpu", "node", "device",
+                                                                                                 "name", "Flops"])),
+                                                                      children, max_size=4)), max_leaves=12)
+
+
+def peer_text(fmt: str, tree, raw: str) -> str:
+    """A file of ``fmt``: the tree as JSON or YAML, a CSV with an Epoch header, or raw text."""
+    if raw:
+        return raw
+    if fmt == "epoch":
+        cells = [str(v) for v in (tree if isinstance(tree, list) else [tree])][:4]
+        return "Hardware name,Type,Tensor-FP16/BF16 performance (FLOP/s),TDP (W)\n" + ",".join(cells) + "\n"
+    if PEER_SUFFIX[fmt] == ".json":
+        try:
+            return json.dumps(tree, allow_nan=True)
+        except (ValueError, UnicodeEncodeError):
+            return "{}"
+    return dumped(tree)
+
+
+@pytest.fixture(scope="module")
+def peer_model():
+    return load_model([PEER_KB])
+
+
+@LOADS
+@given(fmt=st.sampled_from(sorted(PEER_SUFFIX)), tree=PEER_VALUES,
+       raw=st.one_of(st.just(""), st.text(alphabet=string.printable + "\ufeff\u0662\x1b", max_size=80)))
+def test_random_peer_files_read_or_give_kb_errors(peer_model, tmp_path_factory, fmt, tree, raw):
+    from hwkb.errors import escaped
+    from hwkb.formats.peers.registry import FORMATS, read_peer_files
+    model, units = peer_model
+    path = tmp_path_factory.mktemp("peer") / f"fuzz{PEER_SUFFIX[fmt]}"
+    path.write_text(peer_text(fmt, tree, raw), encoding="utf-8", errors="surrogatepass")
+    try:
+        entries = read_peer_files(FORMATS[fmt], [path], model, units)
+    except KBError as exc:
+        assert str(exc) == escaped(str(exc)) or "\n" not in str(exc).split(": ", 1)[0]
+        return
+    for entry in entries:
+        assert entry.name == escaped(entry.name)  # printable as it is
+        assert all(abs(f.value) <= 1e30 for f in entry.facts.values())
+
+
+# ---------------------------------------------------------------- completion's names
+
+@FAST
+@given(ids=st.lists(st.one_of(st.text(max_size=12), NASTY, st.sampled_from(["sm_count", "h100-sxm", "a.b+c"])),
+                    max_size=6),
+       aliases=st.lists(st.one_of(st.text(max_size=8), NASTY), max_size=3))
+def test_list_names_prints_only_names_of_the_grammar(ids, aliases):
+    from hwkb.cli.listing import NAME, names
+    listed = [{"id": i, "doc": "$(touch PWNED)", "aliases": aliases} for i in ids]
+    out = names(listed)
+    assert all(NAME.match(n) and "\n" not in n for n in out)
+    assert [n for n in out] == [n for i in listed for n in (i["id"], *aliases) if NAME.match(n)]
+
+
+@settings(FAST, max_examples=int(25 * SCALE))
+@given(lines=st.lists(st.one_of(NASTY, st.text(alphabet=string.printable, max_size=12),
+                                st.sampled_from(["$(touch PWNED)", "`touch PWNED`", "a;touch PWNED", "*", "~", "-h",
+                                                 "sm_count", "'", '"'])), max_size=6))
+def test_completion_offers_only_names_and_runs_nothing(tmp_path_factory, lines):
+    import subprocess
+    if not shutil.which("bash"):
+        pytest.skip("no bash")
+    from hwkb.cli.completion import bash_script
+    from hwkb.cli.listing import NAME
+    folder = tmp_path_factory.mktemp("complete")
+    (folder / "listed").write_text("".join(f"{line}\n" for line in lines if "\n" not in line and "\r" not in line),
+                                   encoding="utf-8", errors="surrogatepass")
+    (folder / "hwkb").write_text(f'#!/bin/sh\ncat "{folder / "listed"}"\n')
+    (folder / "hwkb").chmod(0o755)
+    probe = bash_script() + "COMP_WORDS=(hwkb solve --set ''); COMP_CWORD=3; _hwkb; printf '%s\\n' \"${COMPREPLY[@]}\"\n"
+    done = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, cwd=folder, timeout=30,
+                          env={"PATH": f"{folder}:/usr/bin:/bin"})
+    offered = [w for w in done.stdout.splitlines() if w]
+    assert all(NAME.match(w) for w in offered), offered
+    assert not list(folder.glob("PWNED*"))

@@ -43,7 +43,7 @@ SPELLED_CHOICES = re.compile(r"[a-z0-9_]+(\|[a-z0-9_]+)+")
 #: a word the script may hold: an option, a choice, a saved query's name (nothing a shell would expand)
 WORD = re.compile(r"[A-Za-z0-9_.+=,:-]+\Z")
 #: a name of the KB's grammar, as the script checks each line of ``hwkb list --names`` (bash's ERE)
-NAME_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.+-]*$"
+NAME_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.+-]{0,127}$"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
