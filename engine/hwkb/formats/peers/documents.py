@@ -32,7 +32,7 @@ import csv
 import io
 import json
 import math
-import unicodedata
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Union
@@ -127,11 +127,16 @@ def _place(path: Path, node: Node) -> Location:
     return Location(str(path), node.start_mark.line + 1, node.start_mark.column + 1)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_OR_CONTROL = re.compile("[\ud800-\udfff\x00-\x1f\x7f-\x9f]")  # lone surrogates, Unicode's Cc
+
+
 def _check_text(text: str, what: str, where: Location, name: bool = False) -> None:
     """Text is Unicode scalar values (no lone surrogate); a name (``name``) holds no control character either."""
-    bad = next((c for c in text if "\ud800" <= c <= "\udfff" or (name and unicodedata.category(c) == "Cc")), None)
-    if bad is None:
+    found = (_SURROGATE_OR_CONTROL if name else _SURROGATE).search(text)
+    if found is None:
         return
+    bad = found.group()
     shown = text.encode("unicode_escape", "backslashreplace").decode("ascii")[:60]
     if "\ud800" <= bad <= "\udfff":
         raise LoadError(f"{what} holds a lone surrogate '{bad.encode('unicode_escape').decode('ascii')}', which is "
@@ -226,7 +231,7 @@ def text_of(item: Item | None, what: str) -> str | None:
     if isinstance(item.value, (dict, list)):
         raise LoadError(f"{what} must be text", where=item.where)
     text = item.text or str(item.value)
-    if any(unicodedata.category(c) == "Cc" for c in text):
+    if _SURROGATE_OR_CONTROL.search(text):
         raise LoadError(f"{what} holds a control character", where=item.where,
                         hint="text is shown on terminals as it is; write it as one line of plain text")
     return text

@@ -130,6 +130,8 @@ def build_entry(fmt: str, tool: str, name: str, item: Item | Mapping[str, Item],
     notes: list[str] = []
     for f in fields:
         first = root.get(*f.path)
+        if first is None or first.value is None:  # not given: most of a wide table's cells
+            continue
         numbers = [number_of(root.get(*p), ".".join(p)) for p in (f.path, *f.times)]
         if any(n is None for n in numbers):
             continue
