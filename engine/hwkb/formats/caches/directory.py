@@ -62,7 +62,8 @@ class CacheDirectory:
             path.mkdir(mode=0o700, parents=True, exist_ok=True)
             info = os.stat(path)
         except OSError as exc:
-            raise CacheRefused(f"cannot use it as a cache directory: {exc.strerror or exc}", where=Location(str(path))) from None
+            raise CacheRefused(f"cannot use it as a cache directory: {exc.strerror or exc}",
+                               where=Location(str(path))) from None
         if not stat.S_ISDIR(info.st_mode):
             raise CacheRefused("the cache directory is not a directory", where=Location(str(path)))
         if info.st_uid != os.geteuid():
@@ -80,12 +81,13 @@ def _secret(folder: Path) -> bytes:
     where = folder / SECRET_NAME
     for _ in range(2):
         try:
-            fd = os.open(where, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            fd = os.open(where, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
         except FileNotFoundError:
             _make_secret(folder, where)
             continue
         except OSError as exc:
-            raise CacheRefused(f"cannot read the cache's secret: {exc.strerror or exc}", where=Location(str(where))) from None
+            raise CacheRefused(f"cannot read the cache's secret: {exc.strerror or exc}",
+                               where=Location(str(where))) from None
         try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o077:
