@@ -91,3 +91,31 @@ def test_no_rows_is_an_empty_list():
     axis = Axis("x", "", ())
     result = SweepResult("y", "", (axis,), None, np.array([]), "closed form")
     assert "".join(result.json_rows(1)) == "[]"
+
+
+def _range_result(integer: bool, values) -> SweepResult:
+    axis = Axis("sm_count" if integer else "clock", "" if integer else "GHz",
+                sweep_tables.AxisValues(-3.0 if integer else 0.25, 1.0 if integer else 0.125, len(values)), integer)
+    return SweepResult("peak", "TFLOPS", (axis,), None, np.array(values), "closed form")
+
+
+@pytest.mark.parametrize("integer", [True, False], ids=["whole range", "fractional range"])
+@pytest.mark.parametrize("values", [[float(v) for v in range(-5, 7)], VALUES], ids=["whole values", "any values"])
+def test_a_range_longer_than_a_chunk_prints_as_its_listed_values(chunked, integer, values):
+    """A range axis (values computed when asked, texts row by row when it has more values than a chunk rows) prints
+    exactly as the same axis listed."""
+    ranged = _range_result(integer, values)
+    axis = ranged.axes[0]
+    listed_axis = Axis(axis.key, axis.unit, tuple(axis.values), integer)
+    listed = SweepResult("peak", "TFLOPS", (listed_axis,), None, ranged.values, "closed form")
+    assert axis.values == listed_axis.values and list(axis.values) == [axis.values[i] for i in range(len(values))]
+    assert ranged.render() == listed.render() == _table_row_by_row(listed)
+    assert ranged.to_csv() == listed.to_csv()
+    assert "".join(ranged.json_rows(1)) == "".join(listed.json_rows(1))
+
+
+def test_a_range_holds_three_numbers_however_long():
+    values = sweep_tables.AxisValues(1.0, 1.0, 10_000_000)
+    assert (len(values), values[-1], values[2], repr(sweep_tables.AxisValues(64.0, 64.0, 3))) == (
+        10_000_000, 1e7, 3.0, "(64.0, 128.0, 192.0)")
+    assert sweep_tables.all_whole(values) and not sweep_tables.all_whole(sweep_tables.AxisValues(0.5, 1.0, 3))
