@@ -232,10 +232,6 @@ def _defined_names(line: str) -> list[str]:
     return [name for name in parts[:1] + parts[2:] if name not in ("_", "_-")]
 
 
-def _normal(line: str) -> str:
-    return " ".join(line.replace("=", " = ").split())
-
-
 def _check_addition(base: pint.UnitRegistry, defined: dict[str, tuple[str, Location]], name: str, line: str,
                     where: Location) -> None:
     """Refuse an overlay's definition of ``name`` if the registry so far defines it (a prefix, a unit, an alias,
@@ -291,14 +287,13 @@ class Units:
             for number, line in enumerate(own, start=1):
                 if not line:
                     continue
-                where = Location(str(path), number)
-                names = _defined_names(line)
-                if index and all(defined.get(n, ("",))[0] == _normal(line) for n in names):
+                where, names, normal = Location(str(path), number), _defined_names(line), " ".join(line.split())
+                if index and all(defined.get(n, ("",))[0] == normal for n in names):
                     continue  # the same definition again
                 for name in names:
                     if index:
                         _check_addition(base, defined, name, line, where)
-                    defined.setdefault(name, (_normal(line), where))
+                    defined.setdefault(name, (normal, where))
                 lines.append(line)
             for name, ref in refs.items():
                 references.setdefault(name, ref)
