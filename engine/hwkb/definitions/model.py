@@ -19,7 +19,8 @@ from hwkb.definitions.display import integer_ops_unit
 __all__ = [
     "VarName", "VarKey", "EntityId", "IndexSet", "Range", "Variable", "Fact", "Rule", "Simulation", "SimulationModel",
     "SIMULATION_MODELS",
-    "Entity", "Model", "ancestry", "var_key", "split_key", "half_unit", "alias_table", "resolve_name", "RULE_KINDS",
+    "Entity", "Model", "ancestry", "var_key", "split_key", "half_unit", "printed_interval", "read_to_least_figures",
+    "TWO_FIGURES", "LEAST_FIGURES", "alias_table", "resolve_name", "RULE_KINDS",
     "ENTITY_KINDS",
 ]
 
@@ -83,6 +84,8 @@ class Fact:
     def applicable(self) -> bool:
         return self.value is not None
 
+    printed_unit: str | None = None  # the unit as the document printed it, where it was read otherwise (JEDEC GB)
+
     @property
     def rounding(self) -> float:
         """Half a unit in the last printed digit, in ``unit`` (or the stated tolerance)."""
@@ -93,17 +96,85 @@ class Fact:
         """Half a unit in the last digit ``text`` prints, in ``unit``, whatever the tolerance."""
         return half_unit(self.text)
 
+    @property
+    def interval(self) -> tuple[float, float]:
+        """How far below and above the value the true one may lie, in ``unit``: the stated tolerance either
+        way, or the printed figure's rounding or truncation (:func:`printed_interval`)."""
+        if self.tolerance is not None:
+            return self.tolerance, self.tolerance
+        return printed_interval(self.text)
+
+    @property
+    def shown_unit(self) -> str:
+        """The unit as the document printed it."""
+        return self.printed_unit or self.unit
+
+
+#: the fewest significant figures a printed number is read to, whatever trailing zeros it drops
+LEAST_FIGURES = 2
+#: how a figure was read when it was read to fewer digits than it prints (:func:`reading_of`)
+TWO_FIGURES = f"read to {LEAST_FIGURES} significant figures"
+
+
+def _digits(text: str) -> tuple[str, int, int]:
+    """The significant digits of a number's text (trailing zeros dropped, leading ones too), the power of ten of
+    its last one, and the number of digits dropped from its end.
+
+    >>> _digits("2520"), _digits("0.0500"), _digits("1000000000.0"), _digits("3.2e-05")
+    (('252', 1, 1), ('5', -2, 2), ('1', 9, 10), ('32', -6, 0))
+    """
+    text = text.strip().lower().replace("_", "").lstrip("+-")
+    mantissa, _, exponent = text.partition("e")
+    whole, _, decimals = mantissa.partition(".")
+    digits = whole + decimals
+    last = int(exponent or 0) - len(decimals)
+    kept = digits.rstrip("0")
+    dropped = len(digits) - len(kept)
+    return kept.lstrip("0"), last + dropped, dropped
+
 
 def half_unit(text: str) -> float:
-    """Half a unit in the last digit a number's text prints: how far the printed figure may be from the true one.
+    """Half a unit in the last significant digit a number's text prints: how far a rounded figure may be from
+    the true one.
+
+    Trailing zeros are not significant ("2520" is 252 tens, "1000000000.0" one billion), but dropping them never
+    reads a figure to fewer than :data:`LEAST_FIGURES` significant figures: "900" is read as 90 tens,
+    "3000000000000" as 3.0e12. A figure that prints one digit and no zeros ("8 TB/s", "0.7 GHz") is read to
+    that digit: the vendor rounded it so.
 
     >>> half_unit("82.58"), half_unit("2520"), half_unit("3.2e-05"), half_unit("1e+16"), half_unit("1_000.5")
-    (0.005, 0.5, 5e-07, 5000000000000000.0, 0.05)
+    (0.005, 5.0, 5e-07, 5000000000000000.0, 0.05)
+    >>> half_unit("900"), half_unit("1000000000.0"), half_unit("8"), half_unit("0")
+    (5.0, 50000000.0, 0.5, 0.5)
     """
-    text = text.strip().lower().replace("_", "")
-    mantissa, _, exponent = text.partition("e")
-    decimals = len(mantissa.split(".", 1)[1]) if "." in mantissa else 0
-    return 0.5 * 10.0 ** (int(exponent or 0) - decimals)
+    significant, last, dropped = _digits(text)
+    if not significant:  # zero: known to its last printed digit
+        last -= dropped
+    elif dropped:
+        last -= max(0, LEAST_FIGURES - len(significant))
+    return 0.5 * 10.0 ** last
+
+
+def printed_interval(text: str) -> tuple[float, float]:
+    """How far below and above a printed figure the true one may lie: half a unit in its last significant
+    digit below (rounded), a whole unit above (rounded or cut short: vendors truncate, e.g. AMD's 3.2 TB/s for
+    3.2768).
+
+    >>> printed_interval("3.2"), printed_interval("900")
+    ((0.05, 0.1), (5.0, 10.0))
+    """
+    half = half_unit(text)
+    return half, 2.0 * half
+
+
+def read_to_least_figures(text: str) -> bool:
+    """Whether the figure is read to more digits than it shows: trailing zeros dropped below two figures.
+
+    >>> read_to_least_figures("900"), read_to_least_figures("3000000000000"), read_to_least_figures("1228")
+    (True, True, False)
+    """
+    significant, _, dropped = _digits(text)
+    return bool(significant) and dropped > 0 and len(significant) < LEAST_FIGURES
 
 
 @dataclass(frozen=True)
@@ -168,6 +239,7 @@ class Variable:
     aliases: tuple[str, ...] = ()  # vendor words for the same quantity (AMD's cu_count for sm_count)
     positive: bool = False  # declared positive: a stated zero is an error, not a degenerate law
     range: Range | None = None  # what real hardware spans: a derived value outside it is implausible
+    capacity: bool = False  # a memory's size: a printed GB, MB or KB is binary (JEDEC), as vendors print them
 
     def plausible(self, value: float) -> bool:
         """Whether ``value`` (in the display unit) lies in the declared range; any value does without one."""
