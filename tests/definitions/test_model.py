@@ -7,7 +7,7 @@ import pytest
 
 from hwkb.definitions import model as model_module
 from hwkb.errors import KBError, Location, UnknownNameError
-from hwkb.definitions.model import (Entity, Fact, IndexSet, Model, Variable, split_key, var_key)
+from hwkb.definitions.model import (Entity, Fact, IndexSet, Model, Variable, read_to_least_figures, split_key, var_key)
 
 HERE = Location("f.yaml", 1, 1)
 
@@ -43,11 +43,26 @@ def _fact(text, tolerance=None, value=1.0):
 
 
 @pytest.mark.parametrize("text, rounding", [
-    ("989.4", 0.05), ("132", 0.5), ("1.83", 0.005), ("1.5e3", 50.0), ("2.50E-3", 0.000005), ("1_000", 0.5),
-    ("-3.25", 0.005),
+    ("989.4", 0.05), ("132", 0.5), ("1.83", 0.005), ("1.5e3", 50.0), ("2.50E-3", 0.000005), ("1_000", 50.0),
+    ("-3.25", 0.005), ("2520", 5.0), ("900", 5.0), ("3000000000000", 5e10), ("1000000000.0", 5e7),
+    ("1410000000.0", 5e6), ("8", 0.5), ("1.500", 0.0005), ("6.0", 0.05), ("0", 0.5),
 ])
-def test_rounding_is_half_the_last_printed_digit(text, rounding):
+def test_rounding_is_half_the_last_significant_digit(text, rounding):
+    """Trailing zeros of a whole number (and a program's '.0') are not significant, but dropping them leaves two
+    figures at least; zeros printed after a decimal point are significant."""
     assert _fact(text).rounding == pytest.approx(rounding)
+
+
+@pytest.mark.parametrize("text, below, above", [("3.2", 0.05, 0.1), ("900", 5.0, 10.0), ("1228", 0.5, 1.0)])
+def test_a_printed_figure_may_be_rounded_or_cut_short(text, below, above):
+    assert _fact(text).interval == pytest.approx((below, above))
+    assert _fact(text, tolerance=0.2).interval == (0.2, 0.2)
+
+
+@pytest.mark.parametrize("text, coarse", [("900", True), ("3000000000000", True), ("1000000000.0", True),
+                                          ("3200", False), ("1228", False), ("8", False), ("6.0", False)])
+def test_a_figure_read_to_more_digits_than_it_prints_says_so(text, coarse):
+    assert read_to_least_figures(text) is coarse
 
 
 def test_tolerance_overrides_the_printed_digits():

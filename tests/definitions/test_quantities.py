@@ -22,7 +22,8 @@ def units() -> Units:
 
 
 def test_module_surface():
-    assert sorted(quantities.__all__) == ["NOT_APPLICABLE", "QuantityReading", "format_number", "read_quantity"]
+    assert sorted(quantities.__all__) == ["NOT_APPLICABLE", "QuantityReading", "format_number", "jedec_label",
+                                          "jedec_unit", "read_quantity"]
     assert NOT_APPLICABLE == ("n/a", "na", "none")
 
 

@@ -26,7 +26,8 @@ from typing import Sequence
 from hwkb.audit.findings import Verdict, quantity
 from hwkb.audit.hints import hint_for
 from hwkb.audit.peer_findings import Comparison, PeerAudit, PeerEntryAudit
-from hwkb.definitions.model import Fact, VarKey, split_key, var_key
+from hwkb.audit.readings import reading
+from hwkb.definitions.model import Fact, VarKey, read_to_least_figures, split_key, var_key
 from hwkb.errors import Location
 from hwkb.formats.peers.entries import PeerEntry, PeerFormat
 from hwkb.solving.solver import Solver
@@ -79,26 +80,39 @@ def audit_peer_entries(system: System, fmt: PeerFormat, entries: Sequence[PeerEn
 
 
 def compare(system: System, solver: Solver, entry: PeerEntry, fact: Fact, kb: Value) -> Comparison:
-    """A figure of the file beside the KB's value: consistent, within both roundings, or inconsistent."""
+    """A figure of the file beside the KB's value: consistent, within both printed readings (rounded or cut short,
+    :attr:`Fact.interval`; a derived value within its carried rounding), or inconsistent."""
     units = system.units
     unit = system.model.unit_of(fact.key)
     mine = units.to_canonical(fact.value, fact.unit)
-    slack_mine = abs(units.to_canonical(fact.rounding, fact.unit))
+    mine_below, mine_above = (abs(units.to_canonical(x, fact.unit)) for x in fact.interval)
     theirs = kb.canonical
-    slack = slack_mine + kb.uncertainty * abs(theirs) + 1e-9 * max(abs(mine), abs(theirs))
-    gap = abs(mine - theirs)
-    status = (Verdict.CONSISTENT if gap <= 1e-9 * max(abs(mine), abs(theirs))
-              else Verdict.WITHIN_ROUNDING if gap <= slack else Verdict.INCONSISTENT)
+    stated = solver.context.facts.get(fact.key) if kb.stated else None
+    if stated is not None and stated.applicable and stated.entity is not None:
+        kb_below, kb_above = (abs(units.to_canonical(x, stated.unit)) for x in stated.interval)
+    else:
+        kb_below = kb_above = kb.uncertainty * abs(theirs)
+    close = 1e-9 * max(abs(mine), abs(theirs))
+    meets = mine - mine_below - close <= theirs + kb_above and theirs - kb_below - close <= mine + mine_above
+    status = (Verdict.CONSISTENT if abs(mine - theirs) <= close
+              else Verdict.WITHIN_ROUNDING if meets else Verdict.INCONSISTENT)
     deviation = (mine / theirs - 1) * 100 if theirs else None
     field = entry.fields[fact.key]
-    hint = None
+    hint = found = None
     if status == Verdict.INCONSISTENT:
-        hint = _sibling_hint(system, solver, fact.key, mine, slack_mine) or _factor_hint(
+        slack = mine_below + kb_below + close  # the factor as the rounded figures pin it
+        hint = _sibling_hint(system, solver, fact.key, mine, mine_above) or _factor_hint(
             system, fact.key, mine, theirs, slack / abs(theirs) if theirs else 1e-9)
+    elif status == Verdict.WITHIN_ROUNDING:
+        rounded = mine - mine_below - close <= theirs + kb_below and theirs - kb_below - close <= mine + mine_below
+        coarse = (fact.tolerance is None and read_to_least_figures(fact.text)) or (
+            stated is not None and stated.tolerance is None and read_to_least_figures(stated.text))
+        found = reading(not rounded, [fact.key] if coarse else ())
     return Comparison(field.field, fact.key, units.from_canonical(mine, unit), unit,
                       f"{entry.written[fact.key]} ({field.unit or 'a count'}"
                       f"{', x ' + format(field.scale, 'g') if field.scale != 1 else ''})",
-                      fact.where, field.consumed, units.from_canonical(theirs, unit), cite(kb), status, deviation, hint)
+                      fact.where, field.consumed, units.from_canonical(theirs, unit), cite(kb), status, deviation, hint,
+                      found)
 
 
 def cite(value: Value) -> str:

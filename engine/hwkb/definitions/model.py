@@ -117,40 +117,46 @@ TWO_FIGURES = f"read to {LEAST_FIGURES} significant figures"
 
 
 def _digits(text: str) -> tuple[str, int, int]:
-    """The significant digits of a number's text (trailing zeros dropped, leading ones too), the power of ten of
-    its last one, and the number of digits dropped from its end.
+    """The significant digits of a number's text, the power of ten of its last one, and how many zeros were
+    dropped from its end.
 
-    >>> _digits("2520"), _digits("0.0500"), _digits("1000000000.0"), _digits("3.2e-05")
-    (('252', 1, 1), ('5', -2, 2), ('1', 9, 10), ('32', -6, 0))
+    Zeros at the end of a whole number are dropped ("2520" is 252 tens), and so is the ".0" a program writes
+    after one ("1410000000.0"); zeros printed after a decimal point otherwise are significant ("1.500").
+
+    >>> _digits("2520"), _digits("0.0500"), _digits("1000000000.0"), _digits("3.2e-05"), _digits("6.0")
+    (('252', 1, 1), ('500', -4, 0), ('1', 9, 10), ('32', -6, 0), ('6', 0, 1))
     """
     text = text.strip().lower().replace("_", "").lstrip("+-")
     mantissa, _, exponent = text.partition("e")
     whole, _, decimals = mantissa.partition(".")
-    digits = whole + decimals
+    dropped = 0
+    if decimals == "0":
+        decimals, dropped = "", 1
+    digits = (whole + decimals).lstrip("0")
     last = int(exponent or 0) - len(decimals)
-    kept = digits.rstrip("0")
-    dropped = len(digits) - len(kept)
-    return kept.lstrip("0"), last + dropped, dropped
+    if not decimals:
+        kept = digits.rstrip("0")
+        dropped += len(digits) - len(kept)
+        digits, last = kept, last + len(digits) - len(kept)
+    return digits, last, dropped
 
 
 def half_unit(text: str) -> float:
     """Half a unit in the last significant digit a number's text prints: how far a rounded figure may be from
     the true one.
 
-    Trailing zeros are not significant ("2520" is 252 tens, "1000000000.0" one billion), but dropping them never
-    reads a figure to fewer than :data:`LEAST_FIGURES` significant figures: "900" is read as 90 tens,
-    "3000000000000" as 3.0e12. A figure that prints one digit and no zeros ("8 TB/s", "0.7 GHz") is read to
-    that digit: the vendor rounded it so.
+    Trailing zeros of a whole number are not significant ("2520" is 252 tens, "1000000000.0" one billion), but
+    dropping them never reads a figure to fewer than :data:`LEAST_FIGURES` significant figures: "900" is read as
+    90 tens, "3000000000000" as 3.0e12. A figure that prints one digit and no zeros ("8 TB/s", "0.7 GHz") is read
+    to that digit: the vendor rounded it so. Zeros printed after a decimal point are significant ("1.500").
 
     >>> half_unit("82.58"), half_unit("2520"), half_unit("3.2e-05"), half_unit("1e+16"), half_unit("1_000.5")
     (0.005, 5.0, 5e-07, 5000000000000000.0, 0.05)
-    >>> half_unit("900"), half_unit("1000000000.0"), half_unit("8"), half_unit("0")
-    (5.0, 50000000.0, 0.5, 0.5)
+    >>> half_unit("900"), half_unit("1000000000.0"), half_unit("8"), half_unit("0"), half_unit("1.500")
+    (5.0, 50000000.0, 0.5, 0.5, 0.0005)
     """
     significant, last, dropped = _digits(text)
-    if not significant:  # zero: known to its last printed digit
-        last -= dropped
-    elif dropped:
+    if significant and dropped:
         last -= max(0, LEAST_FIGURES - len(significant))
     return 0.5 * 10.0 ** last
 
@@ -170,11 +176,13 @@ def printed_interval(text: str) -> tuple[float, float]:
 def read_to_least_figures(text: str) -> bool:
     """Whether the figure is read to more digits than it shows: trailing zeros dropped below two figures.
 
-    >>> read_to_least_figures("900"), read_to_least_figures("3000000000000"), read_to_least_figures("1228")
+    >>> read_to_least_figures("900"), read_to_least_figures("3000000000000"), read_to_least_figures("6.0")
     (True, True, False)
     """
     significant, _, dropped = _digits(text)
-    return bool(significant) and dropped > 0 and len(significant) < LEAST_FIGURES
+    shown = text.strip().lower().replace("_", "").partition("e")[0]
+    zeros = dropped - shown.endswith(".0")  # a program's ".0" hides nothing: "6.0" is read as printed
+    return bool(significant) and zeros > 0 and len(significant) < LEAST_FIGURES
 
 
 @dataclass(frozen=True)
