@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Sequence
 
 from hwkb.audit.findings import Verdict, quantity
-from hwkb.audit.hints import hint_for
+from hwkb.audit.hints import JEDEC_REASON, hint_for
 from hwkb.audit.peer_findings import Comparison, PeerAudit, PeerEntryAudit
 from hwkb.audit.readings import reading
 from hwkb.definitions.model import Fact, VarKey, read_to_least_figures, split_key, var_key
@@ -154,6 +154,8 @@ def _factor_hint(system: System, key: VarKey, mine: float, theirs: float, spread
     if found is None:
         return None
     factor = mine / theirs
+    if found[0] == "binary" and system.model.variables[split_key(key)[0]].capacity:
+        return f"{factor:.6g}x the KB's value: {JEDEC_REASON}"
     if found[0] == "binary":  # name the prefix nearest the factor, not the first the spread allows
         base, pair = min(_PREFIXES, key=lambda b: abs(math.log(max(factor, 1 / factor) / b[0])))
         return f"{factor:.6g}x the KB's value: binary vs decimal prefix ({pair}: 1 {pair[:2]}B = {base:g} {pair[-1]}B)"

@@ -30,7 +30,7 @@ from hwkb.definitions.limits import MAX_MAGNITUDE, MAX_QUANTITY_CHARS, MIN_MAGNI
 from hwkb.definitions.units import NUMBER, Units
 from hwkb.errors import LimitError, Location, UnitError
 
-__all__ = ["NOT_APPLICABLE", "QuantityReading", "read_quantity", "format_number", "jedec_unit", "jedec_label"]
+__all__ = ["NOT_APPLICABLE", "QuantityReading", "read_quantity", "format_number", "jedec_unit", "jedec_label", "JEDEC_NOTE"]
 
 #: the spellings of "this quantity does not exist here", compared without case
 NOT_APPLICABLE = ("n/a", "na", "none")
@@ -136,6 +136,9 @@ def read_quantity(text: str, unit: str, units: Units, where: Location, *, key: s
                         hint="give a whole number")
     return QuantityReading(text, number, magnitude, written, value, printed)
 
+
+#: the one line a table that shows capacities as vendors print them adds
+JEDEC_NOTE = "capacities as vendors print them (JEDEC): 1 KB = 1024 B, 1 MB = 1024 KB, 1 GB = 1024 MB"
 
 #: a decimal prefix of bytes as printed -> the binary one a capacity means by it (JEDEC; "KB" is JEDEC's kilo)
 _JEDEC = {"k": "Ki", "K": "Ki", "M": "Mi", "G": "Gi", "T": "Ti"}

@@ -196,9 +196,14 @@ class Number:
 
 
 def printable(x: float, exact: bool = False) -> Number:
-    """A count as an integer; else six significant digits when that text still encloses the value within half its
-    last digit (so ``audit --from`` on the written file allows what the text shows), else all the float's digits."""
-    if exact:
+    """A count, or a whole number of at most 15 digits (80 GiB in bytes, 85899345920), as an integer; else six
+    significant digits when that text still encloses the value within half its last digit (so ``audit --from`` on
+    the written file allows what the text shows), else all the float's digits.
+
+    >>> printable(85899345920.0).text, printable(989.4).text, printable(2.0 ** -0.5).text
+    ('85899345920', '989.4', '0.707107')
+    """
+    if exact or (x == int(x) and abs(x) < 1e15):
         return Number(str(int(round(x))))
     short = f"{x:.6g}"
     if "e" in short:
