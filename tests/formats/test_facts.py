@@ -50,8 +50,8 @@ def errors_of(tmp_path, monkeypatch, gpus: str) -> list[KBErrors]:
     ("x: {kind: product, facts: {sm_count: 1e-320}}\n",
      ["gpus/bad.yaml:1:38: '1e-320' is below the smallest value sm_count can have (1e-30); "
       "give a physical value, or n/a where the quantity does not exist"]),
-    ("x: {kind: product, facts: {clock: 1e-24 mHz}}\n",   # 1e-36 GHz: the floor is in the variable's unit
-     ["gpus/bad.yaml:1:35: '1e-24 mHz' is below the smallest value clock can have (1e-30 GHz); "
+    ("x: {kind: product, facts: {clock: 1e-24 Hz}}\n",   # 1e-33 GHz: the floor is in the variable's unit
+     ["gpus/bad.yaml:1:35: '1e-24 Hz' is below the smallest value clock can have (1e-30 GHz); "
       "give a physical value, or n/a where the quantity does not exist"]),
 ])
 def test_error_branches(gpus, messages, tmp_path, monkeypatch):
