@@ -27,8 +27,8 @@ _POWER_STEPS = range(1, 11)     # 2^k
 _SPARSE = "looks like a sparse figure under a dense key (a sheet's 2:4 sparsity figure belongs to {twin})"
 _NEEDS_INFORMATION = ("bits", "binary")
 #: what a binary factor says on a capacity: vendors print capacities in JEDEC's binary GB, MB and KB
-JEDEC_REASON = ("a JEDEC capacity read as decimal (vendors print memory and cache sizes in binary units: "
-                "\"80 GB\" of HBM is 80 GiB, \"40 MB\" of L2 is 40 MiB)")
+JEDEC_REASON = ("binary vs decimal prefix, a JEDEC capacity read as decimal (vendors print memory and cache sizes "
+                "in binary units: \"80 GB\" of HBM is 80 GiB, \"40 MB\" of L2 is 40 MiB)")
 
 #: every test :func:`hint_for` makes, in the order it makes them: (factor, kind, how the factor is said, reason)
 _TESTS: tuple[tuple[float, str, str, str], ...] = (
