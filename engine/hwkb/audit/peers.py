@@ -28,6 +28,7 @@ from hwkb.audit.hints import JEDEC_REASON, hint_for
 from hwkb.audit.peer_findings import Comparison, PeerAudit, PeerEntryAudit
 from hwkb.audit.readings import reading
 from hwkb.definitions.model import Fact, VarKey, read_to_least_figures, split_key, var_key
+from hwkb.definitions.quantities import jedec_label
 from hwkb.errors import Location
 from hwkb.formats.peers.entries import PeerEntry, PeerFormat
 from hwkb.solving.solver import Solver
@@ -102,7 +103,7 @@ def compare(system: System, solver: Solver, entry: PeerEntry, fact: Fact, kb: Va
     if status == Verdict.INCONSISTENT:
         slack = mine_below + kb_below + close  # the factor as the rounded figures pin it
         hint = _sibling_hint(system, solver, fact.key, mine, mine_above) or _factor_hint(
-            system, fact.key, mine, theirs, slack / abs(theirs) if theirs else 1e-9)
+            system, fact.key, mine, theirs, slack / abs(theirs) if theirs else 1e-9, mine_below + close)
     elif status == Verdict.WITHIN_ROUNDING:
         rounded = mine - mine_below - close <= theirs + kb_below and theirs - kb_below - close <= mine + mine_below
         coarse = (fact.tolerance is None and read_to_least_figures(fact.text)) or (
@@ -146,8 +147,13 @@ def _sibling_hint(system: System, solver: Solver, key: VarKey, mine: float, slac
     return None
 
 
-def _factor_hint(system: System, key: VarKey, mine: float, theirs: float, spread: float) -> str | None:
-    """What the factor between the file's figure and the KB's says (a binary prefix, bits vs bytes, 2x ...)."""
+def _factor_hint(system: System, key: VarKey, mine: float, theirs: float, spread: float,
+                 precision: float = 0.0) -> str | None:
+    """What the factor between the file's figure and the KB's says (a binary prefix, bits vs bytes, 2x ...).
+
+    On a capacity a binary factor is a JEDEC size read as decimal only where the file holds the vendor's number in
+    the decimal unit (80 GB as 80e9 bytes, to the file's ``precision``, canonical): 46068 MiB against an L40S's
+    48 GB is the memory ECC leaves, not a prefix."""
     unit = system.model.unit_of(key)
     found = hint_for(system, key, system.units.from_canonical(mine, unit), system.units.from_canonical(theirs, unit),
                      spread)
@@ -155,6 +161,11 @@ def _factor_hint(system: System, key: VarKey, mine: float, theirs: float, spread
         return None
     factor = mine / theirs
     if found[0] == "binary" and system.model.variables[split_key(key)[0]].capacity:
+        units = system.units
+        decimal = jedec_label(unit)  # the vendor's printed unit, read as the decimal one it spells
+        printed = units.from_canonical(theirs, unit)
+        if abs(units.from_canonical(mine, decimal) - printed) > units.from_canonical(precision, decimal) + 1e-9 * printed:
+            return None
         return f"{factor:.6g}x the KB's value: {JEDEC_REASON}"
     if found[0] == "binary":  # name the prefix nearest the factor, not the first the spread allows
         base, pair = min(_PREFIXES, key=lambda b: abs(math.log(max(factor, 1 / factor) / b[0])))
