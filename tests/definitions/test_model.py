@@ -1,13 +1,18 @@
 """hwkb.definitions.model: frozen data, key arithmetic, name checks and the extends chain."""
 from __future__ import annotations
 
+import math
+
 import dataclasses
+from decimal import Decimal
 
 import pytest
+from hypothesis import example, given, settings, strategies as st
 
 from hwkb.definitions import model as model_module
 from hwkb.errors import KBError, Location, UnknownNameError
-from hwkb.definitions.model import (Entity, Fact, IndexSet, Model, Variable, read_to_least_figures, split_key, var_key)
+from hwkb.definitions.model import (Entity, Fact, IndexSet, Model, Variable, printed_interval, read_to_least_figures,
+                                    split_key, var_key)
 
 HERE = Location("f.yaml", 1, 1)
 
@@ -228,3 +233,24 @@ def test_an_integer_index_value_shows_its_variables_work_in_operations():
     m = Model({"precision": precision}, variables, {}, {}, ())
     assert [m.unit_of(k) for k in ("peak[fp16]", "peak[int8]", "rate[int8]", "clock")] == \
         ["TFLOPS", "TOPS", "op/cycle", "GHz"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(true=st.floats(1e-6, 1e15, allow_nan=False), figures=st.integers(2, 8), cut=st.booleans())
+@example(true=3.2768, figures=2, cut=True).via("AMD's 3.2 TB/s")
+@example(true=897.0, figures=2, cut=False).via("NVIDIA's 900 GB/s")
+@example(true=1.23456e-5, figures=3, cut=False)
+def test_a_figure_rounded_or_cut_short_to_its_printed_digits_encloses_the_true_value(true, figures, cut):
+    """However a vendor shortened a figure, rounded or truncated to two figures or more and printed in any form,
+    its reading encloses the true value."""
+    exponent = math.floor(math.log10(true)) - figures + 1
+    scaled = true / 10.0 ** exponent
+    digits = math.floor(scaled) if cut else round(scaled)
+    whole = exponent >= 0
+    forms = [f"{digits}e{exponent}", format(Decimal(digits).scaleb(exponent), "f")]
+    forms += [f"{digits * 10 ** exponent}.0"] if whole else []   # as a program writes a whole float
+    for text in forms:
+        printed = float(text)
+        below, above = printed_interval(text)
+        slack = 1e-9 * printed
+        assert printed - below - slack <= true <= printed + above + slack, text
