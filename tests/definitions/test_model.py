@@ -50,7 +50,7 @@ def _fact(text, tolerance=None, value=1.0):
 @pytest.mark.parametrize("text, rounding", [
     ("989.4", 0.05), ("132", 0.5), ("1.83", 0.005), ("1.5e3", 50.0), ("2.50E-3", 0.000005), ("1_000", 50.0),
     ("-3.25", 0.005), ("2520", 5.0), ("900", 5.0), ("3000000000000", 5e10), ("1000000000.0", 5e7),
-    ("1410000000.0", 5e6), ("8", 0.5), ("1.500", 0.0005), ("6.0", 0.05), ("0", 0.5),
+    ("1410000000.0", 5e6), ("8", 0.5), ("1.500", 0.0005), ("6.0", 0.05), ("0", 0.5), ("1e9", 5e7), ("2E12", 5e10),
 ])
 def test_rounding_is_half_the_last_significant_digit(text, rounding):
     """Trailing zeros of a whole number (and a program's '.0') are not significant, but dropping them leaves two
@@ -65,7 +65,8 @@ def test_a_printed_figure_may_be_rounded_or_cut_short(text, below, above):
 
 
 @pytest.mark.parametrize("text, coarse", [("900", True), ("3000000000000", True), ("1000000000.0", True),
-                                          ("3200", False), ("1228", False), ("8", False), ("6.0", False)])
+                                          ("1e9", True), ("3200", False), ("1228", False), ("8", False),
+                                          ("6.0", False)])
 def test_a_figure_read_to_more_digits_than_it_prints_says_so(text, coarse):
     assert read_to_least_figures(text) is coarse
 

@@ -147,18 +147,25 @@ def half_unit(text: str) -> float:
 
     Trailing zeros of a whole number are not significant ("2520" is 252 tens, "1000000000.0" one billion), but
     dropping them never reads a figure to fewer than :data:`LEAST_FIGURES` significant figures: "900" is read as
-    90 tens, "3000000000000" as 3.0e12. A figure that prints one digit and no zeros ("8 TB/s", "0.7 GHz") is read
-    to that digit: the vendor rounded it so. Zeros printed after a decimal point are significant ("1.500").
+    90 tens, "3000000000000" as 3.0e12; nor is a number a program wrote with an exponent ("1e9" is 1.0e9). A
+    figure that prints one digit and no zeros ("8 TB/s", "0.7 GHz") is read to that digit: the vendor rounded it
+    so. Zeros printed after a decimal point are significant ("1.500").
 
     >>> half_unit("82.58"), half_unit("2520"), half_unit("3.2e-05"), half_unit("1e+16"), half_unit("1_000.5")
-    (0.005, 5.0, 5e-07, 5000000000000000.0, 0.05)
+    (0.005, 5.0, 5e-07, 500000000000000.0, 0.05)
     >>> half_unit("900"), half_unit("1000000000.0"), half_unit("8"), half_unit("0"), half_unit("1.500")
     (5.0, 50000000.0, 0.5, 0.5, 0.0005)
     """
     significant, last, dropped = _digits(text)
-    if significant and dropped:
+    if significant and (dropped or _exponent_form(text)):
         last -= max(0, LEAST_FIGURES - len(significant))
     return 0.5 * 10.0 ** last
+
+
+def _exponent_form(text: str) -> bool:
+    """Whether a number is written with an exponent ("1e9"): a program's or a config file's form, not a printed
+    figure's, so its one digit is no more a rounding than a whole number's zeros are."""
+    return "e" in text.lower()
 
 
 def printed_interval(text: str) -> tuple[float, float]:
@@ -176,13 +183,13 @@ def printed_interval(text: str) -> tuple[float, float]:
 def read_to_least_figures(text: str) -> bool:
     """Whether the figure is read to more digits than it shows: trailing zeros dropped below two figures.
 
-    >>> read_to_least_figures("900"), read_to_least_figures("3000000000000"), read_to_least_figures("6.0")
+    >>> read_to_least_figures("900"), read_to_least_figures("1e9"), read_to_least_figures("6.0")
     (True, True, False)
     """
     significant, _, dropped = _digits(text)
     shown = text.strip().lower().replace("_", "").partition("e")[0]
     zeros = dropped - shown.endswith(".0")  # a program's ".0" hides nothing: "6.0" is read as printed
-    return bool(significant) and zeros > 0 and len(significant) < LEAST_FIGURES
+    return bool(significant) and (zeros > 0 or _exponent_form(text)) and len(significant) < LEAST_FIGURES
 
 
 @dataclass(frozen=True)
