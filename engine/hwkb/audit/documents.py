@@ -40,7 +40,8 @@ class _Printed:
     would be were it only rounded."""
 
     def __init__(self, system: System, fact: Fact):
-        units, variable, unit = system.units, system.model.variables[split_key(fact.key)[0]], system.model.unit_of(fact.key)
+        units, unit = system.units, system.model.unit_of(fact.key)
+        variable = system.model.variables[split_key(fact.key)[0]]
 
         def shown(amount: float) -> float:
             return units.from_canonical(units.to_canonical(amount, fact.unit), unit)

@@ -164,7 +164,8 @@ def _factor_hint(system: System, key: VarKey, mine: float, theirs: float, spread
         units = system.units
         decimal = jedec_label(unit)  # the vendor's printed unit, read as the decimal one it spells
         printed = units.from_canonical(theirs, unit)
-        if abs(units.from_canonical(mine, decimal) - printed) > units.from_canonical(precision, decimal) + 1e-9 * printed:
+        allowed = units.from_canonical(precision, decimal) + 1e-9 * printed
+        if abs(units.from_canonical(mine, decimal) - printed) > allowed:
             return None
         return f"{factor:.6g}x the KB's value: {JEDEC_REASON}"
     if found[0] == "binary":  # name the prefix nearest the factor, not the first the spread allows

@@ -30,7 +30,8 @@ from hwkb.definitions.limits import MAX_MAGNITUDE, MAX_QUANTITY_CHARS, MIN_MAGNI
 from hwkb.definitions.units import NUMBER, Units
 from hwkb.errors import LimitError, Location, UnitError
 
-__all__ = ["NOT_APPLICABLE", "QuantityReading", "read_quantity", "format_number", "jedec_unit", "jedec_label", "JEDEC_NOTE"]
+__all__ = ["NOT_APPLICABLE", "QuantityReading", "read_quantity", "format_number", "jedec_unit", "jedec_label",
+           "JEDEC_NOTE"]
 
 #: the spellings of "this quantity does not exist here", compared without case
 NOT_APPLICABLE = ("n/a", "na", "none")

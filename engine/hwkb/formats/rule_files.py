@@ -91,7 +91,8 @@ def build_variable(item: Declaration, indices: Mapping[str, IndexSet], units: Un
     aliases = _aliases(item) if "aliases" in fields else ()
     capacity = reader.flag(fields["capacity"][1], "capacity") if "capacity" in fields else False
     if capacity and units.dimensions(unit) != units.dimensions("B"):
-        reader.error(fields["capacity"][0], f"capacity: true is for sizes in bytes, but {name} is in {unit or 'a count'}",
+        reader.error(fields["capacity"][0],
+                     f"capacity: true is for sizes in bytes, but {name} is in {unit or 'a count'}",
                      "leave 'capacity' out, or give the variable a unit of bytes")
         capacity = False
     variable = Variable(name, unit, doc, item.where, index, integer, positive=positive, capacity=capacity)
