@@ -58,7 +58,8 @@ def test_rounding_is_half_the_last_significant_digit(text, rounding):
     assert _fact(text).rounding == pytest.approx(rounding)
 
 
-@pytest.mark.parametrize("text, below, above", [("3.2", 0.05, 0.1), ("900", 5.0, 10.0), ("1228", 0.5, 1.0)])
+@pytest.mark.parametrize("text, below, above", [("3.2", 0.05, 0.1), ("900", 5.0, 10.0), ("1228", 0.5, 1.0),
+                                                ("8", 0.5, 0.5), ("1e9", 5e7, 1e8)])   # one digit: rounded only
 def test_a_printed_figure_may_be_rounded_or_cut_short(text, below, above):
     assert _fact(text).interval == pytest.approx((below, above))
     assert _fact(text, tolerance=0.2).interval == (0.2, 0.2)

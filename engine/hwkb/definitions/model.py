@@ -171,13 +171,16 @@ def _exponent_form(text: str) -> bool:
 def printed_interval(text: str) -> tuple[float, float]:
     """How far below and above a printed figure the true one may lie: half a unit in its last significant
     digit below (rounded), a whole unit above (rounded or cut short: vendors truncate, e.g. AMD's 3.2 TB/s for
-    3.2768).
+    3.2768). A figure of one significant digit ("8 TB/s" for 7.7) is read as rounded only: cut short, it could
+    be almost twice itself.
 
-    >>> printed_interval("3.2"), printed_interval("900")
-    ((0.05, 0.1), (5.0, 10.0))
+    >>> printed_interval("3.2"), printed_interval("900"), printed_interval("8")
+    ((0.05, 0.1), (5.0, 10.0), (0.5, 0.5))
     """
     half = half_unit(text)
-    return half, 2.0 * half
+    significant, _, dropped = _digits(text)
+    one_digit = len(significant) == 1 and not (dropped or _exponent_form(text))
+    return half, half if one_digit else 2.0 * half
 
 
 def read_to_least_figures(text: str) -> bool:
