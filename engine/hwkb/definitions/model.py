@@ -141,6 +141,7 @@ def _digits(text: str) -> tuple[str, int, int]:
     return digits, last, dropped
 
 
+@functools.lru_cache(maxsize=2**14)  # a database's figures repeat ("1000", "2520"): read each text once
 def half_unit(text: str) -> float:
     """Half a unit in the last significant digit a number's text prints: how far a rounded figure may be from
     the true one.
@@ -183,6 +184,7 @@ def printed_interval(text: str) -> tuple[float, float]:
     return half, half if one_digit else 2.0 * half
 
 
+@functools.lru_cache(maxsize=2**14)
 def read_to_least_figures(text: str) -> bool:
     """Whether the figure is read to more digits than it shows: trailing zeros dropped below two figures.
 
