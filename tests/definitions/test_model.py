@@ -242,10 +242,13 @@ def test_an_integer_index_value_shows_its_variables_work_in_operations():
 @example(true=3.2768, figures=2, cut=True).via("AMD's 3.2 TB/s")
 @example(true=897.0, figures=2, cut=False).via("NVIDIA's 900 GB/s")
 @example(true=1.23456e-5, figures=3, cut=False)
+@example(true=999999999999998.0, figures=2, cut=True)
 def test_a_figure_rounded_or_cut_short_to_its_printed_digits_encloses_the_true_value(true, figures, cut):
     """However a vendor shortened a figure, rounded or truncated to two figures or more and printed in any form,
     its reading encloses the true value."""
     exponent = math.floor(math.log10(true)) - figures + 1
+    if true / 10.0 ** exponent < 10 ** (figures - 1):   # log10 rounded up across a power of ten
+        exponent -= 1
     scaled = true / 10.0 ** exponent
     digits = math.floor(scaled) if cut else round(scaled)
     whole = exponent >= 0
