@@ -11,8 +11,8 @@ from hypothesis import example, given, settings, strategies as st
 
 from hwkb.definitions import model as model_module
 from hwkb.errors import KBError, Location, UnknownNameError
-from hwkb.definitions.model import (Entity, Fact, IndexSet, Model, Variable, printed_interval, read_to_least_figures,
-                                    split_key, var_key)
+from hwkb.definitions.model import Entity, Fact, IndexSet, Model, Variable, split_key, var_key
+from hwkb.definitions.printed import printed_interval, read_to_least_figures
 
 HERE = Location("f.yaml", 1, 1)
 
@@ -20,8 +20,7 @@ HERE = Location("f.yaml", 1, 1)
 def test_all_names_exist():
     assert sorted(model_module.__all__) == sorted([
         "VarName", "VarKey", "EntityId", "IndexSet", "Range", "Variable", "Fact", "Rule", "Simulation", "SimulationModel",
-        "SIMULATION_MODELS", "Entity", "Model", "ancestry", "var_key", "split_key", "half_unit", "printed_interval",
-        "read_to_least_figures", "TWO_FIGURES", "LEAST_FIGURES", "alias_table", "resolve_name",
+        "SIMULATION_MODELS", "Entity", "Model", "ancestry", "var_key", "split_key", "half_unit", "alias_table", "resolve_name",
         "RULE_KINDS", "ENTITY_KINDS"])
     for name in model_module.__all__:
         assert hasattr(model_module, name)

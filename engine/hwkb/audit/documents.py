@@ -16,7 +16,8 @@ from hwkb.audit.findings import Check, CheckKind, Figure, Verdict
 from hwkb.audit.readings import reading
 from hwkb.audit.rows import Row
 from hwkb.audit.verdicts import CONSISTENT_RELATIVE
-from hwkb.definitions.model import Fact, read_to_least_figures, split_key
+from hwkb.definitions.model import Fact, split_key
+from hwkb.definitions.printed import read_to_least_figures
 from hwkb.solving.system import System
 
 __all__ = ["document_checks", "DOCUMENTS_RULE"]

