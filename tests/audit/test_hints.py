@@ -105,3 +105,11 @@ def test_the_table_of_tests_gives_what_the_loops_gave(hints_kb, key, factor, off
     stated = implied * factor * (1 + off)
     assert hint_for(hints_kb, key, stated, implied, spread, rule, information) == \
         _reference_hint(hints_kb, key, stated, implied, spread, rule, information)
+
+
+def test_a_binary_factor_on_a_capacity_is_named_a_jedec_capacity(real_kb):
+    """A vendor's "80 GB" of HBM read as 80e9 bytes is 74.5 GiB: JEDEC's convention, not any binary prefix."""
+    kind, text = hint_for(real_kb, "memory_size", 74.5058, 80, 0.001)
+    assert kind == "binary" and "a JEDEC capacity read as decimal" in text
+    kind, text = hint_for(real_kb, "memory_bandwidth", 3350 / 1.073741824, 3350, 0.001)
+    assert kind == "binary" and "JEDEC" not in text     # a rate's prefix is decimal: a binary one is a mix-up

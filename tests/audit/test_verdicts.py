@@ -22,19 +22,21 @@ def family_kb(tmp_path_factory):
 
 
 def test_verdicts_follow_the_printed_digits(grid_kb, tmp_path):
-    """1000 x 1.5 FMA x 1.0 GHz = 3 TFLOPS: '3' agrees, '3.02' within the rounding of rate and clock (8.5 %),
-    '3.5' not."""
+    """1000 x 1.5 FMA x 1.0 GHz = 3 TFLOPS: '3' agrees, '3.02' within the rounding of rate and clock, '3.5' within
+    their truncation (1.59 and 1.09 printed cut short give 3.47), '3.6' not."""
     base = {"n": "1000", "rate": "1.5", "clock": "1.0"}
     verdicts = {}
-    for text in ("3", "3.02", "3.5"):
+    for text in ("3", "3.02", "3.5", "3.6"):
         entity = sheet(grid_kb, tmp_path, {**base, "peak": text}, eid=f"p{text.replace('.', '_')}",
                        name=f"{text}.yaml")
         verdicts[text] = by_rule(audit(grid_kb, [entity]).entities[0])["peak_law"]
-    assert [verdicts[t].status for t in ("3", "3.02", "3.5")] == ["consistent", "within_rounding", "inconsistent"]
-    assert verdicts["3.5"].deviation == pytest.approx(100 * (3.5 / 3 - 1))
-    check = verdicts["3.02"]   # clock 1.0 means 0.95 .. 1.05, rate 1.5 means 1.45 .. 1.55
-    assert check.implied.lower < 3 * 1.45 / 1.5 * 0.95 + 1e-9 and check.implied.upper > 3 * 1.55 / 1.5 * 1.05 - 1e-9
-    assert check.value.lower == pytest.approx(3.015) and check.value.upper == pytest.approx(3.025)
+    assert [verdicts[t].status for t in ("3", "3.02", "3.5", "3.6")] == [
+        "consistent", "within_rounding", "within_rounding", "inconsistent"]
+    assert verdicts["3.6"].deviation == pytest.approx(100 * (3.6 / 3 - 1))
+    check = verdicts["3.02"]   # clock 1.0 means 0.95 .. 1.1 (rounded or cut short), rate 1.5 means 1.45 .. 1.6
+    assert check.implied.lower < 3 * 1.45 / 1.5 * 0.95 + 1e-9 and check.implied.upper > 3 * 1.6 / 1.5 * 1.1 - 1e-9
+    assert check.value.lower == pytest.approx(3.015) and check.value.upper == pytest.approx(3.03)
+    assert (check.reading, verdicts["3.5"].reading) == (None, "truncated")
 
 
 def test_a_tolerance_overrides_the_printed_digits(grid_kb, tmp_path):
@@ -56,7 +58,7 @@ def test_one_evaluation_per_row_with_verdicts_and_the_values_facts_would_need(fa
     assert fast.fact_implied["peak"] == pytest.approx(0.6e12, rel=1e-9)    # canonical: FMA/s
     assert fast.fact_implied["n"] == pytest.approx(400 / 3, rel=1e-9)
     assert fast.fact_implied["clock"] == pytest.approx(2e9, rel=1e-9)
-    assert fast.spread < 0.1
+    assert fast.spread < 0.2
 
 
 SUM = """
@@ -109,7 +111,7 @@ def test_a_pattern_evaluated_at_once_is_each_check_evaluated_alone(family_kb, tm
     give what each check evaluated alone and :func:`solve_for_fact` per fact give."""
     auditor = Auditor(family_kb)
     sheets = [sheet(family_kb, tmp_path, {"peak": peak}, eid=f"s{i}", extends="chip", name=f"s{i}.yaml")
-              for i, peak in enumerate(("0.8 TFLOPS", "0.6 TFLOPS", "0.5 TFLOPS", "0.61 TFLOPS"))]
+              for i, peak in enumerate(("0.8 TFLOPS", "0.6 TFLOPS", "0.4 TFLOPS", "0.61 TFLOPS"))]
     rows = auditor.rows(["chip", *sheets])
     (pattern,) = auditor.prepare(rows)
     checks = auditor.analysis.checks(pattern)

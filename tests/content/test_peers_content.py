@@ -47,8 +47,9 @@ def test_the_llm_analysis_round_trip_through_the_command_line(capsys, tmp_path):
     code, _, err = run_cli(capsys, "export", "--to", "llm-analysis", "--gpu", "h100-sxm", "--output", str(path))
     assert code == 0 and json.loads(path.read_text())["peak_fp16_TFLOPS"] == 989.4
     code, out, _ = run_cli(capsys, "audit", "--from", "llm-analysis", str(path))
-    # within rounding, not consistent: the KB's 80 GB goes out as 74.5058 GiB, four decimals
-    assert code == 0 and "vs KB h100-sxm: within rounding" in out and "0 inconsistent" in out
+    # NVIDIA's 80 GB of HBM is 80 GiB (JEDEC), and llm-analysis reads mem_per_GPU_in_GB x 1024**3: it goes out as 80
+    assert json.loads(path.read_text())["mem_per_GPU_in_GB"] == 80
+    assert code == 0 and "vs KB h100-sxm: consistent" in out and "0 inconsistent" in out
 
 
 def test_an_fp8_peak_under_the_fp16_key_is_named_with_nvidias_datasheet(real_kb, tmp_path):

@@ -1,13 +1,18 @@
 """hwkb.definitions.model: frozen data, key arithmetic, name checks and the extends chain."""
 from __future__ import annotations
 
+import math
+
 import dataclasses
+from decimal import Decimal
 
 import pytest
+from hypothesis import example, given, settings, strategies as st
 
 from hwkb.definitions import model as model_module
 from hwkb.errors import KBError, Location, UnknownNameError
-from hwkb.definitions.model import (Entity, Fact, IndexSet, Model, Variable, split_key, var_key)
+from hwkb.definitions.model import Entity, Fact, IndexSet, Model, Variable, split_key, var_key
+from hwkb.definitions.printed import printed_interval, read_to_least_figures
 
 HERE = Location("f.yaml", 1, 1)
 
@@ -42,11 +47,28 @@ def _fact(text, tolerance=None, value=1.0):
 
 
 @pytest.mark.parametrize("text, rounding", [
-    ("989.4", 0.05), ("132", 0.5), ("1.83", 0.005), ("1.5e3", 50.0), ("2.50E-3", 0.000005), ("1_000", 0.5),
-    ("-3.25", 0.005),
+    ("989.4", 0.05), ("132", 0.5), ("1.83", 0.005), ("1.5e3", 50.0), ("2.50E-3", 0.000005), ("1_000", 50.0),
+    ("-3.25", 0.005), ("2520", 5.0), ("900", 5.0), ("3000000000000", 5e10), ("1000000000.0", 5e7),
+    ("1410000000.0", 5e6), ("8", 0.5), ("1.500", 0.0005), ("6.0", 0.05), ("0", 0.5), ("1e9", 5e7), ("2E12", 5e10),
 ])
-def test_rounding_is_half_the_last_printed_digit(text, rounding):
+def test_rounding_is_half_the_last_significant_digit(text, rounding):
+    """Trailing zeros of a whole number (and a program's '.0') are not significant, but dropping them leaves two
+    figures at least; zeros printed after a decimal point are significant."""
     assert _fact(text).rounding == pytest.approx(rounding)
+
+
+@pytest.mark.parametrize("text, below, above", [("3.2", 0.05, 0.1), ("900", 5.0, 10.0), ("1228", 0.5, 1.0),
+                                                ("8", 0.5, 0.5), ("1e9", 5e7, 1e8)])   # one digit: rounded only
+def test_a_printed_figure_may_be_rounded_or_cut_short(text, below, above):
+    assert _fact(text).interval == pytest.approx((below, above))
+    assert _fact(text, tolerance=0.2).interval == (0.2, 0.2)
+
+
+@pytest.mark.parametrize("text, coarse", [("900", True), ("3000000000000", True), ("1000000000.0", True),
+                                          ("1e9", True), ("3200", False), ("1228", False), ("8", False),
+                                          ("6.0", False)])
+def test_a_figure_read_to_more_digits_than_it_prints_says_so(text, coarse):
+    assert read_to_least_figures(text) is coarse
 
 
 def test_tolerance_overrides_the_printed_digits():
@@ -212,3 +234,27 @@ def test_an_integer_index_value_shows_its_variables_work_in_operations():
     m = Model({"precision": precision}, variables, {}, {}, ())
     assert [m.unit_of(k) for k in ("peak[fp16]", "peak[int8]", "rate[int8]", "clock")] == \
         ["TFLOPS", "TOPS", "op/cycle", "GHz"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(true=st.floats(1e-6, 1e15, allow_nan=False), figures=st.integers(2, 8), cut=st.booleans())
+@example(true=3.2768, figures=2, cut=True).via("AMD's 3.2 TB/s")
+@example(true=897.0, figures=2, cut=False).via("NVIDIA's 900 GB/s")
+@example(true=1.23456e-5, figures=3, cut=False)
+@example(true=999999999999998.0, figures=2, cut=True)
+def test_a_figure_rounded_or_cut_short_to_its_printed_digits_encloses_the_true_value(true, figures, cut):
+    """However a vendor shortened a figure, rounded or truncated to two figures or more and printed in any form,
+    its reading encloses the true value."""
+    exponent = math.floor(math.log10(true)) - figures + 1
+    if true / 10.0 ** exponent < 10 ** (figures - 1):   # log10 rounded up across a power of ten
+        exponent -= 1
+    scaled = true / 10.0 ** exponent
+    digits = math.floor(scaled) if cut else round(scaled)
+    whole = exponent >= 0
+    forms = [f"{digits}e{exponent}", format(Decimal(digits).scaleb(exponent), "f")]
+    forms += [f"{digits * 10 ** exponent}.0"] if whole else []   # as a program writes a whole float
+    for text in forms:
+        printed = float(text)
+        below, above = printed_interval(text)
+        slack = 1e-9 * printed
+        assert printed - below - slack <= true <= printed + above + slack, text

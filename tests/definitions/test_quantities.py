@@ -22,7 +22,8 @@ def units() -> Units:
 
 
 def test_module_surface():
-    assert sorted(quantities.__all__) == ["NOT_APPLICABLE", "QuantityReading", "format_number", "read_quantity"]
+    assert sorted(quantities.__all__) == ["JEDEC_NOTE", "NOT_APPLICABLE", "QuantityReading", "format_number",
+                                          "jedec_label", "jedec_unit", "read_quantity"]
     assert NOT_APPLICABLE == ("n/a", "na", "none")
 
 
@@ -125,3 +126,26 @@ def test_format_number():
 def test_format_number_is_whole_numbers_as_integers_else_significant_digits(x, digits):
     whole = math.isfinite(x) and x == int(x) and abs(x) < 1e9
     assert format_number(x, digits) == (str(int(x)) if whole else f"{x:.{digits}g}")
+
+
+@pytest.mark.parametrize("text, magnitude, unit, printed", [
+    ("80 GB", 80.0, "GiB", "GB"), ("40 MB", 40.0, "MiB", "MB"), ("228 KB", 228.0, "KiB", "KB"),
+    ("256 kB", 256.0, "KiB", "kB"), ("80 GiB", 80.0, "GiB", None), ("4096 B", 4096.0, "B", None),
+])
+def test_a_capacity_reads_a_printed_decimal_prefix_as_jedecs(real_kb, text, magnitude, unit, printed):
+    reading = read_quantity(text, "KiB", real_kb.units, FLAG, key="smem", capacity=True)
+    assert (reading.magnitude, reading.unit, reading.printed) == (magnitude, unit, printed)
+    decimal = read_quantity(text.replace("KB", "kB"), "KiB", real_kb.units, FLAG)   # not a capacity: as written
+    assert decimal.printed is None and decimal.unit == text.replace("KB", "kB").split()[1]
+
+
+@pytest.mark.parametrize("text, kwargs, message", [
+    ("1e-307", {}, "--set: '1e-307' is below the smallest value clock can have (1e-30 GHz)"),
+    ("5e-324", {}, "--set: '5e-324' is below the smallest value clock can have (1e-30 GHz)"),
+    ("0.5", {"least": 1.0}, "--set: '0.5' is below the smallest value clock can have (1 GHz)"),
+    ("1.5", {"integer": True}, "--set: clock counts whole things, but '1.5' is not whole; give a whole number"),
+])
+def test_a_tiny_magnitude_or_a_fraction_of_a_count_is_refused(units, text, kwargs, message):
+    with pytest.raises(UnitError) as info:
+        read_quantity(text, "GHz", units, FLAG, key="clock", **kwargs)
+    assert str(info.value).startswith(message)

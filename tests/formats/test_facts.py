@@ -43,6 +43,16 @@ def errors_of(tmp_path, monkeypatch, gpus: str) -> list[KBErrors]:
     ("x: {kind: product, facts: {sm_count: 107.5}}\n",
      ["gpus/bad.yaml:1:38: sm_count counts whole things, but '107.5' is not whole; "
       "give a whole number, or a tolerance if the figure is an estimate"]),
+    # too small to be physical: refused as 0 is, not audited consistent
+    ("x: {kind: product, facts: {clock: 1e-307 GHz}}\n",
+     ["gpus/bad.yaml:1:35: '1e-307 GHz' is below the smallest value clock can have (1e-30 GHz); "
+      "give a physical value, or n/a where the quantity does not exist"]),
+    ("x: {kind: product, facts: {sm_count: 1e-320}}\n",
+     ["gpus/bad.yaml:1:38: '1e-320' is below the smallest value sm_count can have (1e-30); "
+      "give a physical value, or n/a where the quantity does not exist"]),
+    ("x: {kind: product, facts: {clock: 1e-24 Hz}}\n",   # 1e-33 GHz: the floor is in the variable's unit
+     ["gpus/bad.yaml:1:35: '1e-24 Hz' is below the smallest value clock can have (1e-30 GHz); "
+      "give a physical value, or n/a where the quantity does not exist"]),
 ])
 def test_error_branches(gpus, messages, tmp_path, monkeypatch):
     assert [str(e) for e in errors_of(tmp_path, monkeypatch, gpus)] == messages

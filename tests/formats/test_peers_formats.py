@@ -12,7 +12,8 @@ from conftest import FIXTURES
 from hwkb import KnowledgeBase
 from hwkb.errors import LimitError, LoadError, UnknownNameError
 from hwkb.formats.peers.documents import read_csv_rows, read_tree
-from hwkb.formats.peers.entries import half_digit, printable
+from hwkb.definitions.model import half_unit
+from hwkb.formats.peers.entries import printable
 from hwkb.formats.peers.registry import FORMATS, peer_format, read_peer_files
 
 PEERS = FIXTURES / "peers"
@@ -32,7 +33,7 @@ def test_llm_analysis_reads_its_units_from_the_tools_code(kb):
     memory, peak, link = (entry.facts[k] for k in ("memory_size", "tc_peak[fp16]", "interconnect_bandwidth"))
     assert (memory.value, memory.unit, memory.text) == (74.5058, "GiB", "74.5058")  # x 1024**3 in the tool
     assert (peak.value, peak.unit, peak.rounding) == (204.8, "TFLOPS", 0.05)
-    assert (link.value, link.unit, link.rounding) == (600, "GB/s", 1.0)  # per direction x 2, rounding doubled
+    assert (link.value, link.unit, link.rounding) == (600, "GB/s", 10.0)  # '300' read to 2 figures, x 2 both ways
     assert entry.match.entity == "gpu-x" and "peak_i8_TFLOPS is 0: read as not given" in entry.notes
     assert memory.where.line == 3 and memory.source.endswith("gpu-x.json: gpu-x (mem_per_GPU_in_GB)")
 
@@ -49,7 +50,7 @@ def test_llmcompass_multiplies_the_fields_the_tool_multiplies(kb):
     fma = entry.facts["tc_fma_per_sm_cycle[fp16]"]
     assert (fma.value, fma.unit, fma.rounding) == (1024, "FMA/cycle", 0.0)  # 4 sublanes x 16 x 16 x 1, exact
     assert entry.facts["memory_bus_bits"].value == 5120 and entry.facts["sm_count"].value == 100
-    assert entry.facts["clock_tc"].rounding == 5e5  # '1000e6' is printed to the MHz
+    assert entry.facts["clock_tc"].rounding == 5e7  # '1000e6': its zeros say nothing, read to 2 figures (1.0e9)
 
 
 def test_llmcompass_names_a_data_type_it_cannot_map(kb, tmp_path):
@@ -159,7 +160,7 @@ def test_trees_and_rows_keep_places(tmp_path):
 @pytest.mark.parametrize("x", [1.8299404e9, 74.50580596923828, 1234565.7, 3.35e12, 0.1 + 0.2, 989.4, 5.234375e9])
 def test_a_written_figure_encloses_the_value_within_its_last_digit(x):
     number = printable(x)
-    assert abs(float(number.text) - x) <= half_digit(number.text)
+    assert abs(float(number.text) - x) <= half_unit(number.text)
     assert printable(x, exact=True).text == str(round(x))
 
 

@@ -53,6 +53,9 @@ def errors_of(tmp_path, monkeypatch, rules: str) -> list[str]:
      ["rules/bad.yaml:2:6: rule 'r' lacks 'doc'", "rules/bad.yaml:2:22: unknown variable 'clok'; did you mean 'clock'?"]),
     ("rules:\n  r: {doc: d, source: s, tolerance: lots, eq: clock = clock}\n",
      ["rules/bad.yaml:2:37: tolerance 'lots' must be a fraction, e.g. '1 %' or 0.01"]),
+    ("variables:\n  x: {unit: GHz, doc: a clock, capacity: true}\n",
+     ["rules/bad.yaml:2:32: capacity: true is for sizes in bytes, but x is in GHz; "
+      "leave 'capacity' out, or give the variable a unit of bytes"]),
 ])
 def test_error_branches(rules, messages, tmp_path, monkeypatch):
     assert errors_of(tmp_path, monkeypatch, rules) == messages
@@ -219,3 +222,15 @@ def test_a_range_is_kept_in_the_variables_unit(tmp_path, monkeypatch):
     assert (str(clock.where), str(share)) == ("rules/ok.yaml:2:39", "(0, 1]")
     assert (variables["x"].plausible(3.502), variables["f"].plausible(0), variables["f"].plausible(1)) == (
         False, False, True)
+
+
+def test_a_capacity_reads_a_printed_decimal_prefix_as_jedecs_binary_one(tmp_path, monkeypatch):
+    """Vendors print memory and cache sizes in JEDEC's units: "80 GB" of HBM is 80 GiB. The fact keeps the unit
+    as printed and stores the size."""
+    kb = write_kb(tmp_path, monkeypatch, {
+        "rules/x.yaml": "variables:\n  memory: {unit: KiB, capacity: true, doc: a memory}\n",
+        "gpus/x.yaml": "x: {kind: product, facts: {memory: {value: 80 kB, tolerance: 1 kB}}}\n"})
+    model = load_model([kb])[0]
+    assert model.variables["memory"].capacity and not model.variables["clock"].capacity
+    fact = model.entities["x"].facts["memory"]
+    assert (fact.value, fact.unit, fact.printed_unit, fact.text, fact.tolerance) == (80.0, "KiB", "kB", "80", 1.0)

@@ -36,8 +36,9 @@ def test_values_may_carry_units(tiny_kb):
     ("sm_count=64,n/a", "--sweep 'sm_count=64,n/a': 'n/a' is not a value to sweep over; write numbers in plain "
                         "numbers, e.g. 64"),
     ("sm_count=64.5", "--sweep 'sm_count=64.5': sm_count counts whole things; sweep whole numbers, e.g. 64:256:64"),
-    ("sm_count=1e-300:1:1e-300",
-     "--sweep 'sm_count=1e-300:1:1e-300' has more than 10000000 points; take a larger step"),
+    ("sm_count=1:2:1e-20", "--sweep 'sm_count=1:2:1e-20' has more than 10000000 points; take a larger step"),
+    ("sm_count=1e-300:1:1", "--sweep 'sm_count=1e-300:1:1': '1e-300' is below the smallest value sm_count can have "
+                            "(1e-30); give a physical value, or n/a where the quantity does not exist"),
 ])
 def test_malformed_sweeps_are_one_line_errors(tiny_kb, text, message):
     with pytest.raises(KBError) as info:

@@ -228,7 +228,7 @@ def entity_audit(row: Row, evaluations: Sequence[Evaluation], system: System,
     ranking, basis, ranked = _ranking(row, evaluations, failed, system, assessed) if failed else ({}, [], [])
     ordered: list[tuple[int, float, str, int, Check]] = []
     for place, e in enumerate(evaluations):
-        check, _, status, deviation, own, implied, _, _, sides, _ = e  # one unpacking: a named tuple's fields
+        check, _, status, deviation, own, implied, _, _, sides, _, reading = e  # one unpacking: a named tuple's fields
         c = constants.get(check)
         if c is None:
             c = constants[check] = _constants_of(check, system)
@@ -245,7 +245,7 @@ def entity_audit(row: Row, evaluations: Sequence[Evaluation], system: System,
             hint = check_hint(system, e, value, implied, suspects, assessed)
         ordered.append((_RANK[status], -abs(deviation or 0.0), name, place,
                         Check(name, kind, status, deviation, variables, target, value, implied, sides, doc, source,
-                              defaults, suspects, hint, tolerance)))
+                              defaults, suspects, hint, tolerance, reading)))
     if row.documented:
         place = len(ordered)
         ordered += [(*_check_order(check), place + i, check) for i, check in enumerate(document_checks(row, system))]

@@ -159,6 +159,7 @@ class Check:
     suspects: tuple[Suspect, ...] = ()
     hint: str | None = None
     tolerance: float = 0.0
+    reading: str | None = None   # within rounding: a printed figure read as cut short or to two figures
 
     @property
     def severity(self) -> int:
@@ -190,7 +191,7 @@ class Check:
         if self.kind == CheckKind.DOCUMENTS:
             dev = "" if self.deviation is None else f", {self.deviation:+.3g}%"
             return (f"documents: {self.target} = {self.value.cited} (used); {self.implied.cited}: "
-                    f"{_AGREEMENT[self.status]}{dev}")
+                    f"{_AGREEMENT[self.status]}{dev}" + (f" (reading: {self.reading})" if self.reading else ""))
         via = self.value.via
         dev = "" if self.deviation is None else f", {self.deviation:+.3g}%"
         text = (f"{_KIND_LEADS[self.kind]}{self.doc} — {self.target} = {self.value.text}"
@@ -205,6 +206,8 @@ class Check:
             text += f"; {self.suspects_lead}: {self.suspects[0].sentence}"
         if self.hint:
             text += f"; hint: {self.hint}"
+        if self.reading:
+            text += f"; reading: {self.reading}"
         return text
 
     @property
@@ -218,7 +221,8 @@ class Check:
                 "variables": list(self.variables), "defaults": list(self.defaults), "target": self.target,
                 "value": self.value.to_dict(), "implied": self.implied.to_dict(),
                 "sides": [s.to_dict() for s in self.sides],
-                "suspects": [s.to_dict() for s in self.suspects], "hint": self.hint, "doc": self.doc,
+                "suspects": [s.to_dict() for s in self.suspects], "hint": self.hint, "reading": self.reading,
+                "doc": self.doc,
                 "source": self.source, "tolerance": self.tolerance, "detail": self.detail}
 
 

@@ -1,7 +1,8 @@
 """Hints that know hardware: what the factor between a stated figure and the value the others imply says.
 
 A figure exactly twice its dense decomposition looks like a sparse figure under
-a dense key; 1.024 or 1.048576 is a binary prefix read as a decimal one; 8 is
+a dense key; 1.024 or 1.048576 is a binary prefix read as a decimal one (on a
+capacity, JEDEC's: a vendor's "80 GB" of memory is 80 GiB); 8 is
 bits against bytes; 1000 a decimal prefix; an exact power of two a precision or
 per-unit mix-up. :func:`hint_for` names the figure and the reason, and only
 where the factor can arise for that quantity.
@@ -15,7 +16,7 @@ from hwkb.definitions.model import VarKey, split_key
 from hwkb.definitions.display import display_scale, format_number
 from hwkb.solving.system import System
 
-__all__ = ["hint_for", "has_information", "SPECIFIC"]
+__all__ = ["hint_for", "has_information", "SPECIFIC", "JEDEC_REASON"]
 
 
 _BINARY = ((1.024, "Ki vs k"), (1.048576, "Mi vs M"), (1.073741824, "Gi vs G"))
@@ -25,6 +26,9 @@ _DECIMAL_STEPS = (1, 2, 3)      # 1000^k: k, M, G written for one another
 _POWER_STEPS = range(1, 11)     # 2^k
 _SPARSE = "looks like a sparse figure under a dense key (a sheet's 2:4 sparsity figure belongs to {twin})"
 _NEEDS_INFORMATION = ("bits", "binary")
+#: what a binary factor says on a capacity: vendors print capacities in JEDEC's binary GB, MB and KB
+JEDEC_REASON = ("binary vs decimal prefix, a JEDEC capacity read as decimal (vendors print memory and cache sizes "
+                "in binary units: \"80 GB\" of HBM is 80 GiB, \"40 MB\" of L2 is 40 MiB)")
 
 #: every test :func:`hint_for` makes, in the order it makes them: (factor, kind, how the factor is said, reason)
 _TESTS: tuple[tuple[float, str, str, str], ...] = (
@@ -105,6 +109,8 @@ def hint_for(system: System, key: VarKey, stated: float, implied: float, spread:
                 information = has_information(system, key)
             if not information:
                 continue
+            if kind == "binary" and system.model.variables[name].capacity:
+                reason = JEDEC_REASON
         scale, unit = display_scale(system.model.unit_of(key), (stated, implied))  # both in one unit
         unit = f" {unit}" if unit else ""
         source = f"what {rule} gives from the other figures" if rule else "what the other figures imply"

@@ -33,12 +33,13 @@ class Comparison:
     status: Verdict
     deviation: float | None    # percent: the file's figure over the KB's, minus 1
     hint: str | None = None
+    reading: str | None = None  # within rounding: a figure read as cut short or to two significant figures
 
     def to_dict(self) -> dict:
         return {"field": self.field, "variable": self.key, "status": str(self.status), "value": self.value,
                 "unit": self.unit, "written": self.written, "where": self.where.written(), "consumed": self.consumed,
                 "kb_value": self.kb_value, "kb_source": self.kb_source,
-                "deviation": fraction_of_percent(self.deviation), "hint": self.hint}
+                "deviation": fraction_of_percent(self.deviation), "hint": self.hint, "reading": self.reading}
 
 
 @dataclass(frozen=True)
@@ -149,6 +150,8 @@ def _entry_text(e: PeerEntryAudit, failed_only: bool) -> str:
                 lines.append(f"        KB:   {c.kb_source}")
                 if c.hint:
                     lines.append(f"        hint: {c.hint}")
+            elif i and shown[i - 1].reading:
+                lines.append(f"        reading: {shown[i - 1].reading}")
     if e.unsettled:
         lines.append(f"  not in the KB for {e.product}: {', '.join(e.unsettled)}")
     lines += [f"  note: {n}" for n in e.notes]

@@ -24,9 +24,12 @@ from pathlib import Path
 from typing import Sequence
 
 from hwkb.audit.findings import Verdict, quantity
-from hwkb.audit.hints import hint_for
+from hwkb.audit.hints import JEDEC_REASON, hint_for
 from hwkb.audit.peer_findings import Comparison, PeerAudit, PeerEntryAudit
+from hwkb.audit.readings import reading
 from hwkb.definitions.model import Fact, VarKey, split_key, var_key
+from hwkb.definitions.printed import read_to_least_figures
+from hwkb.definitions.quantities import jedec_label
 from hwkb.errors import Location
 from hwkb.formats.peers.entries import PeerEntry, PeerFormat
 from hwkb.solving.solver import Solver
@@ -79,26 +82,39 @@ def audit_peer_entries(system: System, fmt: PeerFormat, entries: Sequence[PeerEn
 
 
 def compare(system: System, solver: Solver, entry: PeerEntry, fact: Fact, kb: Value) -> Comparison:
-    """A figure of the file beside the KB's value: consistent, within both roundings, or inconsistent."""
+    """A figure of the file beside the KB's value: consistent, within both printed readings (rounded or cut short,
+    :attr:`Fact.interval`; a derived value within its carried rounding), or inconsistent."""
     units = system.units
     unit = system.model.unit_of(fact.key)
     mine = units.to_canonical(fact.value, fact.unit)
-    slack_mine = abs(units.to_canonical(fact.rounding, fact.unit))
+    mine_below, mine_above = (abs(units.to_canonical(x, fact.unit)) for x in fact.interval)
     theirs = kb.canonical
-    slack = slack_mine + kb.uncertainty * abs(theirs) + 1e-9 * max(abs(mine), abs(theirs))
-    gap = abs(mine - theirs)
-    status = (Verdict.CONSISTENT if gap <= 1e-9 * max(abs(mine), abs(theirs))
-              else Verdict.WITHIN_ROUNDING if gap <= slack else Verdict.INCONSISTENT)
+    stated = solver.context.facts.get(fact.key) if kb.stated else None
+    if stated is not None and stated.applicable and stated.entity is not None:
+        kb_below, kb_above = (abs(units.to_canonical(x, stated.unit)) for x in stated.interval)
+    else:
+        kb_below = kb_above = kb.uncertainty * abs(theirs)
+    close = 1e-9 * max(abs(mine), abs(theirs))
+    meets = mine - mine_below - close <= theirs + kb_above and theirs - kb_below - close <= mine + mine_above
+    status = (Verdict.CONSISTENT if abs(mine - theirs) <= close
+              else Verdict.WITHIN_ROUNDING if meets else Verdict.INCONSISTENT)
     deviation = (mine / theirs - 1) * 100 if theirs else None
     field = entry.fields[fact.key]
-    hint = None
+    hint = found = None
     if status == Verdict.INCONSISTENT:
-        hint = _sibling_hint(system, solver, fact.key, mine, slack_mine) or _factor_hint(
-            system, fact.key, mine, theirs, slack / abs(theirs) if theirs else 1e-9)
+        slack = mine_below + kb_below + close  # the factor as the rounded figures pin it
+        hint = _sibling_hint(system, solver, fact.key, mine, mine_above) or _factor_hint(
+            system, fact.key, mine, theirs, slack / abs(theirs) if theirs else 1e-9, mine_below + close)
+    elif status == Verdict.WITHIN_ROUNDING:
+        rounded = mine - mine_below - close <= theirs + kb_below and theirs - kb_below - close <= mine + mine_below
+        coarse = (fact.tolerance is None and read_to_least_figures(fact.text)) or (
+            stated is not None and stated.tolerance is None and read_to_least_figures(stated.text))
+        found = reading(not rounded, [fact.key] if coarse else ())
     return Comparison(field.field, fact.key, units.from_canonical(mine, unit), unit,
                       f"{entry.written[fact.key]} ({field.unit or 'a count'}"
                       f"{', x ' + format(field.scale, 'g') if field.scale != 1 else ''})",
-                      fact.where, field.consumed, units.from_canonical(theirs, unit), cite(kb), status, deviation, hint)
+                      fact.where, field.consumed, units.from_canonical(theirs, unit), cite(kb), status, deviation, hint,
+                      found)
 
 
 def cite(value: Value) -> str:
@@ -132,14 +148,27 @@ def _sibling_hint(system: System, solver: Solver, key: VarKey, mine: float, slac
     return None
 
 
-def _factor_hint(system: System, key: VarKey, mine: float, theirs: float, spread: float) -> str | None:
-    """What the factor between the file's figure and the KB's says (a binary prefix, bits vs bytes, 2x ...)."""
+def _factor_hint(system: System, key: VarKey, mine: float, theirs: float, spread: float,
+                 precision: float = 0.0) -> str | None:
+    """What the factor between the file's figure and the KB's says (a binary prefix, bits vs bytes, 2x ...).
+
+    On a capacity a binary factor is a JEDEC size read as decimal only where the file holds the vendor's number in
+    the decimal unit (80 GB as 80e9 bytes, to the file's ``precision``, canonical): 46068 MiB against an L40S's
+    48 GB is the memory ECC leaves, not a prefix."""
     unit = system.model.unit_of(key)
     found = hint_for(system, key, system.units.from_canonical(mine, unit), system.units.from_canonical(theirs, unit),
                      spread)
     if found is None:
         return None
     factor = mine / theirs
+    if found[0] == "binary" and system.model.variables[split_key(key)[0]].capacity:
+        units = system.units
+        decimal = jedec_label(unit)  # the vendor's printed unit, read as the decimal one it spells
+        printed = units.from_canonical(theirs, unit)
+        allowed = units.from_canonical(precision, decimal) + 1e-9 * printed
+        if abs(units.from_canonical(mine, decimal) - printed) > allowed:
+            return None
+        return f"{factor:.6g}x the KB's value: {JEDEC_REASON}"
     if found[0] == "binary":  # name the prefix nearest the factor, not the first the spread allows
         base, pair = min(_PREFIXES, key=lambda b: abs(math.log(max(factor, 1 / factor) / b[0])))
         return f"{factor:.6g}x the KB's value: binary vs decimal prefix ({pair}: 1 {pair[:2]}B = {base:g} {pair[-1]}B)"

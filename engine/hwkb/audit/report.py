@@ -144,9 +144,10 @@ def _cells(c: Check) -> list[str]:
 
 
 def _notes(c: Check) -> list[str]:
-    """What a reader needs under a failed check: where the numbers came from, the culprit, the hint."""
+    """What a reader needs under a failed check: where the numbers came from, the culprit, the hint; under a
+    check within rounding only as a figure cut short or read to two figures, that reading."""
     if c.status not in _FINDINGS:
-        return []
+        return [f"reading: {c.reading}"] if c.reading else []
     if c.kind == CheckKind.PLAUSIBILITY:
         return [c.detail.removeprefix("plausibility: ")]
     if c.kind == CheckKind.DOCUMENTS:

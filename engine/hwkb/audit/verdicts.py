@@ -27,6 +27,7 @@ import numpy as np
 from hwkb.audit.analysis import CompiledCheck, Side
 from hwkb.audit.enclosures import Enclosure, outward
 from hwkb.audit.findings import Verdict
+from hwkb.audit.readings import reading
 from hwkb.audit.rows import Row
 from hwkb.definitions.model import VarKey
 from hwkb.solving.system import System
@@ -54,26 +55,29 @@ class Evaluation(NamedTuple):
     spread: float                         # the ratio's relative half-width: how finely the check pins a factor
     sides: list[tuple[Side, float]]       # the known values the check shows, at the entity's points (canonical)
     fact_implied: dict[VarKey, float]     # failed checks: the value (canonical) each fact would need
+    reading: str | None = None            # within rounding: a figure read as cut short or to two figures
 
 
 class _Columns:
-    """The rows' figures for some keys as enclosures of twice the rows: each row's stated box, then its point.
+    """The rows' figures for some keys as enclosures of three times the rows: each row's stated box (a printed
+    figure rounded or cut short), its point, and its box were every figure rounded, not cut short.
 
     Gathered once for all the checks of a pattern: pulling floats out of the rows' dicts costs more than the
     interval arithmetic."""
 
     def __init__(self, rows: Sequence[Row], keys: Sequence[VarKey]):
         n, width = len(rows), len(keys)
-        mid, radius = (_gather(rows, which, keys).reshape(n, width).T for which in ("mid", "radius"))
-        lo, hi = np.empty((width, 2 * n)), np.empty((width, 2 * n))
-        radius = np.abs(radius)
-        lo[:, :n], hi[:, :n] = mid - radius, mid + radius
-        lo[:, n:], hi[:, n:] = mid, mid
+        mid, radius, reach = (_gather(rows, which, keys).reshape(n, width).T for which in ("mid", "radius", "reach"))
+        lo, hi = np.empty((width, 3 * n)), np.empty((width, 3 * n))
+        radius, reach = np.abs(radius), np.abs(reach)
+        lo[:, :n], hi[:, :n] = mid - radius, mid + reach
+        lo[:, n:2 * n], hi[:, n:2 * n] = mid, mid
+        lo[:, 2 * n:], hi[:, 2 * n:] = mid - radius, mid + radius
         lo, hi = outward(lo, hi)
         self.rows = n
         self.position = {k: i for i, k in enumerate(keys)}
         self.enclosures = [Enclosure(lo[i], hi[i]) for i in range(width)]
-        self.points = 0.5 * (lo[:, n:] + hi[:, n:])  # each row's value, as its one-ulp box gives it
+        self.points = 0.5 * (lo[:, n:2 * n] + hi[:, n:2 * n])  # each row's value, as its one-ulp box gives it
 
     def args(self, keys: Sequence[VarKey]) -> list[Enclosure]:
         return [self.enclosures[self.position[k]] for k in keys]
@@ -109,18 +113,20 @@ def _verdicts(check: CompiledCheck, rows: Sequence[Row], columns: _Columns, syst
     both = columns.args(check.symbols)
     with np.errstate(all="ignore"):
         own, implied, ratio = check.own(both), check.implied(both), check.ratio(both)
-        own_p, implied_p = own.mid[n:], implied.mid[n:]
+        own_p, implied_p = own.mid[n:2 * n], implied.mid[n:2 * n]
         ratio_lo, ratio_hi = ratio.lo[:n], ratio.hi[:n]
         q = own_p / implied_p
         deviation = (q - 1.0) * 100.0
         tol = check.relation.rule.tolerance
         holds_one = (ratio_lo * (1 - tol) <= 1.0) & (1.0 <= ratio_hi * (1 + tol))
+        rounded = (ratio.lo[2 * n:] * (1 - tol) <= 1.0) & (1.0 <= ratio.hi[2 * n:] * (1 + tol))
         close = np.abs(own_p - implied_p) <= CONSISTENT_RELATIVE * np.maximum(np.abs(own_p), np.abs(implied_p))
         finite = np.isfinite(own_p) & np.isfinite(implied_p) & (implied_p != 0)
         spread = _nan_to_inf(np.maximum(ratio_hi / q - 1, 1 - ratio_lo / q)) + tol
         shown = [side for side in check.sides if side.symbols]
         side_values = np.array([_shown(side, columns) for side in shown]).reshape(len(shown), n)
     code = np.where(close, 0, np.where(holds_one, 1, 2))
+    truncated = (code == 1) & ~rounded
     failed = np.flatnonzero((code == 2) & finite)
     kept = np.flatnonzero(finite)
     if kept.size < n:
@@ -134,15 +140,26 @@ def _verdicts(check: CompiledCheck, rows: Sequence[Row], columns: _Columns, syst
         for i, values in zip(np.searchsorted(kept, failed).tolist(), needed):
             facts[i] = dict(zip(check.variables, values))
     per_row = [code, deviation, own_p, own.lo[:n], own.hi[:n], implied_p, implied.lo[:n], implied.hi[:n],
-               ratio_lo, ratio_hi, spread, side_values]
+               ratio_lo, ratio_hi, spread, side_values, truncated]
     if kept.size < n:  # the rows where the check is defined
         rows, per_row = [rows[i] for i in kept.tolist()], [a[..., kept] for a in per_row]
     code, deviation, own_p, own_lo, own_hi, implied_p, implied_lo, implied_hi, ratio_lo, ratio_hi, spread, \
-        side_values = per_row
+        side_values, truncated = per_row
+    readings = _readings(check, rows, code, truncated)
     return list(map(Evaluation._make, zip(
         repeat(check), rows, _BY_CODE[code].tolist(), deviation.tolist(), _triples(own_p, own_lo, own_hi, scale),
         _triples(implied_p, implied_lo, implied_hi, scale), zip(ratio_lo.tolist(), ratio_hi.tolist()),
-        spread.tolist(), _pairs(shown, side_values), facts)))
+        spread.tolist(), _pairs(shown, side_values), facts, readings)))
+
+
+def _readings(check: CompiledCheck, rows: Sequence[Row], code: np.ndarray, truncated: np.ndarray) -> list[str | None]:
+    """Per row, how a within-rounding verdict read the check's printed figures, where it read them otherwise than
+    rounded to their printed digits (:func:`~hwkb.audit.readings.reading`); None for the other verdicts."""
+    out: list[str | None] = [None] * len(rows)
+    for i in np.flatnonzero(code == 1).tolist():
+        coarse = rows[i].coarse
+        out[i] = reading(bool(truncated[i]), [k for k in check.symbols if k in coarse] if coarse else ())
+    return out
 
 
 def _nan_to_inf(values: np.ndarray) -> np.ndarray:
@@ -161,7 +178,7 @@ def _shown(side: Side, columns: _Columns) -> np.ndarray:
     """A side's value at each row's point: a stated key's own value, else its route's."""
     if side.via is None:  # a known key: its route is the key itself
         return columns.points[columns.position[side.key]]
-    return side.function(columns.args(side.symbols)).mid[columns.rows:]
+    return side.function(columns.args(side.symbols)).mid[columns.rows:2 * columns.rows]
 
 
 def _triples(point: np.ndarray, lower: np.ndarray, upper: np.ndarray, scale: float):

@@ -52,7 +52,8 @@ def _check(check: Check) -> str:
                                          check.target, check.doc, check.source, check.tolerance)
     return "".join((head, _number(fraction_of_percent(check.deviation)), middle, _figure(check.value), ',"implied":',
                     _figure(check.implied), ',"sides":[', ",".join(map(_figure, check.sides)), '],"suspects":[',
-                    ",".join(map(_suspect, check.suspects)), '],"hint":', _text(check.hint), tail,
+                    ",".join(map(_suspect, check.suspects)), '],"hint":', _text(check.hint),
+                    ',"reading":', _text(check.reading), tail,
                     _string(check.detail), "}"))
 
 

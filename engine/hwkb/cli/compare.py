@@ -24,6 +24,7 @@ from hwkb.cli import flags
 from hwkb.definitions.display import display_scale, format_number
 from hwkb.errors import markdown_text
 from hwkb.definitions.model import split_key
+from hwkb.definitions.quantities import JEDEC_NOTE, jedec_label
 from hwkb.formats import html_pages
 
 __all__ = ["add_arguments", "run", "Cell", "Row", "Comparison", "compare", "stated_cell", "html_page", "emit", "FORMATS"]
@@ -64,9 +65,13 @@ class Row:
     unit: str
     cells: tuple[Cell | None, ...]
     section: str = ""  # the rule file that declares the variable (``compute`` for kb/rules/compute.yaml)
+    label: str = ""    # the unit as the text shows it: a capacity's GiB as vendors print it, GB (JEDEC)
 
     def shown(self) -> tuple[float, str]:
-        """The factor and unit text shows the row's figures in: one for the row, from its largest figure."""
+        """The factor and unit text shows the row's figures in: one for the row, from its largest figure; a
+        capacity as vendors print it (GiB as GB)."""
+        if self.label:
+            return 1, self.label
         return display_scale(self.unit, [c.value for c in self.cells if c is not None])
 
     def to_dict(self) -> dict:
@@ -94,6 +99,10 @@ class Comparison:
         return [header] + [[r.variable, unit, *(c.text(factor) if c else "-" for c in r.cells)]
                            for r in self.rows for factor, unit in (r.shown(),)]
 
+    def jedec_line(self) -> list[str]:
+        """The line that says capacities are shown as vendors print them (none if no row is one)."""
+        return [JEDEC_NOTE] if any(r.label and r.label != r.unit for r in self.rows) else []
+
     def _section_starts(self) -> dict[int, str]:
         """Row index -> the section that begins there. None when one rule file gives every row, or when a file's
         rows are apart (``--vars`` in an order of the user's own is left as given)."""
@@ -111,7 +120,7 @@ class Comparison:
                 lines.append(f"[{starts[i - 1]}]")
             lines.append("  ".join(cell.ljust(w) if j < 2 else cell.rjust(w)
                                    for j, (cell, w) in enumerate(zip(row, widths))).rstrip())
-        return "\n".join(lines + self.left_out_line()
+        return "\n".join(lines + self.left_out_line() + self.jedec_line()
                          + [f"{DERIVED_MARK} derived from the stated figures (hwkb explain VAR --gpu ID)"])
 
     def markdown(self) -> str:
@@ -122,7 +131,8 @@ class Comparison:
             if i in starts:
                 lines.append(f"| **{starts[i]}** |" + " |" * (len(row) - 1))
             lines.append("| " + " | ".join(markdown_text(cell) for cell in row) + " |")
-        return "\n".join(lines + ["", *self.left_out_line(), f"{DERIVED_MARK} derived from the stated figures"])
+        return "\n".join(lines + ["", *self.left_out_line(), *self.jedec_line(),
+                                   f"{DERIVED_MARK} derived from the stated figures"])
 
     def html(self) -> str:
         """The page's table has a section column to filter and sort by, in place of the text's section lines."""
@@ -132,7 +142,8 @@ class Comparison:
         rows = [[r.section, *cells] for r, cells in zip(self.rows, table[1:])] if sectioned else table[1:]
         first_number = len(header) - len(self.gpus)
         return html_page("hwkb compare " + " ".join(self.gpus), header, rows,
-                         " ".join([*self.left_out_line(), f"{DERIVED_MARK} derived from the stated figures"]),
+                         " ".join([*self.left_out_line(), *self.jedec_line(),
+                                   f"{DERIVED_MARK} derived from the stated figures"]),
                          numeric=range(first_number, len(header)))
 
     def csv(self) -> str:
@@ -198,7 +209,8 @@ def compare(kb, gpus: Sequence[str], names: Sequence[str] = ()) -> Comparison:
         if exact or any(cell is not None for cell in cells):
             variable = kb.model.variables[split_key(key)[0]]
             rows.append(Row(key, kb.model.unit_of(key), cells,
-                            Path(variable.where.file).stem if variable.where.file else ""))
+                            Path(variable.where.file).stem if variable.where.file else "",
+                            jedec_label(variable.unit) if variable.capacity else ""))
         else:
             left_out.append(key)
     return Comparison(tuple(gpus), tuple(rows), tuple(left_out))

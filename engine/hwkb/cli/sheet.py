@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from hwkb.cli import flags
 from hwkb.cli.compare import Cell, declared_keys, emit, html_page, stated_cell
 from hwkb.definitions.display import display_scale
+from hwkb.definitions.model import split_key
+from hwkb.definitions.quantities import JEDEC_NOTE, jedec_label
 from hwkb.errors import UsageError, markdown_text
 from hwkb.formats import html_pages
 
@@ -28,10 +30,12 @@ class SheetRow:
     cell: Cell
     origin: str                        # the fact's source, or "rule (inputs)" for a derived value
     findings: tuple[str, ...] = ()     # failed audit checks that concern this figure
+    label: str = ""                    # the unit as the page shows it: a capacity's GiB as vendors print it, GB
 
     def shown(self) -> tuple[str, str]:
-        """The figure and its unit as text shows them (:func:`display_scale`: a fraction in percent ...)."""
-        factor, unit = display_scale(self.unit, (self.cell.value,))
+        """The figure and its unit as text shows them (:func:`display_scale`: a fraction in percent ...; a capacity
+        as vendors print it)."""
+        factor, unit = (1, self.label) if self.label else display_scale(self.unit, (self.cell.value,))
         return self.cell.text(factor), unit
 
     def value_text(self) -> str:
@@ -49,6 +53,11 @@ class Sheet:
     name: str
     rows: tuple[SheetRow, ...]
 
+    def foot(self) -> list[str]:
+        """The lines under the table: capacities shown as vendors print them (if any is), derived values marked."""
+        return ([JEDEC_NOTE] if any(r.label and r.label != r.unit for r in self.rows) else []) + [
+            "* derived from the stated figures"]
+
     @property
     def status(self) -> str:
         return "inconsistent" if any(r.findings for r in self.rows) else "ok"
@@ -59,7 +68,7 @@ class Sheet:
         for r in self.rows:
             lines.append(f"  {r.variable.ljust(width)}  {r.value_text():<18}  {r.origin}".rstrip())
             lines += [f"  {'':{width}}  ! {finding}" for finding in r.findings]
-        return "\n".join(lines + ["* derived from the stated figures"])
+        return "\n".join(lines + self.foot())
 
     def markdown(self) -> str:
         lines = [f"# {markdown_text(self.name)} (`{self.entity}`)", "", "| variable | value | unit | from | audit |",
@@ -67,13 +76,14 @@ class Sheet:
         for r in self.rows:
             cells = [r.variable, *r.shown(), r.origin, "; ".join(r.findings)]
             lines.append("| " + " | ".join(markdown_text(c) for c in cells) + " |")
-        return "\n".join(lines + ["", "\\* derived from the stated figures"])
+        return "\n".join(lines + ["", *self.foot()[:-1], "\\* derived from the stated figures"])
 
     def html(self) -> str:
         rows = [[r.variable, *r.shown(), html_pages.link(r.origin, html_pages.first_url(r.origin)),
                  "; ".join(r.findings)] for r in self.rows]  # a source with a web address links to it
         return html_page(f"{self.name} ({self.entity})", ["variable", "value", "unit", "from", "audit"], rows,
-                         "* derived from the stated figures; the audit column names every failed check", numeric=(1,))
+                         " ".join(self.foot()[:-1] + ["* derived from the stated figures; the audit column names every "
+                                                      "failed check"]), numeric=(1,))
 
     def to_dict(self) -> dict:
         return {"status": self.status, "entity": self.entity, "name": self.name,
@@ -98,18 +108,24 @@ def sheet(kb, gpu: str) -> Sheet:
     """``gpu``'s stated facts and derived values in the KB's declaration order, with origins and findings."""
     entity = kb.model.entity(gpu)
     unit_of = kb.model.unit_of
+
+    def label_of(key: str) -> str:
+        """A capacity's unit as vendors print it (GiB as GB); "" for any other."""
+        return jedec_label(unit_of(key)) if kb.model.variables[split_key(key)[0]].capacity else ""
+
+    def also_row(key: str, other) -> SheetRow:
+        return SheetRow(key, unit_of(key), stated_cell(kb, other), "", (), label_of(key))
     origins: dict[str, tuple[Cell, str]] = {}
     for key, fact in kb.context(gpu).facts.items():
         if fact.entity is not None:
             inherited = f" [{fact.entity}]" if fact.entity != gpu else ""
-            others = "".join(f"; also {SheetRow(key, unit_of(key), stated_cell(kb, other), '').value_text()} "
-                             f"per {other.source}" for other in fact.also)
+            others = "".join(f"; also {also_row(key, other).value_text()} per {other.source}" for other in fact.also)
             origins[key] = (stated_cell(kb, fact), (fact.source or fact.doc or "") + inherited + others)
     for value in kb.derive(gpu):
         inputs = ", ".join(i.key for i in value.origin.inputs)
         origins.setdefault(value.key, (Cell(value.magnitude, "derived"), f"{value.origin.rule} ({inputs})"))
     findings = findings_by_key(kb, gpu)
-    rows = tuple(SheetRow(key, unit_of(key), *origins[key], tuple(findings.get(key, ())))
+    rows = tuple(SheetRow(key, unit_of(key), *origins[key], tuple(findings.get(key, ())), label_of(key))
                  for key in declared_keys(kb) if key in origins)
     return Sheet(gpu, entity.name or gpu, rows)
 

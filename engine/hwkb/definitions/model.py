@@ -14,6 +14,7 @@ from typing import Mapping, MutableMapping
 from hwkb.definitions.display import display_scale, format_number
 from hwkb.errors import KBError, Location, UnknownNameError
 from hwkb.definitions.expressions import Ref, RelationTree
+from hwkb.definitions.printed import half_unit, printed_interval
 from hwkb.definitions.display import integer_ops_unit
 
 __all__ = [
@@ -83,6 +84,8 @@ class Fact:
     def applicable(self) -> bool:
         return self.value is not None
 
+    printed_unit: str | None = None  # the unit as the document printed it, where it was read otherwise (JEDEC GB)
+
     @property
     def rounding(self) -> float:
         """Half a unit in the last printed digit, in ``unit`` (or the stated tolerance)."""
@@ -93,17 +96,18 @@ class Fact:
         """Half a unit in the last digit ``text`` prints, in ``unit``, whatever the tolerance."""
         return half_unit(self.text)
 
+    @property
+    def interval(self) -> tuple[float, float]:
+        """How far below and above the value the true one may lie, in ``unit``: the stated tolerance either
+        way, or the printed figure's rounding or truncation (:func:`printed_interval`)."""
+        if self.tolerance is not None:
+            return self.tolerance, self.tolerance
+        return printed_interval(self.text)
 
-def half_unit(text: str) -> float:
-    """Half a unit in the last digit a number's text prints: how far the printed figure may be from the true one.
-
-    >>> half_unit("82.58"), half_unit("2520"), half_unit("3.2e-05"), half_unit("1e+16"), half_unit("1_000.5")
-    (0.005, 0.5, 5e-07, 5000000000000000.0, 0.05)
-    """
-    text = text.strip().lower().replace("_", "")
-    mantissa, _, exponent = text.partition("e")
-    decimals = len(mantissa.split(".", 1)[1]) if "." in mantissa else 0
-    return 0.5 * 10.0 ** (int(exponent or 0) - decimals)
+    @property
+    def shown_unit(self) -> str:
+        """The unit as the document printed it."""
+        return self.printed_unit or self.unit
 
 
 @dataclass(frozen=True)
@@ -168,6 +172,7 @@ class Variable:
     aliases: tuple[str, ...] = ()  # vendor words for the same quantity (AMD's cu_count for sm_count)
     positive: bool = False  # declared positive: a stated zero is an error, not a degenerate law
     range: Range | None = None  # what real hardware spans: a derived value outside it is implausible
+    capacity: bool = False  # a memory's size: a printed GB, MB or KB is binary (JEDEC), as vendors print them
 
     def plausible(self, value: float) -> bool:
         """Whether ``value`` (in the display unit) lies in the declared range; any value does without one."""

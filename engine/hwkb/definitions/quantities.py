@@ -21,15 +21,17 @@ False
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from hwkb.definitions.display import format_number  # where renderers have always found them
-from hwkb.definitions.limits import MAX_MAGNITUDE, MAX_QUANTITY_CHARS
+from hwkb.definitions.limits import MAX_MAGNITUDE, MAX_QUANTITY_CHARS, MIN_MAGNITUDE
 from hwkb.definitions.units import NUMBER, Units
 from hwkb.errors import LimitError, Location, UnitError
 
-__all__ = ["NOT_APPLICABLE", "QuantityReading", "read_quantity", "format_number"]
+__all__ = ["NOT_APPLICABLE", "QuantityReading", "read_quantity", "format_number", "jedec_unit", "jedec_label",
+           "JEDEC_NOTE"]
 
 #: the spellings of "this quantity does not exist here", compared without case
 NOT_APPLICABLE = ("n/a", "na", "none")
@@ -47,6 +49,7 @@ class QuantityReading:
     magnitude: float | None
     unit: str
     value: float | None
+    printed: str | None = None  # the unit as written, where it is read as another (a capacity's GB as GiB)
 
     @property
     def applicable(self) -> bool:
@@ -54,7 +57,8 @@ class QuantityReading:
 
 
 def read_quantity(text: str, unit: str, units: Units, where: Location, *, key: str | None = None,
-                  in_file: bool = False, positive: bool = False) -> QuantityReading:
+                  in_file: bool = False, positive: bool = False, integer: bool = False, capacity: bool = False,
+                  least: float | None = None) -> QuantityReading:
     """``text`` read as a value of ``unit``: a number with an optional unit of the same dimension, or n/a.
 
     A number and a unit and nothing else: the unit is read by the project's grammar
@@ -63,8 +67,13 @@ def read_quantity(text: str, unit: str, units: Units, where: Location, *, key: s
     :data:`~hwkb.definitions.limits.MAX_MAGNITUDE`. ``key`` names the variable in messages; ``in_file`` gives
     the hints for a KB file, where a value is written with its unit, rather than those for a flag, where the
     unit is optional; ``positive`` refuses zero too (a variable declared ``positive: true``, such as an SM
-    count, where zero would only make every law through it degenerate). Raises UnitError or LimitError at
-    ``where``.
+    count, where zero would only make every law through it degenerate). A magnitude above zero but below
+    ``least`` (the variable's smallest physical value, in ``unit``) or below
+    :data:`~hwkb.definitions.limits.MIN_MAGNITUDE` is refused as zero is: ``1e-320`` SMs is no figure.
+    ``integer`` refuses a value that is not whole (a flag's count; a KB file may give an estimate a tolerance
+    instead). ``capacity`` reads a decimal prefix of bytes as the binary one vendors mean by it (JEDEC: a
+    printed ``80 GB`` of HBM is 80 GiB), keeping the unit as written in ``printed``. Raises UnitError or
+    LimitError at ``where``.
     """
     text = text.strip()
     if len(text) > MAX_QUANTITY_CHARS:
@@ -74,6 +83,9 @@ def read_quantity(text: str, unit: str, units: Units, where: Location, *, key: s
         return QuantityReading(text, text, None, unit, None)
     shown = unit or "plain numbers"
     number, written = _split(text, unit)
+    printed = None
+    if capacity and jedec_unit(written) != written:
+        printed, written = written, jedec_unit(written)
     if in_file:
         how = f"write a number and a unit that fits {unit or 'a count'}, e.g. '{f'1 {unit}' if unit else '1'}'"
     else:
@@ -115,7 +127,43 @@ def read_quantity(text: str, unit: str, units: Units, where: Location, *, key: s
     largest = max(magnitude, value)
     if largest > MAX_MAGNITUDE:
         raise LimitError("magnitude", f"{largest:g}", f"{MAX_MAGNITUDE:g}", subject=repr(text), where=where)
-    return QuantityReading(text, number, magnitude, written, value)
+    floor = MIN_MAGNITUDE if least is None else max(least, MIN_MAGNITUDE)
+    if magnitude > 0 and value < floor:
+        raise UnitError(f"{text!r} is below the smallest value {key or 'a quantity'} can have ({floor:g}"
+                        f"{' ' + unit if unit else ''})", where=where,
+                        hint="give a physical value, or n/a where the quantity does not exist")
+    if integer and abs(value - round(value)) > 1e-9 * max(1.0, abs(value)):
+        raise UnitError(f"{key or 'the value'} counts whole things, but {text!r} is not whole", where=where,
+                        hint="give a whole number")
+    return QuantityReading(text, number, magnitude, written, value, printed)
+
+
+#: the one line a table that shows capacities as vendors print them adds
+JEDEC_NOTE = "capacities as vendors print them (JEDEC): 1 KB = 1024 B, 1 MB = 1024 KB, 1 GB = 1024 MB"
+
+#: a decimal prefix of bytes as printed -> the binary one a capacity means by it (JEDEC; "KB" is JEDEC's kilo)
+_JEDEC = {"k": "Ki", "K": "Ki", "M": "Mi", "G": "Gi", "T": "Ti"}
+_DECIMAL_BYTES = re.compile(r"^(k|K|M|G|T)(B|byte|bytes)$")
+
+
+def jedec_unit(written: str) -> str:
+    """The unit a vendor means by a capacity printed in ``written``: ``GB`` -> ``GiB``; any other as is.
+
+    >>> jedec_unit("GB"), jedec_unit("KB"), jedec_unit("MiB"), jedec_unit("GB/s")
+    ('GiB', 'KiB', 'MiB', 'GB/s')
+    """
+    match = _DECIMAL_BYTES.match(written.strip())
+    return f"{_JEDEC[match.group(1)]}{match.group(2)}" if match else written
+
+
+def jedec_label(unit: str) -> str:
+    """A binary capacity unit as vendors print it: ``GiB`` -> ``GB``, ``KiB`` -> ``KB``; any other as is.
+
+    >>> jedec_label("GiB"), jedec_label("KiB"), jedec_label("B"), jedec_label("GB/s")
+    ('GB', 'KB', 'B', 'GB/s')
+    """
+    match = re.fullmatch(r"(Ki|Mi|Gi|Ti)(B|byte|bytes)", unit.strip())
+    return f"{'K' if match.group(1) == 'Ki' else match.group(1)[0]}{match.group(2)}" if match else unit
 
 
 def _split(text: str, unit: str) -> tuple[str, str]:

@@ -36,8 +36,8 @@ MAPPING: Mapping[str, tuple[VarKey, str]] = MappingProxyType({
     "memory_clock_mhz": ("memory_clock", "MHz"),
     "memory_bus_bits": ("memory_bus_bits", ""),
     "memory_bandwidth_gb_s": ("memory_bandwidth", "GB/s"),
-    "memory_size_gb": ("memory_size", "GB"),
-    "l2_cache_mb": ("l2_size", "MB"),
+    "memory_size_gb": ("memory_size", "GiB"),  # TechPowerUp prints capacities as JEDEC does: "24 GB" is 24 GiB
+    "l2_cache_mb": ("l2_size", "MiB"),
     "pixel_rate_gpixel_s": ("pixel_rate", "Gpixel/s"),
     "texture_rate_gtexel_s": ("texture_rate", "Gtexel/s"),
     "transistor_count_m": ("transistor_count", "Mtransistor"),

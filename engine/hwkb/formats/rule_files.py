@@ -24,7 +24,8 @@ from hwkb.formats.yaml_nodes import Declaration, Node, NodeReader
 
 __all__ = ["read_rule_file", "build_variable", "build_rule", "check_ref", "check_key", "check_aliases"]
 
-_VARIABLE_FIELDS = ("unit", "doc", "index", "integer", "positive", "default", "source", "aliases", "range")
+_VARIABLE_FIELDS = ("unit", "doc", "index", "integer", "positive", "capacity", "default", "source", "aliases",
+                    "range")
 #: a range's fields: its bounds (min/max include the bound, above/below exclude it) and the document or reason
 _RANGE_FIELDS = ("min", "max", "above", "below", "source")
 _RULE_FIELDS = ("kind", "doc", "for", "eq", "source", "tolerance", "model", "inputs", "output", "options")
@@ -88,7 +89,13 @@ def build_variable(item: Declaration, indices: Mapping[str, IndexSet], units: Un
     integer = reader.flag(fields["integer"][1], "integer") if "integer" in fields else False
     positive = reader.flag(fields["positive"][1], "positive") if "positive" in fields else False
     aliases = _aliases(item) if "aliases" in fields else ()
-    variable = Variable(name, unit, doc, item.where, index, integer, positive=positive)
+    capacity = reader.flag(fields["capacity"][1], "capacity") if "capacity" in fields else False
+    if capacity and units.dimensions(unit) != units.dimensions("B"):
+        reader.error(fields["capacity"][0],
+                     f"capacity: true is for sizes in bytes, but {name} is in {unit or 'a count'}",
+                     "leave 'capacity' out, or give the variable a unit of bytes")
+        capacity = False
+    variable = Variable(name, unit, doc, item.where, index, integer, positive=positive, capacity=capacity)
     default = None
     if "default" in fields:
         source = reader.text(fields["source"][1], "source") if "source" in fields else None
@@ -97,7 +104,7 @@ def build_variable(item: Declaration, indices: Mapping[str, IndexSet], units: Un
         reader.error(fields["source"][0], "'source' on a variable belongs to its 'default'",
                      "give a default value or move the source to the facts")
     plausible = _range(item, unit, units) if "range" in fields else None
-    return Variable(name, unit, doc, item.where, index, integer, default, aliases, positive, plausible)
+    return Variable(name, unit, doc, item.where, index, integer, default, aliases, positive, plausible, capacity)
 
 
 def _range(item: Declaration, unit: str, units: Units) -> Range | None:

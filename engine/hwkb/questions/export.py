@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from hwkb.definitions.model import EntityId, VarKey
+from hwkb.definitions.quantities import JEDEC_NOTE, format_number, jedec_label
 from hwkb.formats.peers.entries import PeerFormat, Written
 from hwkb.solving.solver import Solver
 from hwkb.solving.system import System
@@ -50,7 +51,21 @@ class Export:
         """What stderr says: each field left out and why, and the layout's own remarks."""
         missing = tuple(f"{field}: the KB cannot settle {key} for {self.entity}; left null or out"
                         for field, key in self.written.missing.items())
-        return missing + self.written.notes
+        return missing + self.written.notes + self.capacities
+
+    @property
+    def capacities(self) -> tuple[str, ...]:
+        """One line on the capacities written: as the vendor prints each (JEDEC's GB is GiB) and the unit the tool's
+        code reads its field in, so "80" under a field named in GB is seen to be the vendor's 80 GB."""
+        by_field = {f.field: f for f in self.format.fields}
+        shown = []
+        for field, key in self.written.used.items():
+            value = self.values[key]
+            if value.unit != jedec_label(value.unit) and field in by_field:
+                shown.append(f"{key} {format_number(value.magnitude)} {jedec_label(value.unit)} = "
+                             f"{format_number(value.magnitude)} {value.unit}, written as {field} in "
+                             f"{by_field[field].unit or 'a count'} ({by_field[field].consumed})")
+        return (f"{JEDEC_NOTE}: " + "; ".join(shown),) if shown else ()
 
     def to_dict(self) -> dict:
         fields = []

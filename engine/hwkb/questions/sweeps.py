@@ -31,7 +31,7 @@ from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 
-from hwkb.definitions.model import VarKey
+from hwkb.definitions.model import VarKey, split_key
 from hwkb.definitions.quantities import format_number, read_quantity
 from hwkb.errors import KBError, Location, NoClosedForm, NotDetermined, QueryError
 from hwkb.questions.closed_forms import ClosedForm, canonical_forms, closed_form
@@ -98,7 +98,9 @@ def parse_axis(kb: System, text: str) -> Axis:
 
 def _number(kb: System, token: str, key: VarKey, unit: str, text: str, positive: bool = False) -> float:
     """One value of a sweep, in ``unit``: the quantity syntax of KB files and ``--set``, n/a excluded."""
-    reading = read_quantity(token, unit, kb.units, Location(f"--sweep {text!r}"), key=key, positive=positive)
+    variable = kb.model.variables[split_key(key)[0]]
+    reading = read_quantity(token, unit, kb.units, Location(f"--sweep {text!r}"), key=key, positive=positive,
+                            capacity=variable.capacity)
     if not reading.applicable:
         raise QueryError(f"--sweep {text!r}: {token.strip()!r} is not a value to sweep over",
                          hint=f"write numbers in {unit or 'plain numbers'}, e.g. 64")

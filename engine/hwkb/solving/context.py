@@ -68,7 +68,8 @@ def parse_assignment(text: str, model: Model, units: Units, origin: str = "--set
         raise ContextError(f"cannot read {text!r}", where=where, hint="write VAR=VALUE, e.g. clock_tc=1.755GHz")
     key = model.resolve_key(key)
     variable = model.check_key(key, where=where)
-    reading = read_quantity(value, variable.unit, units, where, key=key, positive=variable.positive)
+    reading = read_quantity(value, variable.unit, units, where, key=key, positive=variable.positive,
+                            integer=variable.integer, capacity=variable.capacity)
     if not reading.applicable:
         return Fact(key, None, variable.unit, reading.text, _SOURCES[via], None, where)
     printed = reading.number if reading.unit == variable.unit else repr(reading.value)

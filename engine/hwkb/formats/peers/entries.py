@@ -8,7 +8,7 @@ the KB states both ways), the further fields multiplied in (LLMCompass states
 an SM's work as sublanes x array height x width) and the tool's source line
 that consumes it. :func:`build_entry` turns one entry into a
 :class:`PeerEntry` whose facts keep the figure's printed digits, so the audit
-allows exactly the rounding the file wrote; :func:`tool_figures` goes the
+allows exactly the rounding (or truncation) the file wrote; :func:`tool_figures` goes the
 other way for ``hwkb export``.
 """
 from __future__ import annotations
@@ -27,7 +27,7 @@ from hwkb.formats.peers.documents import Item, number_of, text_of
 from hwkb.formats.stated_facts import printed
 
 __all__ = ["PeerField", "NameMatch", "PeerEntry", "PeerFormat", "Written", "build_entry", "tool_figures",
-           "Number", "printable", "json_text", "half_digit", "CONVERTED_ZEROS", "nest", "display", "check_keys", "name_table", "DTYPES"]
+           "Number", "printable", "json_text", "nest", "display", "check_keys", "name_table", "DTYPES"]
 
 #: a tool's data-type names -> the KB's precision index
 DTYPES: Mapping[str, str] = {"fp16": "fp16", "float16": "fp16", "half": "fp16", "bf16": "bf16", "bfloat16": "bf16",
@@ -169,8 +169,10 @@ def build_entry(fmt: str, tool: str, name: str, item: Item | Mapping[str, Item],
         plain = not f.times and f.scale == 1 and first.text is not None
         text = first.text if plain else printed(value)
         exact = f.exact or variable.integer
-        half = half_digit(first.text or printed(numbers[0]))
-        tolerance = 0.0 if exact else half if plain else half * value / numbers[0]
+        # a figure as the file prints it is rounded or cut short (Fact.interval); a product or a scaled one is known
+        # to its first field's printed digits, scaled, either way
+        tolerance = (0.0 if exact else None if plain
+                     else half_unit(first.text or printed(numbers[0])) * value / numbers[0])
         facts[key] = Fact(key, value, f.unit, text, f"{tool} {display(where.file)}: {name} ({f.field})", eid,
                           first.where, tolerance=tolerance)
         by_key[key] = f
@@ -181,23 +183,6 @@ def build_entry(fmt: str, tool: str, name: str, item: Item | Mapping[str, Item],
 
 def display(file: str) -> str:
     return file.rsplit("/", 1)[-1]
-
-
-#: trailing zeros from which a whole number is a figure converted into base units, known to its last nonzero digit
-CONVERTED_ZEROS = 6
-
-
-def half_digit(text: str) -> float:
-    """Half a unit in the last printed digit of a number's text (``'3.2e9'`` -> 5e7).
-
-    A whole number with six or more trailing zeros (``3350000000000`` bytes/s, ``989000000000000.0`` FLOP/s) is a
-    figure converted into base units: it is known to its last nonzero digit (5e9 and 5e11), not to the byte.
-    """
-    mantissa, _, exponent = text.strip().lower().replace("_", "").partition("e")
-    whole = mantissa.removesuffix(".0").lstrip("+-")
-    if not exponent and whole.isdigit() and len(whole) - len(whole.rstrip("0")) >= CONVERTED_ZEROS:
-        return 0.5 * 10.0 ** (len(whole) - len(whole.rstrip("0")))
-    return half_unit(text)
 
 
 @dataclass(frozen=True)
@@ -211,15 +196,20 @@ class Number:
 
 
 def printable(x: float, exact: bool = False) -> Number:
-    """A count as an integer; else six significant digits when that text still encloses the value within half its
-    last digit (so ``audit --from`` on the written file allows what the text shows), else all the float's digits."""
-    if exact:
+    """A count, or a whole number of at most 15 digits (80 GiB in bytes, 85899345920), as an integer; else six
+    significant digits when that text still encloses the value within half its last digit (so ``audit --from`` on
+    the written file allows what the text shows), else all the float's digits.
+
+    >>> printable(85899345920.0).text, printable(989.4).text, printable(2.0 ** -0.5).text
+    ('85899345920', '989.4', '0.707107')
+    """
+    if exact or (x == int(x) and abs(x) < 1e15):
         return Number(str(int(round(x))))
     short = f"{x:.6g}"
     if "e" in short:
         mantissa, exponent = short.split("e")
         short = f"{mantissa}e{int(exponent)}"
-    return Number(short if abs(float(short) - x) <= half_digit(short) else repr(float(x)))
+    return Number(short if abs(float(short) - x) <= half_unit(short) else repr(float(x)))
 
 
 def json_text(data: object, indent: int = 4, level: int = 0) -> str:
