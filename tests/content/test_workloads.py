@@ -83,6 +83,15 @@ def test_measured_attention_efficiency_stretches_the_ideal_time(kb):
                         layers=[*layers, "measured-flashattention2-a100"]).magnitude
     assert measured == pytest.approx(ideal / 0.73)
 
+
+@pytest.mark.parametrize("gpu, scenario, share", [("h100-sxm", "measured-batch1-decode-h100", 0.27),
+                                                  ("l4", "measured-batch1-decode-l4", 0.81)])
+def test_measured_decode_share_scales_the_bandwidth_bound(kb, gpu, scenario, share):
+    facts = ["batch=1", "context=2048"]
+    ideal = kb.solve("decode_tokens_per_s", gpu=gpu, layers=["llama-3-8b"], facts=facts).magnitude
+    measured = kb.solve("decode_tokens_per_s", gpu=gpu, layers=["llama-3-8b", scenario], facts=facts).magnitude
+    assert measured == pytest.approx(ideal * share)
+
 MODELS = ["llama-3-8b", "llama-3-70b", "llama-3-405b", "mixtral-8x7b", "qwen2-72b", "deepseek-v3"]
 # GPUs whose bandwidth is only stated: on the MI300X and MI325X bus width x data rate fixes it once the stated
 # figure is set aside, and the backward question answers that route (inconsistent with a higher target)
