@@ -60,14 +60,15 @@ def test_gpus_needed_for_405b_at_128k_context(kb):
     solution = kb.solve("gpus_needed", gpu="mi300x", layers=["llama-3-405b"], facts=["context=131072", "batch=8"])
     weights = dense_params(126, 16384, 128, 8, 128, 53248, 128256) * 2
     cache = 126 * 2 * 8 * 128 * 2 * 131072 * 8
-    memory = kb.solve("memory_size", gpu="mi300x").magnitude * 1e9  # GB
+    memory_size = kb.solve("memory_size", gpu="mi300x")
+    assert memory_size.unit == "GiB"  # AMD's "192 GB" of HBM, read in the JEDEC convention
+    memory = memory_size.magnitude * 2**30
     assert solution.magnitude == math.ceil((weights + cache) / memory)
 
 
 def test_mla_caches_the_latent_and_the_rotary_key(kb):
     solution = kb.solve("kv_bytes_per_token", layers=["deepseek-v3"])
     assert solution.magnitude == pytest.approx(61 * (512 + 64) * 2 / 1e3)  # kB
-
 
 
 def test_qwen2_72b_counts_the_72_71b_of_its_card(kb):
