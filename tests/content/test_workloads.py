@@ -71,6 +71,28 @@ def test_mla_caches_the_latent_and_the_rotary_key(kb):
     assert solution.magnitude == pytest.approx(61 * (512 + 64) * 2 / 1e3)  # kB
 
 
+def test_qwen2_72b_counts_the_72_71b_of_its_card(kb):
+    counted = dense_params(80, 8192, 64, 8, 128, 29568, 152064)  # Q/K/V biases left out, as in the KB
+    assert kb.solve("params", layers=["qwen2-72b"]).magnitude == counted
+    assert round(counted / 1e9, 2) == 72.71  # 'Hello Qwen2', Model Information table: # Params 72.71B
+
+
+def test_measured_attention_efficiency_stretches_the_ideal_time(kb):
+    layers = ["attention-llama-3-70b-8k"]
+    ideal = kb.solve("attention_compute_time", gpu="a100-80gb-sxm", layers=layers).magnitude
+    measured = kb.solve("attention_compute_time", gpu="a100-80gb-sxm",
+                        layers=[*layers, "measured-flashattention2-a100"]).magnitude
+    assert measured == pytest.approx(ideal / 0.73)
+
+
+@pytest.mark.parametrize("gpu, scenario, share", [("h100-sxm", "measured-batch1-decode-h100", 0.27),
+                                                  ("l4", "measured-batch1-decode-l4", 0.81)])
+def test_measured_decode_share_scales_the_bandwidth_bound(kb, gpu, scenario, share):
+    facts = ["batch=1", "context=2048"]
+    ideal = kb.solve("decode_tokens_per_s", gpu=gpu, layers=["llama-3-8b"], facts=facts).magnitude
+    measured = kb.solve("decode_tokens_per_s", gpu=gpu, layers=["llama-3-8b", scenario], facts=facts).magnitude
+    assert measured == pytest.approx(ideal * share)
+
 MODELS = ["llama-3-8b", "llama-3-70b", "llama-3-405b", "mixtral-8x7b", "qwen2-72b", "deepseek-v3"]
 # GPUs whose bandwidth is only stated: on the MI300X and MI325X bus width x data rate fixes it once the stated
 # figure is set aside, and the backward question answers that route (inconsistent with a higher target)
