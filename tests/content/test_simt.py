@@ -84,7 +84,8 @@ def test_the_textbooks_register_questions_answer_on_the_p100(real_kb):
     assert real_kb.solve("registers_per_lane", gpu="p100").magnitude == 1024        # H&P 4.4: 1024 per lane
     assert real_kb.solve("register_file_total", gpu="p100").value.canonical == pytest.approx(14336 * 1024 * 8)
     assert real_kb.solve("max_warps_per_sm", gpu="p100").magnitude == 64
-    assert real_kb.solve("sfu_exp_per_sm_cycle", gpu="p100").magnitude == 16
+    assert real_kb.solve("sfu_exp_per_sm_cycle", gpu="p100").magnitude == 16                 # 2 x 8 SFUs
+    assert real_kb.solve("ldst_units_per_partition", gpu="p100").magnitude == 16
     facts = ["threads_per_block=256", "smem_per_block=0B"]
     assert real_kb.solve("occupancy", gpu="p100", facts=facts + ["regs_per_thread=32"]).magnitude == 1
     assert real_kb.solve("occupancy", gpu="p100", facts=facts + ["regs_per_thread=64"]).magnitude == 0.5
