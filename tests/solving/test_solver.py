@@ -44,7 +44,7 @@ def test_derived_with_its_derivation(tiny_kb, monkeypatch):
         "command": "solve", "variable": "clock", "value": pytest.approx(1.0), "unit": "GHz", "status": "derived",
         "derivation": {
             "rule": "peak_law[fp16]", "kind": "law", "variable": "clock", "value": pytest.approx(1.0), "unit": "GHz",
-            "source": "tiny book, page 1", "inputs": [
+            "source": "tiny book, page 1", "law": "peak[fp16] = sm_count * fma_rate[fp16] * clock", "inputs": [
                 {"fact": "peak[fp16]", "value": 204.8, "unit": "TFLOPS", "entity": "chip", "source": "tiny datasheet",
                  "where": f"{TINY}/gpus/chips.yaml:16:25"},
                 {"fact": "sm_count", "value": 100.0, "unit": "", "entity": "chip", "source": "tiny datasheet",

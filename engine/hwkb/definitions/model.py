@@ -219,6 +219,7 @@ class Rule:
     over: tuple[str, ...] = ()
     tolerance: float = 0.0
     simulation: Simulation | None = None
+    example: str = ""  # a worked example from the source, about one product: documentation, never shown on a route
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ _VARIABLE_FIELDS = ("unit", "doc", "index", "integer", "positive", "capacity", "
                     "range")
 #: a range's fields: its bounds (min/max include the bound, above/below exclude it) and the document or reason
 _RANGE_FIELDS = ("min", "max", "above", "below", "source")
-_RULE_FIELDS = ("kind", "doc", "for", "eq", "source", "tolerance", "model", "inputs", "output", "options")
+_RULE_FIELDS = ("kind", "doc", "for", "eq", "source", "example", "tolerance", "model", "inputs", "output", "options")
 
 
 def read_rule_file(reader: NodeReader, root: Node, indices: dict[str, IndexSet], variables: list[Declaration],
@@ -199,6 +199,7 @@ def build_rule(item: Declaration, indices: Mapping[str, IndexSet], variables: Ma
     reader, name, fields = item.reader, item.name, item.fields
     doc = reader.text(fields["doc"][1], "doc") if "doc" in fields else None  # a missing one is reported
     source = reader.text(fields["source"][1], "source") if "source" in fields else None
+    example = (reader.text(fields["example"][1], "example") or "") if "example" in fields else ""
     kind = reader.text(fields["kind"][1], "kind") if "kind" in fields else "law"
     if not check_name(reader, item.key_node, name, "rule"):
         return None
@@ -223,7 +224,7 @@ def build_rule(item: Declaration, indices: Mapping[str, IndexSet], variables: Ma
         simulation = _read_simulation(item, indices, variables)
         if simulation is None or doc is None or source is None:
             return None
-        return Rule(name, kind, doc, source, item.where, over=tuple(over), simulation=simulation)
+        return Rule(name, kind, doc, source, item.where, over=tuple(over), simulation=simulation, example=example)
     if "eq" not in fields:
         reader.error(item.key_node, f"rule {name!r} lacks 'eq'", "write eq: LHS = RHS")
         return None
@@ -247,7 +248,7 @@ def build_rule(item: Declaration, indices: Mapping[str, IndexSet], variables: Ma
         ok &= check_ref(reader, eq_node, ref, indices, variables, over=set(over))
     if not ok or doc is None or source is None:
         return None
-    return Rule(name, kind, doc, source, item.where, relation, text, tuple(over), tolerance)
+    return Rule(name, kind, doc, source, item.where, relation, text, tuple(over), tolerance, example=example)
 
 
 def check_ref(reader: NodeReader, node: Node, ref: Ref, indices: Mapping[str, IndexSet],

@@ -184,7 +184,8 @@ class Solver(Structure):
                     elasticity = 0.0
                 uncertainty += abs(elasticity) * v.uncertainty
         bound_by = tuple(k for k in relation.limits(key) if math.isclose(point[k], result, rel_tol=1e-9))
-        origin = RuleOrigin(relation.name, relation.kind, relation.rule.source, tuple(inputs), bound_by=bound_by)
+        origin = RuleOrigin(relation.name, relation.kind, relation.rule.source, tuple(inputs), bound_by=bound_by,
+                            law=relation.law)
         return self._make(key, result, origin, uncertainty)
 
     def _evaluate_block(self, step: Step) -> None:
