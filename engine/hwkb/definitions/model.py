@@ -60,6 +60,7 @@ class IndexSet:
     doc: str
     where: Location
     integer: tuple[str, ...] = ()
+    headline: tuple[str, ...] = ()  # the values datasheets lead with, first first: routes through them are shown first
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,8 @@ def read_rule_file(reader: NodeReader, root: Node, indices: dict[str, IndexSet],
         return
     if "indices" in sections:
         for name, (key_node, node) in (reader.mapping(sections["indices"][1], "indices") or {}).items():
-            fields = reader.mapping(node, f"index set {name!r}", ("values", "integer", "doc"), ("values",))
+            fields = reader.mapping(node, f"index set {name!r}", ("values", "integer", "doc", "headline"),
+                                    ("values",))
             if fields is None or "values" not in fields:
                 continue
             values = reader.names(fields["values"][1], f"the values of {name!r}") or []
@@ -54,8 +55,11 @@ def read_rule_file(reader: NodeReader, root: Node, indices: dict[str, IndexSet],
                                                       where=reader.at(fields["integer"][1])))
                 continue
             doc = reader.text(fields["doc"][1], "doc") if "doc" in fields else ""
-            reader.declare(indices, name, key_node,
-                           IndexSet(name, tuple(values), doc or "", reader.at(key_node), tuple(integer)))
+            headline = _headline(reader, fields["headline"][1], name, values) if "headline" in fields else ()
+            if headline is None:
+                continue
+            reader.declare(indices, name, key_node, IndexSet(name, tuple(values), doc or "", reader.at(key_node),
+                                                             tuple(integer), headline))
     for section, what, allowed, required, out in (
             ("variables", "variable", _VARIABLE_FIELDS, ("unit", "doc"), variables),
             ("rules", "rule", _RULE_FIELDS, ("doc", "source"), rules)):
@@ -64,6 +68,22 @@ def read_rule_file(reader: NodeReader, root: Node, indices: dict[str, IndexSet],
                 fields = reader.mapping(node, f"{what} {name!r}", allowed, required)
                 if fields is not None:
                     out.append(Declaration(reader, name, key_node, fields))
+
+
+def _headline(reader: NodeReader, node: Node, name: str, values: list[str]) -> tuple[str, ...] | None:
+    """An index set's headline values, each one of its values and listed once; None with the problem reported."""
+    headline = reader.names(node, f"the headline values of {name!r}")
+    if headline is None:
+        return None
+    unknown = [v for v in headline if v not in values]
+    if unknown:
+        reader.error(node, f"headline value {unknown[0]!r} is not a value of index set {name!r}",
+                     f"list some of {', '.join(values)}")
+        return None
+    if len(set(headline)) != len(headline):
+        reader.error(node, f"the headline values of {name!r} list a value twice")
+        return None
+    return tuple(headline)
 
 
 def build_variable(item: Declaration, indices: Mapping[str, IndexSet], units: Units) -> Variable | None:

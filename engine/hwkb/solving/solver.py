@@ -18,6 +18,7 @@ from hwkb.solving.context import Context
 from hwkb.solving.plan import Plan, Step, find_needs, make_plan
 from hwkb.solving.plausibility import implausible_values, outside_range
 from hwkb.solving.relations import Relation, key_of_symbol, symbol_of
+from hwkb.solving.routes import ordered_routes
 from hwkb.solving.solution import Solution, Status
 from hwkb.solving.system import System
 from hwkb.solving.values import FactOrigin, OtherDocument, RuleOrigin, Value
@@ -348,7 +349,8 @@ class Solver(Structure):
                 return Solution(key, Status.NOT_APPLICABLE, unit,
                                 notes=(f"{key} rests on what this context states as n/a: {where}",))
             return Solution(key, Status.UNDERDETERMINED, unit, needs=tuple(needs), notes=self.notes_about(key))
-        alternatives = tuple(self.alternatives(key))
+        value, *others = ordered_routes(self.kb.model, (value, *self.alternatives(key)))
+        alternatives = tuple(others)
         broken = self.broken_givens()
         consistent = all(value.agrees_with(a) for a in alternatives) and not broken
         status = (Status.STATED if value.stated else Status.DERIVED) if consistent else Status.INCONSISTENT
