@@ -35,3 +35,10 @@ def test_the_p100s_register_notes_print_no_other_figure(capsys, variable):
     code, out, _ = run_cli(capsys, "explain", variable, "--gpu", "p100")
     notes = [line.split(" by law ", 1)[1] for line in out.splitlines() if " by law " in line]
     assert code == 0 and notes and not any("8192" in line or "1024" in line for line in notes)
+
+
+def test_a_simulation_shows_its_model_applied_to_its_inputs(real_kb):
+    facts = ["warps_per_scheduler=8", "loads_per_round=1", "compute_per_round=16", "latency_cycles=500"]
+    origin = real_kb.solve("scheduler_utilization", facts=facts).value.origin
+    assert origin.law == ("scheduler_utilization = warp_scheduler(warps=warps_per_scheduler, ilp=loads_per_round, "
+                          "compute=issued_after_load_per_round, latency=latency_cycles)")

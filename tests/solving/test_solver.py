@@ -155,6 +155,7 @@ def test_a_block_is_solved_jointly(block_kb):
         s = block_kb.solve(key, gpu="pair")
         assert (s.status, s.magnitude) == ("derived", pytest.approx(value))
         assert s.value.origin.rule == "system(sum, difference)"
+        assert s.value.origin.law == "a = x + y; b = x - y"
         assert {i.key for i in s.value.origin.inputs} == {"a", "b"}
 
 

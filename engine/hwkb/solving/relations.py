@@ -206,7 +206,12 @@ class Relation:
     @property
     def law(self) -> str:
         """The instance's equation in symbols, as the rule writes it with its indices bound:
-        ``tc_peak[bf16] = sm_count * tc_fma_per_sm_cycle[bf16] * clock_tc``; empty for a simulation."""
+        ``tc_peak[bf16] = sm_count * tc_fma_per_sm_cycle[bf16] * clock_tc``; a simulation as its model
+        applied to its inputs: ``scheduler_utilization = warp_scheduler(warps=warps_per_scheduler, ...)``."""
+        simulation = self.rule.simulation
+        if simulation is not None:
+            arguments = ", ".join(f"{parameter}={key}" for parameter, key in simulation.inputs.items())
+            return f"{simulation.output} = {simulation.model}({arguments})"
         return _INDEX.sub(lambda m: f"[{self.binding.get(m.group(1), m.group(1))}]", self.rule.text)
 
     @cached_property

@@ -158,7 +158,8 @@ class Solver(Structure):
             if run.note:
                 self._note(run.note, relation.keys)
                 return None
-            origin = RuleOrigin(relation.name, "simulated", relation.rule.source, tuple(inputs), run.parameters)
+            origin = RuleOrigin(relation.name, "simulated", relation.rule.source, tuple(inputs), run.parameters,
+                                law=relation.law)
             return self._make(key, self.kb.units.to_canonical(run.utilization, "dimensionless"), origin, 0.0)
         fn = relation.solver(key)
         point = {v.key: v.canonical for v in inputs}
@@ -209,7 +210,8 @@ class Solver(Structure):
                        if k in self.values and k not in step.outputs)
         for symbol in unknowns:
             key = key_of_symbol(symbol)
-            origin = RuleOrigin(f"system({names})", "law", None, tuple(dict.fromkeys(inputs)))
+            origin = RuleOrigin(f"system({names})", "law", None, tuple(dict.fromkeys(inputs)),
+                                law="; ".join(self.relations[r].law for r in step.relations))
             self.values[key] = self._make(key, float(found.roots[0][symbol]), origin, 0.0)
             self.producer[key] = step.relations[0]
 
