@@ -166,7 +166,7 @@ def test_no_name_reads_as_both_a_tpus_tensorcores_and_a_gpus_tensor_cores(kb):
     with pytest.raises(UnknownNameError) as caught:
         kb.solve("tensorcore_count", gpu="b200")
     assert str(caught.value) == ("unknown variable 'tensorcore_count'; did you mean 'tensor_core_count' or "
-                                 "'tpu_tensorcore_count' or 'transistor_count'?")
+                                 "'tpu_tensorcore_count'?")
     assert kb.solve("tensor_core_count", gpu="b200").variable == "tensor_core_count"
 
 
