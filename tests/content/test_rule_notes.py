@@ -7,8 +7,9 @@ import pytest
 
 from conftest import run_cli
 
-#: a worked calculation: a number times, over or equal to a number ("132 x 4096", "8192 / 512", "= 989")
-ARITHMETIC = re.compile(r"\d\s*[x×*/]\s*\d|=\s*\d")
+#: a worked calculation: a number, perhaps with its unit, times or over a number ("132 x 4096", "4096 FLOP x 1.83",
+#: "8192 / 512"); a law in symbols ("FLOP = 4 seqlen^2 head_dim heads") is not one
+ARITHMETIC = re.compile(r"\d\s*(?:[A-Za-z]+\s*)?[x×*/]\s*\d")
 
 
 def test_no_rule_source_carries_a_worked_example(real_kb):
@@ -16,6 +17,7 @@ def test_no_rule_source_carries_a_worked_example(real_kb):
     carrying = {name: rule.source for name, rule in real_kb.model.rules.items() if ARITHMETIC.search(rule.source)}
     assert carrying == {}
     assert real_kb.model.rules["tensor_peak"].example.startswith("H100 SXM, BF16: 132 SMs")
+    assert ARITHMETIC.search(real_kb.model.rules["tensor_peak"].example)
 
 
 def test_every_route_of_an_mi300x_shows_its_law_not_the_h100s_numbers(capsys):
