@@ -42,6 +42,7 @@ DOCUMENTS = {
     "solve by an alias": ["solve", "cu_count", "--gpu", "mi300x"],
     "whatif": ["whatif", "exp_utilization[bf16]", "sfu_exp_rate", "--gpu", "b200", "--given", "d_qk=128",
                "--given", "d_v=128", "--scenario", "sfu-doubled"],
+    "whatif with moved figures": ["whatif", "memory_bandwidth", "--gpu", "h100-sxm", "--set", "memory_bandwidth=4TB/s"],
     "compare vendors": ["compare", "h100-sxm", "mi300x", "--vars", "sm_count,tc_peak,tmem_per_sm"],
     "sheet of a TPU": ["sheet", "--gpu", "tpu-v5e"],
     "completion": ["completion", "bash"],

@@ -37,3 +37,13 @@ def test_list_variables_names_their_aliases(capsys):
     lines = {line.split()[0]: line for line in out.splitlines()}
     assert lines["sm_count"].endswith("SMs enabled  (aliases: cu_count, tensorcore_count)")
     assert lines["clock"].endswith("the tensor clock")
+
+
+def test_list_rules_gives_each_rules_law_source_and_worked_example(capsys):
+    code, doc, _ = run_json(capsys, "list", "rules")
+    rules = {i["id"]: i for i in doc["items"]}
+    peak = rules["tensor_peak"]
+    assert code == 0 and peak["eq"] == "tc_peak[precision] = sm_count * tc_fma_per_sm_cycle[precision] * clock_tc"
+    assert (peak["source"], peak["example"]) == ("chapter 'How the peak compute is computed'",
+                                                 "H100 SXM, BF16: 132 SMs x 4096 FLOP/cycle x 1.83 GHz = 989 TFLOPS")
+    assert rules["divergence"]["example"] == ""

@@ -155,8 +155,19 @@ def test_vendor_aliases_resolve_on_the_real_kb(kb):
     assert kb.solve("matrix_peak[bf16]", gpu="mi300x").magnitude == pytest.approx(1307.4)
     nvlink = kb.solve("nvlink_bandwidth", gpu="p100")      # issue 8's contract name: the textbook's 160 GB/s
     assert (nvlink.variable, nvlink.magnitude, nvlink.unit) == ("interconnect_bandwidth", 160, "GB/s")
-    assert kb.solve("tensorcore_count", gpu="tpu-v5p").variable == "sm_count"
+    tpu = kb.solve("tpu_tensorcore_count", gpu="tpu-v5p")
+    assert (tpu.variable, tpu.alias, tpu.magnitude) == ("sm_count", "tpu_tensorcore_count", 2)
     assert kb.solve("clock_tc", gpu="mi300x", facts=["cu_count=304"]).magnitude == pytest.approx(2.1, rel=1e-3)
+
+
+def test_no_name_reads_as_both_a_tpus_tensorcores_and_a_gpus_tensor_cores(kb):
+    """``tensorcore_count`` once answered a B200's 148 SMs beside ``tensor_core_count``, NVIDIA's Tensor Cores."""
+    from hwkb.errors import UnknownNameError
+    with pytest.raises(UnknownNameError) as caught:
+        kb.solve("tensorcore_count", gpu="b200")
+    assert str(caught.value) == ("unknown variable 'tensorcore_count'; did you mean 'tensor_core_count' or "
+                                 "'tpu_tensorcore_count'?")
+    assert kb.solve("tensor_core_count", gpu="b200").variable == "tensor_core_count"
 
 
 AMD_STYLE_SHEET = Path(__file__).resolve().parents[1] / "fixtures" / "amd_style_sheet.yaml"

@@ -426,3 +426,12 @@ def test_smem_share_scales_as_the_chapter_says(kb):
 
 def test_tensor_memory_is_blackwells_alone(kb):
     assert kb.solve("accumulators_in_tmem", gpu="hopper", layers=["tcgen05-m128n256k16"]).status == "not_applicable"
+
+
+def test_raising_an_h100s_bandwidth_lists_the_data_rate_it_moved(kb):
+    """Issue 19: the data rate rose with the bandwidth without a word; now it is a row marked as worked back."""
+    result = what_if(kb, ["memory_bandwidth"], gpu="h100-sxm", changes=["memory_bandwidth=4TB/s"])
+    moved = {r.variable: r.moved for r in result.rows}
+    assert moved == {"memory_bandwidth": None, "memory_data_rate": "worked back from the change"}
+    rate = next(r for r in result.rows if r.variable == "memory_data_rate")
+    assert rate.scenario.magnitude == pytest.approx(4000 * 8 / 5120)

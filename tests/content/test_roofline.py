@@ -31,7 +31,7 @@ def test_text_is_a_row_per_roof(capsys):
     code, out, _ = run(capsys, "roofline", "--gpu", "p100", "--point", "stream=0.25")
     lines = out.splitlines()
     assert code == 0 and lines[0].split()[:3] == ["GPU", "memory", "GB/s"]
-    assert lines[1].split() == ["p100", "732", "fp32", "10", "TFLOPS", "13.66", "flop/B", "0.183"]
+    assert lines[1].split() == ["p100", "732", "fp32", "10.6", "TFLOPS", "14.48", "flop/B", "0.183"]
 
 
 def test_an_integer_roof_is_in_tops_and_op_per_byte(capsys):

@@ -51,11 +51,47 @@ def test_the_p100_reproduces_the_section_and_audits_clean(real_kb):
     assert real_kb.solve("interconnect_link_bandwidth", gpu="p100").magnitude == 40       # 2 x 20 GB/s per direction
     assert real_kb.solve("compute_capability", gpu="p100").magnitude == 6.0
     report = real_kb.audit(["p100"]).to_dict()
-    assert all(c["status"] != "inconsistent" for c in report["entities"][0]["checks"])
-    rules = {c["rule"] for c in report["entities"][0]["checks"]}
+    checks = report["entities"][0]["checks"]
+    assert all(c["status"] != "inconsistent" for c in checks if c["kind"] != "documents")
+    rules = {c["rule"] for c in checks}
     assert {"fp64_ratio_by_architecture", "fp16_ratio_by_architecture", "memory_bandwidth_law"} <= rules
     assert real_kb.solve("compute_capability", gpu="t4").magnitude == 7.5
     assert real_kb.solve("tc_fma_per_sm_cycle[fp16]", gpu="t4").magnitude == 512
+
+
+def test_the_p100_runs_at_nvidias_clock_on_nvidias_lanes(real_kb):
+    """The whitepaper's 10.6 TFLOPS over 56 SMs x 64 FP32 units x 2 flop is its 1480 MHz boost clock; the textbook's
+    16 lanes, read as a partition's FP32 units, gave 2.79 GHz."""
+    assert real_kb.solve("fp32_lanes_per_sm", gpu="p100").magnitude == 64
+    clock = real_kb.solve("clock_fp32", gpu="p100")
+    assert clock.status == "derived" and clock.magnitude == pytest.approx(10.6e12 / (56 * 64 * 2) / 1e9)
+    assert real_kb.solve("simd_lanes", gpu="p100").magnitude == 32
+    assert real_kb.solve("issue_cycles_per_warp_instruction", gpu="pascal-textbook").magnitude == 2
+
+
+@pytest.mark.parametrize("entity, target, vendor, textbook", [
+    ("p100", "fp32_peak", 10.6, 10), ("p100", "fp64_peak", 5.3, 5), ("p100", "fp16_peak", 21.2, 20),
+    ("gp100", "simd_lanes", 32, 16), ("gp100", "smem_max_per_sm", 64, 48)])
+def test_the_textbooks_figures_are_documents_findings_beside_nvidias(real_kb, entity, target, vendor, textbook):
+    checks = real_kb.audit([entity]).to_dict()["entities"][0]["checks"]
+    check = next(c for c in checks if c["kind"] == "documents" and c["target"] == target)
+    assert (check["value"]["value"], check["implied"]["value"]) == (vendor, textbook)
+    assert "NVIDIA GP100 Pascal whitepaper" in check["value"]["source"] and "H&P" in check["implied"]["source"]
+    assert check["status"] in ("within_rounding", "inconsistent")
+
+
+def test_the_textbooks_register_questions_answer_on_the_p100(real_kb):
+    assert real_kb.solve("registers_per_lane", gpu="p100").magnitude == 1024        # H&P 4.4: 1024 per lane
+    assert real_kb.solve("register_file_total", gpu="p100").value.canonical == pytest.approx(14336 * 1024 * 8)
+    assert real_kb.solve("max_warps_per_sm", gpu="p100").magnitude == 64
+    assert real_kb.solve("sfu_exp_per_sm_cycle", gpu="p100").magnitude == 16                 # 2 x 8 SFUs
+    assert real_kb.solve("ldst_units_per_partition", gpu="p100").magnitude == 16
+    facts = ["threads_per_block=256", "smem_per_block=0B"]
+    assert real_kb.solve("occupancy", gpu="p100", facts=facts + ["regs_per_thread=32"]).magnitude == 1
+    assert real_kb.solve("occupancy", gpu="p100", facts=facts + ["regs_per_thread=64"]).magnitude == 0.5
+    smem = real_kb.solve("occupancy", gpu="p100", facts=["threads_per_block=256", "regs_per_thread=32",
+                                                         "smem_per_block=20KiB"])
+    assert smem.magnitude == pytest.approx(3 * 8 / 64)                            # 64 KB holds three 20 KB blocks
 
 
 @pytest.mark.parametrize("entity, target, figures", [("hopper-textbook", "fp32_lanes_per_sm", (128, 64)),

@@ -112,3 +112,10 @@ def test_needs_leave_out_sets_that_only_force_a_relation_among_themselves(real_k
     needs = real_kb.solve("clock_fp32", gpu="mi355x").needs   # SMs known; no FP32 lanes, peak or exp rate stated
     assert needs == (("fp32_lanes_per_sm", "fp32_peak"), ("fp32_peak", "shading_units"),
                      ("sfu_exp_per_sm_cycle", "sfu_exp_rate"))
+
+
+def test_explain_leads_with_the_dense_bf16_route_on_an_mi300x(real_kb):
+    """Every MI300X route rests on one derived step; the precision index's headline puts BF16 first, FP64 last."""
+    solution = real_kb.solve("clock_tc", gpu="mi300x")
+    rules = [v.origin.rule for v in (solution.value, *solution.alternatives)]
+    assert rules[0] == "tensor_peak[bf16]" and rules[-1] == "tensor_peak[fp64]"

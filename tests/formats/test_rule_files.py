@@ -90,6 +90,14 @@ def test_rule_tolerance_is_relative(tmp_path, monkeypatch):
     assert (rule.kind, rule.tolerance) == ("expectation", pytest.approx(0.02))
 
 
+def test_a_worked_example_is_kept_apart_from_the_source(tmp_path, monkeypatch):
+    kb = write_kb(tmp_path, monkeypatch, {"rules/x.yaml": "rules:\n  r: {doc: d, source: a book, example: 'chip: 2 x 3 = 6', "
+                                                          "eq: 'peak[bf16] = peak[fp16]'}\n"})
+    model = load_model([kb])[0]
+    assert (model.rules["r"].source, model.rules["r"].example) == ("a book", "chip: 2 x 3 = 6")
+    assert model.rules["peak_law"].example == ""
+
+
 def test_variable_default(tmp_path, monkeypatch):
     kb = write_kb(tmp_path, monkeypatch, {"rules/x.yaml": "variables:\n  lanes: {unit: FMA/cycle, doc: d, "
                                                           "default: 1 FMA/cycle, source: a book}\n"})

@@ -14,7 +14,7 @@ def test_whatif_heading_rows_marks_and_notes(tiny_kb):
         "baseline: chip",
         "scenario: clock = 2 GHz",
         "variable    baseline  scenario  unit    change",
-        "peak[fp16]     204.8     409.6  TFLOPS   +100%",
+        "peak[fp16]     204.8     409.6  TFLOPS   +100%  [stated figure moved]",
         "clock              1         2  GHz      +100%  [scenario]",
         "note: peak[fp16] (stated 204.8 TFLOPS) is recomputed from the change"]
 

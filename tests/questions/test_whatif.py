@@ -111,3 +111,54 @@ def test_relative_change():
     assert relative_change(2.0, 3.0) == 0.5
     assert relative_change(-2.0, -1.0) == 0.5
     assert relative_change(0.0, 0.0) == 0.0
+
+
+MEMORY_RULES = """
+variables:
+  bus:   {unit: "", integer: true, doc: pins}
+  clock: {unit: GHz, doc: the memory clock}
+  bits:  {unit: bit/cycle, doc: bits a pin moves per clock, default: 2 bit/cycle, source: test}
+  rate:  {unit: Gbit/s, doc: data rate of one pin}
+  bw:    {unit: GB/s, doc: bandwidth}
+rules:
+  rate_law: {doc: two transfers a clock, eq: rate = clock * bits, source: test}
+  bw_law:   {doc: pins at their rate, eq: bw = bus * rate, source: test}
+"""
+MEMORY_GPUS = """
+sheet:
+  kind: product
+  source: test
+  facts: {bus: 4096, bw: 512 GB/s}
+full:
+  kind: product
+  source: test
+  facts: {bus: 4096, clock: 0.5 GHz, bw: 512 GB/s}
+"""
+
+
+@pytest.fixture(scope="module")
+def memory_kb(tmp_path_factory):
+    return kb_from_text(tmp_path_factory.mktemp("moved"), MEMORY_RULES, MEMORY_GPUS)
+
+
+def test_a_raised_bandwidth_lists_the_causes_it_was_worked_back_into(memory_kb):
+    """Issue 19: raising a stated bandwidth raised the data rate silently; it is a row, marked, beside it."""
+    result = what_if(memory_kb, ["bw"], gpu="sheet", changes=["bw=1024GB/s"])
+    rows = {r.variable: (r.baseline.magnitude, r.scenario.magnitude, r.moved) for r in result.rows}
+    assert rows == {"bw": (512, 1024, None), "rate": (1, 2, "worked back from the change"),
+                    "clock": (0.5, 1, "worked back from the change")}
+    assert result.to_dict()["rows"][1]["moved"] == "worked back from the change"
+    assert "moved" not in result.to_dict()["rows"][0]
+    assert str(result).splitlines()[4].endswith("+100%  [worked back from the change]")
+
+
+def test_a_stated_figure_the_change_recomputes_is_listed_as_moved(memory_kb):
+    result = what_if(memory_kb, ["rate"], gpu="full", changes=["clock=1GHz"])
+    rows = {r.variable: (r.baseline.magnitude, r.scenario.magnitude, r.moved) for r in result.rows}
+    assert rows == {"rate": (1, 2, None), "bw": (512, 1024, "stated figure moved")}
+    assert result.notes == ("bw (stated 512 GB/s) is recomputed from the change",)
+
+
+def test_a_forward_change_moves_nothing_it_does_not_list(memory_kb):
+    result = what_if(memory_kb, gpu="full", changes=["bus=8192"])
+    assert {r.variable: r.moved for r in result.rows} == {"bus": None, "bw": "stated figure moved"}

@@ -44,7 +44,7 @@ def test_derived_with_its_derivation(tiny_kb, monkeypatch):
         "command": "solve", "variable": "clock", "value": pytest.approx(1.0), "unit": "GHz", "status": "derived",
         "derivation": {
             "rule": "peak_law[fp16]", "kind": "law", "variable": "clock", "value": pytest.approx(1.0), "unit": "GHz",
-            "source": "tiny book, page 1", "inputs": [
+            "source": "tiny book, page 1", "law": "peak[fp16] = sm_count * fma_rate[fp16] * clock", "inputs": [
                 {"fact": "peak[fp16]", "value": 204.8, "unit": "TFLOPS", "entity": "chip", "source": "tiny datasheet",
                  "where": f"{TINY}/gpus/chips.yaml:16:25"},
                 {"fact": "sm_count", "value": 100.0, "unit": "", "entity": "chip", "source": "tiny datasheet",
@@ -155,6 +155,7 @@ def test_a_block_is_solved_jointly(block_kb):
         s = block_kb.solve(key, gpu="pair")
         assert (s.status, s.magnitude) == ("derived", pytest.approx(value))
         assert s.value.origin.rule == "system(sum, difference)"
+        assert s.value.origin.law == "a = x + y; b = x - y"
         assert {i.key for i in s.value.origin.inputs} == {"a", "b"}
 
 

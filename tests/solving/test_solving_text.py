@@ -4,7 +4,7 @@ from __future__ import annotations
 from hwkb.solving.solution import Interval, Solution, Status
 from hwkb.solving.text import MAX_NEEDS_SHOWN, render_derived, render_needs, render_solution
 
-TREE = """clock = 1 GHz   by law peak_law[fp16] — tiny book, page 1
+TREE = """clock = 1 GHz   by law peak_law[fp16]: peak[fp16] = sm_count * fma_rate[fp16] * clock — tiny book, page 1
 ├─ peak[fp16] = 204.8 TFLOPS   [chip, tiny datasheet]
 ├─ sm_count = 100   [chip, tiny datasheet]
 └─ fma_rate[fp16] = 1024 FMA/cycle   [arch, tiny whitepaper, table 3]"""
@@ -39,7 +39,8 @@ def test_inconsistent_shows_every_route_and_explain_every_tree(tiny_kb):
         "    1 GHz via peak_law[fp16]", "    1.465 GHz via peak_law[bf16]"]
     explained = render_solution(solution, explain=True).splitlines()
     assert explained[4:8] == TREE.splitlines() and explained[8] == "also, by an independent route:"
-    assert explained[-2:] == ["└─ fma_rate[bf16] = 1024 FMA/cycle   by law bf16_is_fp16 — tiny book, page 2",
+    assert explained[-2:] == [("└─ fma_rate[bf16] = 1024 FMA/cycle   by law bf16_is_fp16: fma_rate[bf16] = fma_rate[fp16] "
+                               "— tiny book, page 2"),
                               "   └─ fma_rate[fp16] = 1024 FMA/cycle   [arch, tiny whitepaper, table 3]"]
 
 

@@ -58,7 +58,7 @@ def items(model: Model, what: str) -> list[dict]:
     if what == "variables":
         return [{"id": v.name, "doc": v.doc, "unit": v.unit, "index": v.index, "aliases": list(v.aliases)}
                 for v in model.variables.values()]
-    return [{"id": r.name, "doc": r.doc, "kind": r.kind, "eq": r.text, "source": r.source}
+    return [{"id": r.name, "doc": r.doc, "kind": r.kind, "eq": r.text, "source": r.source, "example": r.example}
             for r in model.rules.values()]
 
 

@@ -60,6 +60,7 @@ class IndexSet:
     doc: str
     where: Location
     integer: tuple[str, ...] = ()
+    headline: tuple[str, ...] = ()  # the values datasheets lead with, first first: routes through them are shown first
 
 
 @dataclass(frozen=True)
@@ -219,6 +220,7 @@ class Rule:
     over: tuple[str, ...] = ()
     tolerance: float = 0.0
     simulation: Simulation | None = None
+    example: str = ""  # a worked example from the source, about one product: documentation, never shown on a route
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ _VARIABLE_FIELDS = ("unit", "doc", "index", "integer", "positive", "capacity", "
                     "range")
 #: a range's fields: its bounds (min/max include the bound, above/below exclude it) and the document or reason
 _RANGE_FIELDS = ("min", "max", "above", "below", "source")
-_RULE_FIELDS = ("kind", "doc", "for", "eq", "source", "tolerance", "model", "inputs", "output", "options")
+_RULE_FIELDS = ("kind", "doc", "for", "eq", "source", "example", "tolerance", "model", "inputs", "output", "options")
 
 
 def read_rule_file(reader: NodeReader, root: Node, indices: dict[str, IndexSet], variables: list[Declaration],
@@ -39,7 +39,8 @@ def read_rule_file(reader: NodeReader, root: Node, indices: dict[str, IndexSet],
         return
     if "indices" in sections:
         for name, (key_node, node) in (reader.mapping(sections["indices"][1], "indices") or {}).items():
-            fields = reader.mapping(node, f"index set {name!r}", ("values", "integer", "doc"), ("values",))
+            fields = reader.mapping(node, f"index set {name!r}", ("values", "integer", "doc", "headline"),
+                                    ("values",))
             if fields is None or "values" not in fields:
                 continue
             values = reader.names(fields["values"][1], f"the values of {name!r}") or []
@@ -54,8 +55,11 @@ def read_rule_file(reader: NodeReader, root: Node, indices: dict[str, IndexSet],
                                                       where=reader.at(fields["integer"][1])))
                 continue
             doc = reader.text(fields["doc"][1], "doc") if "doc" in fields else ""
-            reader.declare(indices, name, key_node,
-                           IndexSet(name, tuple(values), doc or "", reader.at(key_node), tuple(integer)))
+            headline = _headline(reader, fields["headline"][1], name, values) if "headline" in fields else ()
+            if headline is None:
+                continue
+            reader.declare(indices, name, key_node, IndexSet(name, tuple(values), doc or "", reader.at(key_node),
+                                                             tuple(integer), headline))
     for section, what, allowed, required, out in (
             ("variables", "variable", _VARIABLE_FIELDS, ("unit", "doc"), variables),
             ("rules", "rule", _RULE_FIELDS, ("doc", "source"), rules)):
@@ -64,6 +68,22 @@ def read_rule_file(reader: NodeReader, root: Node, indices: dict[str, IndexSet],
                 fields = reader.mapping(node, f"{what} {name!r}", allowed, required)
                 if fields is not None:
                     out.append(Declaration(reader, name, key_node, fields))
+
+
+def _headline(reader: NodeReader, node: Node, name: str, values: list[str]) -> tuple[str, ...] | None:
+    """An index set's headline values, each one of its values and listed once; None with the problem reported."""
+    headline = reader.names(node, f"the headline values of {name!r}")
+    if headline is None:
+        return None
+    unknown = [v for v in headline if v not in values]
+    if unknown:
+        reader.error(node, f"headline value {unknown[0]!r} is not a value of index set {name!r}",
+                     f"list some of {', '.join(values)}")
+        return None
+    if len(set(headline)) != len(headline):
+        reader.error(node, f"the headline values of {name!r} list a value twice")
+        return None
+    return tuple(headline)
 
 
 def build_variable(item: Declaration, indices: Mapping[str, IndexSet], units: Units) -> Variable | None:
@@ -199,6 +219,7 @@ def build_rule(item: Declaration, indices: Mapping[str, IndexSet], variables: Ma
     reader, name, fields = item.reader, item.name, item.fields
     doc = reader.text(fields["doc"][1], "doc") if "doc" in fields else None  # a missing one is reported
     source = reader.text(fields["source"][1], "source") if "source" in fields else None
+    example = (reader.text(fields["example"][1], "example") or "") if "example" in fields else ""
     kind = reader.text(fields["kind"][1], "kind") if "kind" in fields else "law"
     if not check_name(reader, item.key_node, name, "rule"):
         return None
@@ -223,7 +244,7 @@ def build_rule(item: Declaration, indices: Mapping[str, IndexSet], variables: Ma
         simulation = _read_simulation(item, indices, variables)
         if simulation is None or doc is None or source is None:
             return None
-        return Rule(name, kind, doc, source, item.where, over=tuple(over), simulation=simulation)
+        return Rule(name, kind, doc, source, item.where, over=tuple(over), simulation=simulation, example=example)
     if "eq" not in fields:
         reader.error(item.key_node, f"rule {name!r} lacks 'eq'", "write eq: LHS = RHS")
         return None
@@ -247,7 +268,7 @@ def build_rule(item: Declaration, indices: Mapping[str, IndexSet], variables: Ma
         ok &= check_ref(reader, eq_node, ref, indices, variables, over=set(over))
     if not ok or doc is None or source is None:
         return None
-    return Rule(name, kind, doc, source, item.where, relation, text, tuple(over), tolerance)
+    return Rule(name, kind, doc, source, item.where, relation, text, tuple(over), tolerance, example=example)
 
 
 def check_ref(reader: NodeReader, node: Node, ref: Ref, indices: Mapping[str, IndexSet],

@@ -24,7 +24,7 @@ gives the rule used here:
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from hwkb.definitions.model import Fact, VarKey
 from hwkb.errors import Location
@@ -32,20 +32,65 @@ from hwkb.solving.context import Context
 from hwkb.solving.relations import key_of_symbol
 from hwkb.solving.solver import Solver
 from hwkb.solving.system import System
+from hwkb.solving.values import Value
 
-__all__ = ["intervene", "BASELINE_SOURCE"]
+__all__ = ["intervene", "moved_figures", "BASELINE_SOURCE", "MOVED_STATED", "WORKED_BACK"]
 
 BASELINE_SOURCE = "baseline value, held while the change is applied"
+#: how a value the change did not set came to move: a stated figure the scenario no longer keeps ...
+MOVED_STATED = "stated figure moved"
+#: ... or a cause of a changed key (a key on the right of a law that defines it) the change was worked back into
+WORKED_BACK = "worked back from the change"
+
+
+def _definitions(kb: System) -> dict[VarKey, list]:
+    """Each law's result (the key on its left) with the laws that define it."""
+    defines: dict[VarKey, list] = {}
+    for relation in kb.relations:
+        if relation.kind == "law" and relation.template is not None and relation.lhs.is_Symbol:
+            defines.setdefault(key_of_symbol(relation.lhs), []).append(relation)
+    return defines
+
+
+def moved_figures(kb: System, baseline: Context, changed: Iterable[VarKey], before: Mapping[VarKey, Value],
+                  after: Mapping[VarKey, Value]) -> dict[VarKey, str]:
+    """The values a change moved that it did not set itself, each with how: :data:`MOVED_STATED` for a figure
+    the baseline states, :data:`WORKED_BACK` for a derived cause of a changed key (raise a stated bandwidth and
+    the data rate it rests on rises with it), in the order found.
+
+    ``before`` and ``after`` are the baseline's and the scenario's values.
+    """
+    changed = set(changed)
+
+    def moved(key: VarKey) -> bool:
+        b, a = before.get(key), after.get(key)
+        return b is not None and a is not None and abs(a.canonical - b.canonical) > 1e-12 * max(
+            abs(a.canonical), abs(b.canonical))
+
+    out: dict[VarKey, str] = {}
+    for key in before:
+        fact = baseline.facts.get(key)
+        if key not in changed and fact is not None and fact.applicable and moved(key):
+            out[key] = MOVED_STATED
+    defines, frontier, seen = _definitions(kb), list(changed), set(changed)
+    while frontier:
+        output = frontier.pop(0)
+        for relation in defines.get(output, ()):
+            for cause in relation.keys:
+                if cause in seen or cause == output:
+                    continue
+                seen.add(cause)
+                if moved(cause):
+                    out.setdefault(cause, WORKED_BACK)
+                    frontier.append(cause)
+    return out
 
 
 def intervene(kb: System, baseline: Context, changed_context: Context, changed: Iterable[VarKey],
               where: Iterable[str] = ()) -> tuple[Context, tuple[str, ...]]:
     """``changed_context`` with stale outputs set aside and the baseline's other derived values held."""
     changed = set(changed)
-    defines: dict[VarKey, list] = {}
-    for relation in kb.relations:
-        if relation.kind == "law" and relation.template is not None and relation.lhs.is_Symbol:
-            defines.setdefault(key_of_symbol(relation.lhs), []).append(relation)
+    defines = _definitions(kb)
     downstream: set[VarKey] = set()
     grew = True
     while grew:

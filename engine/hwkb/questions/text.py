@@ -58,6 +58,7 @@ def _overridden_facts(context, via: str) -> str:
 def _whatif_cells(row) -> tuple[list[str], str]:
     """The row's cells under :data:`WHATIF_COLUMNS`, and its marks (scenario fact, unsettled sides)."""
     marks = ["scenario"] if row.overridden else []
+    marks += [row.moved] if getattr(row, "moved", None) else []
     marks += [f"{side} {status}" for side, status in (("baseline", row.baseline_status),
                                                       ("scenario", row.scenario_status))
               if status in MARKED_STATUSES]

@@ -7,7 +7,9 @@
 
 Both are solved by the ordinary solver, so everything that follows from a
 changed fact changes with it; stated facts the change drives are recomputed,
-not worked backwards (:mod:`hwkb.questions.interventions`), and ``notes`` says which. The
+not worked backwards (:mod:`hwkb.questions.interventions`), and ``notes`` says which. Every value the change
+moved without setting it, a stated figure or a cause worked back from a changed key, is a row marked ``moved``
+beside the variables asked for. The
 scenario's overridden facts carry ``via: "scenario"`` in their provenance. Without variables, the rows are every value
 that differs between the two.
 
@@ -21,12 +23,12 @@ that differs between the two.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
 from hwkb.definitions.model import EntityId, Fact, VarKey
 from hwkb.errors import Location, QueryError
-from hwkb.questions.interventions import intervene
+from hwkb.questions.interventions import intervene, moved_figures
 from hwkb.questions.text import render_whatif
 from hwkb.questions.thresholds import solve_constrained
 from hwkb.solving.context import Context
@@ -49,6 +51,7 @@ class Comparison:
     scenario: Value | None
     baseline_status: Status = Status.DERIVED
     scenario_status: Status = Status.DERIVED
+    moved: str | None = None  # how the change moved a value it did not set (hwkb.questions.interventions)
 
     @property
     def change(self) -> float | None:
@@ -68,6 +71,7 @@ class Comparison:
                 "scenario": None if self.scenario is None else self.scenario.magnitude,
                 "unit": self.unit, "change": self.change,
                 "baseline_status": str(self.baseline_status), "scenario_status": str(self.scenario_status),
+                **({"moved": self.moved} if self.moved else {}),
                 "derivation": None if self.scenario is None else self.scenario.derivation_dict()}
 
 
@@ -147,17 +151,21 @@ def what_if(kb: System, variables: Sequence[VarKey] = (), gpu: str | None = None
     baseline, scenario, notes = scenario_contexts(kb, gpu, layers, given, changes, scenarios)
     changes = tuple(k for k, via in scenario.overrides.items() if via == "scenario")
     constrained = kb.has_inequalities(where)
-    if variables and constrained:
-        rows = tuple(_compare(key, *(solve_constrained(kb, key, c, where) for c in (baseline, scenario)))
-                     for key in variables)
-        return WhatIf(rows, baseline, scenario, changes, notes, named, tuple(scenarios))
-    if constrained:
+    if constrained and not variables:
         raise QueryError("a what-if over every value takes only equalities in --where",
                          hint="name the variables to compare, or drop the inequalities")
-    before, after = Solver(kb, baseline, where), Solver(kb, scenario, where)
+    equalities = [] if constrained else where
+    before, after = Solver(kb, baseline, equalities), Solver(kb, scenario, equalities)
+    moved = moved_figures(kb, baseline, changes, before.values, after.values)
     if variables:
-        rows = tuple(_compare(key, before.solution(key), after.solution(key)) for key in variables)
-        return WhatIf(rows, baseline, scenario, changes, notes, named, tuple(scenarios))
+        if constrained:
+            asked = [_compare(key, *(solve_constrained(kb, key, c, where) for c in (baseline, scenario)))
+                     for key in variables]
+        else:
+            asked = [_compare(key, before.solution(key), after.solution(key)) for key in variables]
+        rows = [replace(row, moved=moved.get(row.variable)) for row in asked]
+        rows += [_row(kb, key, before, after, how) for key, how in moved.items() if key not in variables]
+        return WhatIf(tuple(rows), baseline, scenario, changes, notes, named, tuple(scenarios))
     order = list(changes) + [k for s in after.plan.steps for k in s.outputs] + list(after.values) + list(before.values)
     rows = []
     for key in dict.fromkeys(order):
@@ -167,8 +175,13 @@ def what_if(kb: System, variables: Sequence[VarKey] = (), gpu: str | None = None
         if b is not None and s is not None and abs(s.canonical - b.canonical) <= _SAME * max(abs(b.canonical),
                                                                                               abs(s.canonical)):
             continue
-        rows.append(Comparison(key, kb.model.unit_of(key), b, s, _status(b), _status(s)))
+        rows.append(_row(kb, key, before, after, moved.get(key)))
     return WhatIf(tuple(rows), baseline, scenario, changes, notes, named, tuple(scenarios))
+
+
+def _row(kb: System, key: VarKey, before: Solver, after: Solver, moved: str | None) -> Comparison:
+    b, s = before.values.get(key), after.values.get(key)
+    return Comparison(key, kb.model.unit_of(key), b, s, _status(b), _status(s), moved)
 
 
 def _compare(key: VarKey, b: Solution, s: Solution) -> Comparison:

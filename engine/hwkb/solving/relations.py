@@ -18,6 +18,8 @@ solve a direction the cache does not hold, and for the symbolic questions
 """
 from __future__ import annotations
 
+import re
+
 import itertools
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -201,6 +203,17 @@ class Relation:
     def kind(self) -> str:
         return self.rule.kind
 
+    @property
+    def law(self) -> str:
+        """The instance's equation in symbols, as the rule writes it with its indices bound:
+        ``tc_peak[bf16] = sm_count * tc_fma_per_sm_cycle[bf16] * clock_tc``; a simulation as its model
+        applied to its inputs: ``scheduler_utilization = warp_scheduler(warps=warps_per_scheduler, ...)``."""
+        simulation = self.rule.simulation
+        if simulation is not None:
+            arguments = ", ".join(f"{parameter}={key}" for parameter, key in simulation.inputs.items())
+            return f"{simulation.output} = {simulation.model}({arguments})"
+        return _INDEX.sub(lambda m: f"[{self.binding.get(m.group(1), m.group(1))}]", self.rule.text)
+
     @cached_property
     def lhs(self) -> sympy.Expr:
         return self._sympy_side(0)
@@ -332,6 +345,9 @@ def compile_relations(model: Model, units: Units, cache: SolutionCache | None = 
     if errors:
         raise KBErrors(errors)
     return relations
+
+
+_INDEX = re.compile(r"\[(\w+)\]")
 
 
 def _instance_name(rule: Rule, binding: Mapping[str, str]) -> str:

@@ -18,6 +18,7 @@ from hwkb.solving.context import Context
 from hwkb.solving.plan import Plan, Step, find_needs, make_plan
 from hwkb.solving.plausibility import implausible_values, outside_range
 from hwkb.solving.relations import Relation, key_of_symbol, symbol_of
+from hwkb.solving.routes import ordered_routes
 from hwkb.solving.solution import Solution, Status
 from hwkb.solving.system import System
 from hwkb.solving.values import FactOrigin, OtherDocument, RuleOrigin, Value
@@ -157,7 +158,8 @@ class Solver(Structure):
             if run.note:
                 self._note(run.note, relation.keys)
                 return None
-            origin = RuleOrigin(relation.name, "simulated", relation.rule.source, tuple(inputs), run.parameters)
+            origin = RuleOrigin(relation.name, "simulated", relation.rule.source, tuple(inputs), run.parameters,
+                                law=relation.law)
             return self._make(key, self.kb.units.to_canonical(run.utilization, "dimensionless"), origin, 0.0)
         fn = relation.solver(key)
         point = {v.key: v.canonical for v in inputs}
@@ -184,7 +186,8 @@ class Solver(Structure):
                     elasticity = 0.0
                 uncertainty += abs(elasticity) * v.uncertainty
         bound_by = tuple(k for k in relation.limits(key) if math.isclose(point[k], result, rel_tol=1e-9))
-        origin = RuleOrigin(relation.name, relation.kind, relation.rule.source, tuple(inputs), bound_by=bound_by)
+        origin = RuleOrigin(relation.name, relation.kind, relation.rule.source, tuple(inputs), bound_by=bound_by,
+                            law=relation.law)
         return self._make(key, result, origin, uncertainty)
 
     def _evaluate_block(self, step: Step) -> None:
@@ -207,7 +210,8 @@ class Solver(Structure):
                        if k in self.values and k not in step.outputs)
         for symbol in unknowns:
             key = key_of_symbol(symbol)
-            origin = RuleOrigin(f"system({names})", "law", None, tuple(dict.fromkeys(inputs)))
+            origin = RuleOrigin(f"system({names})", "law", None, tuple(dict.fromkeys(inputs)),
+                                law="; ".join(self.relations[r].law for r in step.relations))
             self.values[key] = self._make(key, float(found.roots[0][symbol]), origin, 0.0)
             self.producer[key] = step.relations[0]
 
@@ -347,7 +351,8 @@ class Solver(Structure):
                 return Solution(key, Status.NOT_APPLICABLE, unit,
                                 notes=(f"{key} rests on what this context states as n/a: {where}",))
             return Solution(key, Status.UNDERDETERMINED, unit, needs=tuple(needs), notes=self.notes_about(key))
-        alternatives = tuple(self.alternatives(key))
+        value, *others = ordered_routes(self.kb.model, (value, *self.alternatives(key)))
+        alternatives = tuple(others)
         broken = self.broken_givens()
         consistent = all(value.agrees_with(a) for a in alternatives) and not broken
         status = (Status.STATED if value.stated else Status.DERIVED) if consistent else Status.INCONSISTENT

@@ -42,7 +42,7 @@ def _render(value: Value, prefix: str, lines: list[str], seen: set, last: bool, 
         return
     label = "simulation" if origin.kind == "simulated" else origin.kind
     bound = f" [bound by {', '.join(origin.bound_by)}]" if origin.bound_by else ""
-    lines.append(f"{prefix}{branch}{head}   by {label} {origin.rule}{bound}"
+    lines.append(f"{prefix}{branch}{head}   by {label} {origin.rule}{bound}" + (f": {origin.law}" if origin.law else "")
                  + (f" — {origin.source}" if origin.source else ""))
     if origin.parameters:
         params = ", ".join(f"{k}={v}" for k, v in origin.parameters)

@@ -47,10 +47,13 @@ class RuleOrigin:
     inputs: tuple["Value", ...]
     parameters: tuple[tuple[str, object], ...] = ()
     bound_by: tuple[VarKey, ...] = ()  # the named limits of a min/max law that the value equals
+    law: str = ""  # the rule instance's equation in symbols (none for a simulation)
 
     def to_dict(self, value: "Value") -> dict:
         out = {"rule": self.rule, "kind": self.kind, "variable": value.key, "value": value.magnitude,
                "unit": value.unit, "source": self.source, "inputs": [i.derivation_dict() for i in self.inputs]}
+        if self.law:
+            out["law"] = self.law
         if self.parameters:
             out["simulation"] = dict(self.parameters)
         if self.bound_by:
