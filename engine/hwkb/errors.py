@@ -20,7 +20,7 @@ from typing import Iterable, Mapping, Sequence
 __all__ = [
     "Location", "KBError", "LoadError", "ExpressionError", "UnitError", "DimensionError", "UnknownNameError",
     "ContextError", "QueryError", "NotDetermined", "NoClosedForm", "UnevaluablePoint", "SimulationInputError", "MissingExtraError",
-    "UsageError", "LimitError", "CacheRefused", "KBErrors", "suggest", "escaped", "markdown_text",
+    "UsageError", "LimitError", "OutsideLimit", "CacheRefused", "KBErrors", "suggest", "escaped", "markdown_text",
 ]
 
 
@@ -253,6 +253,24 @@ class LimitError(KBError):
             message = f"{prefix}{what} {found} exceeds the limit of {limit}"
         super().__init__(message, where=where, hint=hint)
         self.args = (what, found, limit)  # how copy.copy (KBError.at) rebuilds it; the rest is in __dict__
+
+
+class OutsideLimit(KBError):
+    """A context whose facts break a rule of kind ``limit``: a launch the hardware refuses.
+
+    ``rule`` is the limit rule, ``condition`` its inequality, ``subject`` the side that breaks it as text
+    (``threads_per_block = 2048 thread``), ``bound`` the other side's value (``max_threads_per_block = 1024
+    thread``), ``facts`` each fact the bound rests on with its entity and source.
+    """
+
+    def __init__(self, rule: str, condition: str, subject: str, bound: str, facts: Sequence[str] = (), *,
+                 verb: str = "exceeds", where: Location | None = None, hint: str | None = None):
+        self.rule, self.condition, self.subject, self.bound, self.facts = rule, condition, subject, bound, tuple(facts)
+        self.verb = verb
+        sources = f" ({'; '.join(self.facts)})" if self.facts else ""
+        super().__init__(f"{subject} {verb} the launch limit {bound}{sources}: rule {rule}, {condition}",
+                         where=where, hint=hint)
+        self.args = (rule, condition, subject, bound, self.facts)
 
 
 class UsageError(KBError):

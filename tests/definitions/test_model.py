@@ -27,7 +27,7 @@ def test_all_names_exist():
 
 
 def test_kinds():
-    assert model_module.RULE_KINDS == ("law", "expectation", "simulated")
+    assert model_module.RULE_KINDS == ("law", "expectation", "simulated", "limit")
     assert {"architecture", "product", "instruction", "workload", "scenario"} <= set(model_module.ENTITY_KINDS)
 
 

@@ -59,7 +59,7 @@ EXPECTED = {
         "write 'name = definition = alias' as in Pint's definitions syntax"],
     "unknown_field": ["rules/bad.yaml:6:5: unknown field 'sorce' in rule 'misspelt'; did you mean 'source'?"],
     "rule_without_source": ["rules/bad.yaml:4:5: rule 'unsourced' lacks 'source'"],
-    "unknown_rule_kind": ["rules/bad.yaml:4:11: unknown rule kind 'lemma'; use one of law, expectation, simulated"],
+    "unknown_rule_kind": ["rules/bad.yaml:4:11: unknown rule kind 'lemma'; use one of law, expectation, simulated, limit"],
     "several_errors": [
         "gpus/bad.yaml:4:3: unknown field 'nmae' in entity 'sloppy'; did you mean 'name'?",
         "gpus/bad.yaml:7:5: unknown variable 'clok'; did you mean 'clock'?",
@@ -103,7 +103,7 @@ def test_errors_in_several_files_come_in_one_load(tmp_path, monkeypatch):
     assert load_errors(kb) == [
         "gpus/bad.yaml:6:5: unknown variable 'sm_cont'; did you mean 'sm_count'?",
         "rules/bad.yaml:5:9: unknown variable 'clok'; did you mean 'clock'?",
-        "rules/bad2.yaml:4:11: unknown rule kind 'lemma'; use one of law, expectation, simulated",
+        "rules/bad2.yaml:4:11: unknown rule kind 'lemma'; use one of law, expectation, simulated, limit",
     ]
 
 

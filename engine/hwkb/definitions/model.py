@@ -28,7 +28,7 @@ VarName = str   # a declared variable: "tc_peak"
 VarKey = str    # one value of it: "tc_peak[bf16]", or "sm_count" for an unindexed variable
 EntityId = str  # "h100-sxm"
 
-RULE_KINDS = ("law", "expectation", "simulated")
+RULE_KINDS = ("law", "expectation", "simulated", "limit")
 ENTITY_KINDS = ("architecture", "product", "die", "instruction", "workload", "scenario", "datasheet", "memory")
 
 

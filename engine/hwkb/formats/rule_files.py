@@ -257,9 +257,12 @@ def build_rule(item: Declaration, indices: Mapping[str, IndexSet], variables: Ma
     except ExpressionError as exc:
         reader.errors.append(exc)
         return None
-    if relation.op != "=":
-        reader.error(eq_node, f"a rule states an equation, not {relation.op!r}",
-                     "constraints belong in a query's --where")
+    if (relation.op == "=") == (kind == "limit"):
+        if kind == "limit":
+            reader.error(eq_node, "a limit states an inequality, not '='", "write eq: LHS <= RHS")
+        else:
+            reader.error(eq_node, f"a rule states an equation, not {relation.op!r}",
+                         "constraints belong in a query's --where, launch limits in a rule of kind: limit")
         return None
     if any(ref.name not in variables for ref in relation.references()):  # a vendor alias, or an unknown name
         relation = relation.map_refs(lambda ref: Ref(resolve_name(ref.name, variables), ref.index))

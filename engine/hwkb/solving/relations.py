@@ -337,6 +337,8 @@ def compile_relations(model: Model, units: Units, cache: SolutionCache | None = 
             except DimensionError as exc:
                 errors.append(exc.in_rule(_instance_name(rule, binding), rule.where))
                 break
+            if rule.kind == "limit":  # an inequality a context must satisfy (solving.limit_rules), never solved
+                continue
             keys = tuple(dict.fromkeys(str(r) for r in ast.references()))
             position = {k: i for i, k in enumerate(keys)}
             shape = ast.map_refs(lambda r: Ref(f"x{position[str(r)]}"))

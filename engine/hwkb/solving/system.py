@@ -17,6 +17,7 @@ from hwkb.definitions.units import Units
 from hwkb.errors import DimensionError, Location
 from hwkb.formats.caches import SolutionCache
 from hwkb.solving.context import Context, build_context
+from hwkb.solving.limit_rules import Limit, check_limits, compile_limits
 from hwkb.solving.plan import Plan
 from hwkb.solving.relations import Relation, check_dimensions, compile_relations
 
@@ -35,14 +36,19 @@ class System:
         self.directories = tuple(directories)
         self.solutions = SolutionCache() if solutions is None else solutions  # --where equalities solve through it
         self.relation_index = {r.name: r for r in relations}
+        self.limits: tuple[Limit, ...] = compile_limits(model)  # a context's facts must satisfy these
         #: plans by what a query knows (which keys, which are n/a, expectations or not): a plan follows from the
         #: structure alone, so queries that know the same keys share one (solving.solver fills it)
         self.plans: dict[tuple, Plan] = {}
 
     def context(self, gpu: str | None = None, layers: Iterable[str] = (), facts: Iterable = (),
                 via: str = "set", base: Context | None = None) -> Context:
-        """The known facts of a query: ``gpu``'s chain, the ``layers`` on it, then ``facts`` (later wins)."""
-        return build_context(self.model, self.units, gpu, layers, facts, via=via, base=base)
+        """The known facts of a query: ``gpu``'s chain, the ``layers`` on it, then ``facts`` (later wins).
+
+        Raises OutsideLimit when the facts break a limit rule (a launch CUDA refuses)."""
+        context = build_context(self.model, self.units, gpu, layers, facts, via=via, base=base)
+        check_limits(self.limits, context.facts, self.units)
+        return context
 
     def check_key(self, key: str) -> VarKey:
         """The key of the variable ``key`` names (a vendor alias resolved), or an UnknownNameError."""
