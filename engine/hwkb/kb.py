@@ -24,7 +24,7 @@ from hwkb.solving.context import Context
 from hwkb.solving.plausibility import implausible_values
 from hwkb.solving.relations import compile_relations
 from hwkb.simulation.scheduler import SimulationRuns, run_grid
-from hwkb.solving.solution import Derived, Explanation, Solution
+from hwkb.solving.solution import Derived, Explanation, Solution, Status
 from hwkb.solving.solver import Solver
 from hwkb.solving.system import System
 
@@ -108,6 +108,10 @@ class KnowledgeBase(System):
             solution = solve_constrained(self, key, context, where)
         else:
             solution = Solver(self, context, where, lazy=True).solution(key)
+            if solution.status == Status.UNDERDETERMINED and where:  # 'blocks_per_grid = 16' through a ceil
+                from hwkb.questions.thresholds import pinned_equalities, solve_constrained
+                if pinned_equalities(self, where):
+                    solution = solve_constrained(self, key, context, where)
         return solution if key == variable else solution.asked_as(variable)
 
     def explain(self, variable: VarKey, gpu: EntityId | None = None, layers: Iterable[EntityId] = (),

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from conftest import kb_from_text
-from hwkb.questions.searches import least_integer, threshold
+from hwkb.errors import OutsideLimit
+from hwkb.questions.searches import greatest_integer, least_integer
 from hwkb.questions.thresholds import admissible_set, parse_constraints, solve_constrained
 from hwkb.solving.solution import Interval
 from hwkb.errors import DimensionError
@@ -27,6 +28,8 @@ variables:
   share:  {unit: "", doc: share of the capacity for n and m items}
   fit:    {unit: "", integer: true, doc: whole items of n in 256}
   fit_x:  {unit: "", integer: true, doc: whole sixteens in x}
+  inv:    {unit: "", doc: the inverse of x}
+  n_max:  {unit: "", integer: true, doc: the most n a launch allows}
 rules:
   cost_law:   {doc: cost of an item, eq: cost = 2 * n, source: test}
   load_law:   {doc: load of the capacity, eq: load = rate / cost / cap, source: test}
@@ -35,12 +38,19 @@ rules:
   share_law:  {doc: n and m items, eq: share = rate / (cost + 2 * m) / cap, source: test}
   fit_law:    {doc: items that fit, eq: "fit = floor(256 / n)", source: test}
   fit_x_law:  {doc: sixteens that fit, eq: "fit_x = floor(x / 16)", source: test}
+  inv_law:    {doc: the inverse, eq: inv = 1 / x, source: test}
+  n_limit:    {kind: limit, doc: no more n than the chip allows, eq: n <= n_max, source: test}
 """
 TINY_GPUS = """
 chip:
   kind: product
   source: test
   facts: {rate: 4096 flop/cycle, cap: 16 exp/cycle, n: 8}
+capped-chip:
+  kind: product
+  extends: chip
+  source: test
+  facts: {n_max: 200}
 """
 
 
@@ -52,8 +62,9 @@ def tiny(tmp_path_factory):
 def test_least_integer_exactly(tiny):
     # load = 4096 / (2n) / 16 = 128 / n <= 1  <=>  n >= 128 (the entity's n = 8 is set aside)
     solution = solve_constrained(tiny, "n", tiny.context("chip"), ["load <= 1"])
-    assert solution.status == "derived" and solution.magnitude == 128
+    assert solution.status == "derived" and solution.magnitude == 128 and solution.extra["bound"] == "lower"
     assert solution.intervals == (Interval(128.0, None, True, False),)
+    assert str(solution).startswith("n >= 128   (derived)")
     assert solution.notes[0] == "set aside n = 8  (chip) to solve for it"
     assert "solved exactly" in solution.notes[1]
 
@@ -86,12 +97,59 @@ def test_a_real_window_exactly_and_numerically(tiny):
     (found,) = numeric.intervals
     assert found.lower == pytest.approx(0.5, rel=1e-9) and found.upper == pytest.approx(2.0, rel=1e-9)
     solution = solve_constrained(tiny, "x", tiny.context(), ["bump >= 0.4"])
-    assert solution.magnitude == 0.5  # a real variable's threshold: the lower end
+    assert (solution.magnitude, solution.extra) == (0.5, {"bound": "both", "upper": 2.0})  # both ends are bounds
+    assert str(solution).startswith("x = 0.5–2   (derived)")
 
 
-def test_no_admissible_value_is_inconsistent(tiny):
+def test_no_admissible_value_is_infeasible_with_the_best_reached(tiny):
     solution = solve_constrained(tiny, "x", tiny.context(), ["bump >= 0.6"])
-    assert solution.status == "inconsistent" and solution.intervals == ()
+    assert solution.status == "infeasible" and solution.intervals == () and solution.value is None
+    assert solution.extra["reachable"] == {"quantity": "bump", "value": 0.5, "unit": "", "at": 1.0,
+                                           "sentence": "the best bump reached is 0.5 (at x = 1)"}
+    assert str(solution).splitlines()[:2] == ["x: infeasible", "  the best bump reached is 0.5 (at x = 1)"]
+
+
+@pytest.mark.parametrize("variable, where, side, value", [
+    ("n", ["load <= 1"], "lower", 128),      # load = 128 / n falls with n
+    ("n", ["load >= 1"], "upper", 128),
+    ("n", ["load > 1"], "upper", 127),
+    ("x", ["inv >= 0.25"], "upper", 4.0),    # inv = 1 / x falls with x
+    ("x", ["inv <= 0.25"], "lower", 4.0),
+    ("x", ["inv > 0.25"], "upper", 4.0),
+])
+def test_the_headline_is_the_bound_on_the_side_asked(tiny, variable, where, side, value):
+    solution = tiny.solve(variable, gpu="chip", where=where)
+    assert (solution.status, solution.extra["bound"], solution.magnitude) == ("derived", side, value)
+    assert solution.to_dict()["bound"] == side and solution.to_dict()["value"] == value
+    strict = variable == "x" and "=" not in where[0]  # a real bound the set does not include
+    sign = ("<" if strict else "<=") if side == "upper" else ">="
+    assert str(solution).startswith(f"{variable} {sign} {value:g} ")
+
+
+def test_an_equality_through_floor_answers_the_interval_of_solutions(tiny):
+    # fit = floor(256 / n) = 2  <=>  85.33 < n <= 128
+    solution = tiny.solve("n", where=["fit = 2"])
+    assert (solution.status, solution.magnitude, solution.extra) == ("derived", 86, {"bound": "both", "upper": 128.0})
+    assert str(solution).startswith("n = 86–128   (derived)")
+    assert "searched 'fit = 2' as constraints: the laws do not invert them for n" in solution.notes
+
+
+def test_a_launch_limit_is_the_edge_of_the_search(tiny):
+    capped = tiny.context("capped-chip")
+    assert tiny.solve("n", gpu="capped-chip", where=["load >= 1"]).magnitude == 128
+    whole = solve_constrained(tiny, "n", capped, ["load >= 0.5"])   # n <= 256, but the chip allows 200
+    assert (whole.extra, whole.intervals) == ({"bound": "both", "upper": 200.0}, (Interval(0.0, 200.0, False, True),))
+    assert "n searched up to 200 (launch limit n_limit)" in whole.notes
+    beyond = solve_constrained(tiny, "n", capped, ["capped <= 0.5"])   # n >= 256: past the limit
+    assert beyond.status == "infeasible"
+    assert beyond.extra["reachable"]["sentence"] == "the best capped reached is 0.64 (at n = 200)"
+
+
+def test_a_context_past_a_launch_limit_is_an_error(tiny):
+    with pytest.raises(OutsideLimit) as caught:
+        tiny.context("capped-chip", facts=["n=300"])
+    assert str(caught.value) == ("--set: n = 300 exceeds the launch limit n_max = 200 (capped-chip, test): rule n_limit, "
+                                 "n <= n_max; no more n than the chip allows")
 
 
 def test_a_stated_override_is_checked_not_solved(tiny):
@@ -115,7 +173,7 @@ def test_dimension_mismatch_in_where_is_an_error(tiny):
 def test_a_threshold_under_an_equality(tiny):
     # share = 4096 / (2n + 2m) / 16 with m = n: 64 / n <= 1  <=>  n >= 64
     solution = tiny.solve("n", gpu="chip", where=["m = n", "share <= 1"])
-    assert solution.status == "derived" and solution.magnitude == 64
+    assert solution.status == "derived" and solution.magnitude == 64 and solution.extra["bound"] == "lower"
     assert solution.intervals == (Interval(64.0, None, True, False),)
     inputs = {v.key: v.magnitude for v in solution.value.origin.inputs}
     assert inputs == {"share": 1.0}
@@ -158,7 +216,7 @@ def test_the_search_stops_where_the_simulation_refuses(scheduler_kb):
 
 
 @pytest.mark.parametrize("variable, where, intervals, value", [
-    ("n", ["fit >= 2"], [(1.0, 128.0, True, True)], 1),
+    ("n", ["fit >= 2"], [(1.0, 128.0, True, True)], 128),
     ("x", ["fit_x >= 3", "fit_x < 4"], [(48.0, 64.0, True, False)], 48.0),
     ("x", ["fit_x >= 2", "fit_x < 4"], [(32.0, 64.0, True, False)], 32.0),
 ])
@@ -169,13 +227,14 @@ def test_numeric_windows_find_both_ends_and_their_closedness(tiny, variable, whe
     assert s.magnitude == pytest.approx(value)
 
 
-def test_an_integer_variable_without_an_integer_in_range_is_inconsistent(tiny):
+def test_an_integer_variable_without_an_integer_in_range_is_infeasible(tiny):
     s = tiny.solve("n", where=["n > 100", "n < 101"])
-    assert s.status == "inconsistent" and s.notes[-1] == "no positive integer satisfies 'n > 100' and 'n < 101'"
+    assert s.status == "infeasible" and s.notes[-1] == "no positive integer satisfies 'n > 100' and 'n < 101'"
 
 
 def test_interval_helpers():
     assert least_integer([Interval(0.0, 0.5, False, True), Interval(2.5, 3.0, True, True)]) == 3
     assert least_integer([Interval(0.0, None, False, False)]) == 1
-    assert threshold([Interval(0.0, 0.75, False, True)]) == 0.75
-    assert threshold([Interval(128.0, None, True, False)]) == 128.0
+    assert greatest_integer([Interval(0.0, 0.75, False, True)]) is None
+    assert greatest_integer([Interval(1.0, 64.0, True, False)]) == 63
+    assert greatest_integer([Interval(128.0, None, True, False)]) is None

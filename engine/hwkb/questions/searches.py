@@ -5,9 +5,10 @@ variable (display units) and raises
 :class:`~hwkb.errors.UnevaluablePoint` where it cannot be evaluated.
 
 * integers: doubling, then bisection for the least admissible one, then
-  doubling on to where the admissible run ends (one run of integers is assumed);
-* reals: a geometric scan over 2^-40 .. 2^60, 2^(1/8) apart, boundaries
-  bisected and each end tested for whether it belongs.
+  doubling on to where the admissible run ends (one run of integers is assumed),
+  up to 2^40 or to the launch limit that caps the variable;
+* reals: a geometric scan over 2^-40 .. 2^60 (or up to a launch limit), 2^(1/8)
+  apart, boundaries bisected and each end tested for whether it belongs.
 
 >>> found = search_integers("n", lambda n: n * n >= 50)
 >>> found.least, found.intervals[0].upper
@@ -26,7 +27,7 @@ from hwkb.definitions.model import VarKey
 from hwkb.errors import NotDetermined, UnevaluablePoint
 from hwkb.solving.solution import Interval
 
-__all__ = ["Admissible", "search_integers", "scan_reals", "least_integer", "threshold", "REAL_PROBES",
+__all__ = ["Admissible", "search_integers", "scan_reals", "least_integer", "greatest_integer", "REAL_PROBES",
            "MAX_INTEGER", "SEARCH_BUDGET_S"]
 
 REAL_PROBES = tuple(2.0 ** (k / 8) for k in range(-40 * 8, 60 * 8 + 1))  # 2^(1/8) apart: windows of 9 %
@@ -44,37 +45,44 @@ class Admissible:
     least: int | None = None
 
 
-def search_integers(variable: VarKey, feasible: Callable[[float], bool]) -> Admissible:
+def search_integers(variable: VarKey, feasible: Callable[[float], bool], upper: int | None = None) -> Admissible:
+    """The run of positive integers where ``feasible`` holds, searched up to ``upper`` (a launch limit) or 2^40."""
+    top = MAX_INTEGER if upper is None else upper
+    if top < 1:
+        return Admissible(variable, (), "numeric", ("no positive integer lies within the launch limits",))
     deadline = time.monotonic() + SEARCH_BUDGET_S
     below, probe = 0, 1
     try:
-        while probe <= MAX_INTEGER and not feasible(probe):
+        while not feasible(probe):
+            if probe >= top:
+                return Admissible(variable, (), "numeric", (f"no admissible integer up to {top}",))
             if time.monotonic() > deadline:
                 return Admissible(variable, (), "numeric", (f"no admissible integer up to {probe} "
                                                             f"(search stopped after {SEARCH_BUDGET_S:g} s)",))
-            below, probe = probe, probe * 2
+            below, probe = probe, min(probe * 2, top)
     except UnevaluablePoint as exc:
         raise NotDetermined(f"the search stopped before any admissible value: {exc}") from None
-    if probe > MAX_INTEGER:
-        return Admissible(variable, (), "numeric", (f"no admissible integer up to {MAX_INTEGER}",))
     least = _bisect_int(feasible, below, probe)
-    upper, last, stopped = None, probe, ""
+    end, last, stopped = None, probe, ""
     try:
-        while last < MAX_INTEGER and time.monotonic() <= deadline:  # where the admissible run of integers ends
-            further = min(last * 2, MAX_INTEGER)
+        while last < top and time.monotonic() <= deadline:  # where the admissible run of integers ends
+            further = min(last * 2, top)
             if not feasible(further):
-                upper = _bisect_int(lambda n: not feasible(n), last, further) - 1
+                end = _bisect_int(lambda n: not feasible(n), last, further) - 1
                 break
             last = further
     except UnevaluablePoint as exc:
         stopped = f" ({exc})"
-    if upper is None and last < MAX_INTEGER:
+    if end is None and upper is not None and last >= top:
+        end = top  # the run reaches the launch limit
+    span = f" over 1 .. {top}" if upper is not None else ""
+    if end is None and last < top:
         note = f"searched over the integers (doubling, then bisection); the end was not found up to {last}{stopped}"
     else:
-        note = ("searched over the integers (doubling, then bisection), assuming the admissible integers are "
-                "one run" + (f" up to {MAX_INTEGER}" if upper is None else ""))
-    return Admissible(variable, (Interval(float(least), None if upper is None else float(upper), True,
-                                          upper is not None),), "numeric", (note,), least)
+        note = (f"searched over the integers{span} (doubling, then bisection), assuming the admissible integers are "
+                "one run" + (f" up to {MAX_INTEGER}" if end is None else ""))
+    return Admissible(variable, (Interval(float(least), None if end is None else float(end), True,
+                                          end is not None),), "numeric", (note,), least)
 
 
 def _bisect_int(holds: Callable[[float], bool], lo: int, hi: int) -> int:
@@ -88,8 +96,10 @@ def _bisect_int(holds: Callable[[float], bool], lo: int, hi: int) -> int:
     return hi
 
 
-def scan_reals(variable: VarKey, evaluate: Callable[[float], bool]) -> Admissible:
+def scan_reals(variable: VarKey, evaluate: Callable[[float], bool], upper: float | None = None) -> Admissible:
+    """Where ``evaluate`` holds over 2^-40 .. 2^60, or up to ``upper`` (a launch limit), which is probed too."""
     unevaluable: list[str] = []
+    probes = REAL_PROBES if upper is None else tuple(x for x in REAL_PROBES if x < upper) + (upper,)
 
     def feasible(x: float) -> bool:
         try:
@@ -98,18 +108,18 @@ def scan_reals(variable: VarKey, evaluate: Callable[[float], bool]) -> Admissibl
             unevaluable.append(str(exc))
             return False
 
-    states = [feasible(x) for x in REAL_PROBES]
+    states = [feasible(x) for x in probes]
     intervals, start = [], None
     for i, state in enumerate(states):
         if state and start is None:
-            start = 0.0 if i == 0 else _boundary(feasible, REAL_PROBES[i - 1], REAL_PROBES[i])
+            start = 0.0 if i == 0 else _boundary(feasible, probes[i - 1], probes[i])
         if not state and start is not None:
-            intervals.append((start, _boundary(feasible, REAL_PROBES[i - 1], REAL_PROBES[i])))
+            intervals.append((start, _boundary(feasible, probes[i - 1], probes[i])))
             start = None
     if start is not None:
-        intervals.append((start, None))
+        intervals.append((start, upper))
     out = tuple(Interval(lo, hi, lo != 0.0 and feasible(lo), hi is not None and feasible(hi)) for lo, hi in intervals)
-    note = (f"scanned {REAL_PROBES[0]:g} .. {REAL_PROBES[-1]:g} by factors of 2^(1/8) and bisected the boundaries "
+    note = (f"scanned {probes[0]:g} .. {probes[-1]:g} by factors of 2^(1/8) and bisected the boundaries "
             "(a window narrower than 9 % can be missed)")
     notes = (note,) + ((f"{len(unevaluable)} points could not be evaluated, e.g. {unevaluable[0]}",) if unevaluable else ())
     return Admissible(variable, out, "numeric", notes)
@@ -152,11 +162,22 @@ def least_integer(intervals: Sequence[Interval]) -> int | None:
 _SNAP = 1e-9  # relative: a bound this close to an integer is that integer
 
 
-def threshold(intervals: Sequence[Interval]) -> float | None:
-    """A real variable's answer: the admissible set's lower end when positive, else its finite upper end."""
-    if not intervals:
-        return None
-    first, last = intervals[0], intervals[-1]
-    if first.lower:
-        return first.lower
-    return last.upper
+def greatest_integer(intervals: Sequence[Interval]) -> int | None:
+    """The greatest positive integer in the intervals; None when they are unbounded above or hold none.
+
+    >>> greatest_integer([Interval(1.0, 64.0, True, True)]), greatest_integer([Interval(0.0, 2.3219, False, True)])
+    (64, 2)
+    """
+    for interval in reversed(intervals):
+        upper = interval.upper
+        if upper is None:
+            return None
+        nearest = round(upper)
+        if abs(upper - nearest) <= _SNAP * max(1.0, abs(upper)):
+            candidate = nearest if interval.upper_closed else nearest - 1
+        else:
+            candidate = math.floor(upper)
+        lower = interval.lower or 0.0
+        if candidate >= 1 and (candidate > lower or (candidate >= lower * (1 - _SNAP) and interval.lower_closed)):
+            return candidate
+    return None

@@ -39,7 +39,8 @@ from hwkb.questions.interventions import intervene
 from hwkb.questions.sweep_tables import CHUNK, AxisValues, all_whole, csv_chunks, grid_chunk, json_row_chunks, table_chunks
 from hwkb.solving.context import Context
 from hwkb.solving.lambdify import lambdify_numpy
-from hwkb.solving.points import PointEvaluator
+from hwkb.solving.limit_rules import check_limits
+from hwkb.solving.points import PointEvaluator, trial_facts
 from hwkb.solving.relations import symbol_of
 from hwkb.solving.system import System
 
@@ -199,6 +200,10 @@ def sweep(kb: System, variable: VarKey, context: Context, axes: Sequence[Axis],
     total = math.prod(len(a.values) for a in axes)
     if total > MAX_POINTS:
         raise QueryError(f"the grid has {total} points, more than {MAX_POINTS}", hint="take fewer or coarser axes")
+    for axis in axes:  # an axis past a launch limit is the error a --set past it is (its ends checked)
+        for end in {min(axis.values), max(axis.values)}:
+            ends = trial_facts({axis.key: end}, {axis.key: axis.unit})
+            check_limits(kb.limits, {**context.facts, **{f.key: f for f in ends}}, kb.units)
     where = list(where)
     context, _ = intervene(kb, context, context, keys, where)  # a swept clock moves the peaks it gives
     unit = kb.model.unit_of(variable)

@@ -13,43 +13,58 @@ the inequalities are the constraints. Two ways to the admissible set:
   forward-only relations work too; the searches are :mod:`hwkb.questions.searches`.
 
 The :class:`~hwkb.solving.solution.Solution` carries ``intervals`` (display units;
-``None`` is unbounded) and a ``value``: for an integer variable the least
-admissible integer; for a real one the threshold — the lower end of the
-admissible set when that is positive, else its finite upper end. A fact of
-the variable that an entity or a default states is set aside (the question is
-which values would do); one given with ``--set``, or a value the context
-derives, is checked against the constraints instead.
+``None`` is unbounded) and, as its headline, the bound the constraints imply
+(kb/README.md, "Inequalities"): ``regs_per_thread <= 64`` when the admissible set
+ends above, ``d_qk >= 128`` when it starts above the domain's least value, the
+interval ``7681–8192`` when both (an equality through ``ceil`` pinned to a number,
+``blocks_per_grid = 16``, is searched as the two inequalities); an integer
+variable's bound is an integer. ``extra["bound"]`` names the side (``upper``,
+``lower`` or ``both``; then ``value`` is the lower end and ``extra["upper"]`` the
+upper). The domain is the positive numbers up to the launch limits that name the
+variable (:mod:`hwkb.solving.limit_rules`). No admissible value there is
+``infeasible``: the answer names the best value the constrained quantity reaches
+and the limit that holds it there. A fact of the variable that an entity or a
+default states is set aside (the question is which values would do); one given
+with ``--set``, or a value the context derives, is checked against the
+constraints instead.
 
 >>> from hwkb import KnowledgeBase
 >>> kb = KnowledgeBase.load()
 >>> s = solve_constrained(kb, "d_qk", kb.context("h100-sxm"), ["d_v = d_qk", "exp_utilization[fp8] <= 1"])
->>> s.magnitude, [str(i) for i in s.intervals]
-(128.0, ['[128, inf)'])
+>>> s.magnitude, s.extra["bound"], [str(i) for i in s.intervals]
+(128.0, 'lower', ['[128, inf)'])
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 import sympy
 
-from hwkb.definitions.symbolic import to_sympy
+from hwkb.definitions.expressions import references
 from hwkb.definitions.model import VarKey, split_key
+from hwkb.definitions.quantities import format_number
+from hwkb.definitions.symbolic import to_sympy
 from hwkb.errors import KBError, NoClosedForm, NotDetermined, QueryError, UnevaluablePoint
 from hwkb.questions.closed_forms import canonical_forms, exact_number
-from hwkb.questions.searches import Admissible, least_integer, scan_reals, search_integers, threshold
+from hwkb.questions.searches import (MAX_INTEGER, REAL_PROBES, Admissible, greatest_integer, least_integer, scan_reals,
+                                     search_integers)
 from hwkb.solving.context import Context
+from hwkb.solving.limit_rules import largest_within, limits_on
 from hwkb.solving.points import PointEvaluator
 from hwkb.solving.relations import symbol_of
 from hwkb.solving.solution import Interval, Solution, Status
 from hwkb.solving.solver import Solver
+from hwkb.solving.text import format_intervals
 from hwkb.solving.system import System
 from hwkb.solving.values import RuleOrigin, Value
 
-__all__ = ["Constraint", "parse_constraints", "admissible_set", "solve_constrained", "METHODS"]
+__all__ = ["Constraint", "Domain", "parse_constraints", "pinned_equalities", "launch_domain", "admissible_set",
+           "solve_constrained", "METHODS"]
 
 METHODS = ("auto", "exact", "numeric")
-_RELATIONALS = {"<=": sympy.Le, ">=": sympy.Ge, "<": sympy.Lt, ">": sympy.Gt}
+_RELATIONALS = {"<=": sympy.Le, ">=": sympy.Ge, "<": sympy.Lt, ">": sympy.Gt, "=": sympy.Eq}
 _HARD = (sympy.Min, sympy.Max, sympy.floor, sympy.ceiling, sympy.Piecewise)
 
 
@@ -70,21 +85,58 @@ class Constraint:
         if any(k not in values or values[k] is None for k in self.keys):
             return None
         subs = {symbol_of(k): values[k] for k in self.keys}
-        left, right = float(self.lhs.xreplace(subs)), float(self.rhs.xreplace(subs))
-        return {"<=": left <= right, ">=": left >= right, "<": left < right, ">": left > right}[self.op]
+        left, right = self.sides(values)
+        equal = math.isclose(left, right, rel_tol=1e-9, abs_tol=1e-300)
+        return {"<=": left <= right, ">=": left >= right, "<": left < right, ">": left > right, "=": equal}[self.op]
+
+    def sides(self, values: Mapping[VarKey, float]) -> tuple[float, float]:
+        subs = {symbol_of(k): values[k] for k in self.keys}
+        return float(self.lhs.xreplace(subs)), float(self.rhs.xreplace(subs))
+
+    def slack(self, values: Mapping[VarKey, float]) -> float:
+        """How far inside (positive) or outside (negative) the constraint a point lies, relative to its bound."""
+        left, right = self.sides(values)
+        scale = max(abs(right), abs(left), 1e-300)
+        if self.op == "=":
+            return -abs(left - right) / scale
+        return (left - right) / scale if self.op in (">=", ">") else (right - left) / scale
+
+    def side_text(self, left: bool) -> str:
+        lhs, _, rhs = self.text.partition(self.op)
+        return (lhs if left else rhs).strip()
 
 
-def parse_constraints(kb: System, where: Iterable[str]) -> list[Constraint]:
-    """The inequalities among ``where`` (the equalities are relations, not constraints)."""
+def parse_constraints(kb: System, where: Iterable[str], pinned: bool = False) -> list[Constraint]:
+    """The inequalities among ``where`` (the equalities are relations, not constraints), and with ``pinned`` the
+    equalities that pin an expression to a number (``blocks_per_grid = 16``), searched as constraints when the
+    laws cannot invert them (through ``ceil``, ``floor``, ``min`` or ``max``)."""
     out = []
     for i, text in enumerate(where):
         relation = kb.parse_where(text, i)
-        if relation.op == "=":
+        if relation.op == "=" and not (pinned and _is_pinned(relation)):
             continue
         symbol = lambda r: symbol_of(str(r))
         keys = tuple(dict.fromkeys(str(r) for r in relation.references()))
         out.append(Constraint(text, relation.op, to_sympy(relation.lhs, symbol), to_sympy(relation.rhs, symbol), keys))
     return out
+
+
+@dataclass(frozen=True)
+class Domain:
+    """Where the variable may lie before any constraint: the positive numbers, up to ``upper`` when launch limits
+    (``limits``, the rules that set it) cap it."""
+    upper: float | None = None
+    limits: tuple[str, ...] = ()
+
+
+def pinned_equalities(kb: System, where: Iterable[str]) -> list[str]:
+    """The ``where`` equalities that pin an expression to a number (``blocks_per_grid = 16``)."""
+    return [text for i, text in enumerate(where) if kb.parse_where(text, i).op == "=" and
+            _is_pinned(kb.parse_where(text, i))]
+
+
+def _is_pinned(relation) -> bool:
+    return any(not list(references(side)) for side in (relation.lhs, relation.rhs))
 
 
 def solve_constrained(kb: System, variable: VarKey, context: Context, where: list[str], *,
@@ -106,53 +158,117 @@ def solve_constrained(kb: System, variable: VarKey, context: Context, where: lis
     base = solver.solution(variable, needs=False)  # only whether it is determined: no search for needs
     if base.determined or base.status == Status.NOT_APPLICABLE:
         return _checked(base, solver, constraints)
+    pinned = pinned_equalities(kb, where)
+    if pinned:  # the laws cannot invert them: search them as constraints
+        where = [w for w in where if w not in pinned]
+        constraints = parse_constraints(kb, [*where, *pinned], pinned=True)
+        notes.append("searched " + " and ".join(repr(p) for p in pinned) + " as constraints: the laws do not "
+                     f"invert them for {variable}")
+    if not constraints:
+        return Solver(kb, context, where).solution(variable)
+    domain = launch_domain(kb, variable, context)
+    if domain.limits:
+        notes.append(f"{variable} searched up to {format_number(domain.upper)} {unit} (launch limit "
+                     f"{', '.join(domain.limits)})".replace(f" {unit} (", f" {unit} (" if unit else " ("))
     try:
-        admissible = admissible_set(kb, variable, context, constraints, where, method=method)
+        admissible = admissible_set(kb, variable, context, constraints, where, method=method, domain=domain)
     except NotDetermined as exc:
         return Solution(variable, Status.UNDERDETERMINED, unit, needs=exc.needs,
                         notes=(*notes, f"the constraints cannot be evaluated: {exc.message}"))
     intervals = admissible.intervals
     notes += admissible.notes
-    if variable_def.integer:
-        magnitude = admissible.least if admissible.least is not None else least_integer(admissible.intervals)
-    else:
-        magnitude = threshold(admissible.intervals)
-    if not admissible.intervals:
-        notes.append("no positive value satisfies " + " and ".join(repr(c.text) for c in constraints))
-        return Solution(variable, Status.INCONSISTENT, unit, intervals=intervals, notes=tuple(notes))
-    if magnitude is None and variable_def.integer:
-        notes.append("no positive integer satisfies " + " and ".join(repr(c.text) for c in constraints))
-        return Solution(variable, Status.INCONSISTENT, unit, intervals=intervals, notes=tuple(notes))
-    if magnitude is None:
-        notes.append(f"the constraints leave {variable} without a threshold")
+    headline = _headline(intervals[:1], domain, variable_def.integer)  # the first run; the others are noted
+    if len(intervals) > 1:
+        notes.append(f"the headline is the first admissible run; also admissible: {format_intervals(intervals[1:])}")
+    if headline is None:
+        kind = "integer" if variable_def.integer and intervals else "value"
+        notes.append(f"no positive {kind} {'within the launch limits ' if domain.limits else ''}satisfies "
+                     + " and ".join(repr(c.text) for c in constraints))
+        extra = _reachable(kb, variable, context, constraints, where, domain, variable_def.integer)
+        return Solution(variable, Status.INFEASIBLE, unit, intervals=intervals, notes=tuple(notes), extra=extra)
+    side, low, high = headline
+    if side == "none":
+        notes.append(f"the constraints leave {variable} without a bound: every positive value satisfies them")
         return Solution(variable, Status.UNDERDETERMINED, unit, intervals=intervals, notes=tuple(notes))
+    if side == "both" and low <= (1.0 if variable_def.integer else 0.0):
+        notes.append(f"every value of {variable} up to the launch limit satisfies the constraints")
+    magnitude = high if side == "upper" else low
     value = _threshold_value(kb, variable, unit, float(magnitude), context, constraints, where)
-    return Solution(variable, Status.DERIVED, unit, value, intervals=intervals, notes=tuple(notes))
+    extra = {"bound": side, **({"upper": float(high)} if side == "both" else {})}
+    return Solution(variable, Status.DERIVED, unit, value, intervals=intervals, notes=tuple(notes), extra=extra)
+
+
+def launch_domain(kb: System, variable: VarKey, context: Context) -> Domain:
+    """The variable's domain: the positive numbers up to the largest value the limit rules naming it allow in
+    this context (:mod:`hwkb.solving.limit_rules`); unbounded when none applies."""
+    limits = limits_on(getattr(kb, "limits", ()), variable)
+    if not limits:
+        return Domain()
+    integer = kb.model.variables[split_key(variable)[0]].integer
+    unit = kb.model.unit_of(variable)
+    known = {k: kb.units.to_canonical(f.value, f.unit) for limit in limits for k in limit.keys
+             if k != variable and (f := context.facts.get(k)) is not None and f.value is not None}
+
+    def broken(x: float) -> tuple[str, ...]:
+        values = {**known, variable: kb.units.to_canonical(x, unit)}
+        return tuple(limit.name for limit in limits if limit.holds(values) is False)
+
+    upper = largest_within(lambda x: not broken(x), integer, float(MAX_INTEGER) if integer else REAL_PROBES[-1])
+    if upper is None:
+        return Domain()
+    return Domain(upper, broken(upper + 1 if integer else upper * (1 + 1e-9)))
+
+
+def _headline(intervals: Sequence[Interval], domain: Domain, integer: bool) -> tuple[str, float, float | None] | None:
+    """The bound the admissible set implies, as (side, low, high): ``upper`` when only its upper end is a bound
+    (its lower end is the domain's), ``lower`` when only its lower end is, ``both`` when both are (or when the
+    set is the whole bounded domain), ``none`` for the whole positive half-line; None when it holds no value."""
+    if not intervals:
+        return None
+    if integer:
+        least, greatest = least_integer(intervals), greatest_integer(intervals)
+        if least is None or (greatest is None and intervals[-1].upper is not None) or \
+                (greatest is not None and greatest < least):
+            return None
+        low, high = float(least), None if greatest is None else float(greatest)
+    else:
+        low, high = intervals[0].lower or 0.0, intervals[-1].upper
+    lower_bound = low > (1.0 if integer else 0.0)
+    upper_bound = high is not None and (domain.upper is None or high < domain.upper)
+    if upper_bound and not lower_bound:
+        return "upper", low, high
+    if lower_bound and not upper_bound:
+        return "lower", low, None if domain.upper is None else high
+    if high is None:
+        return "none", low, None
+    return "both", low, high
 
 
 def admissible_set(kb: System, variable: VarKey, context: Context, constraints: Sequence[Constraint],
-                   where: Sequence[str] = (), *, method: str = "auto") -> Admissible:
-    """Where all ``constraints`` hold as ``variable`` varies over the positive reals (integers if it is one)."""
+                   where: Sequence[str] = (), *, method: str = "auto", domain: Domain = Domain()) -> Admissible:
+    """Where all ``constraints`` hold as ``variable`` varies over its domain: the positive reals (integers if it
+    is one), up to ``domain.upper``."""
     if method in ("auto", "exact"):
         try:
-            return _exact(kb, variable, context, constraints, where)
+            return _exact(kb, variable, context, constraints, where, domain)
         except NoClosedForm as exc:
             if method == "exact":
                 raise NoClosedForm(f"no exact solution for {variable}: {exc}") from exc
             reason = f"{exc.message if isinstance(exc, QueryError) else exc}"
-            found = _numeric(kb, variable, context, constraints, where)
+            found = _numeric(kb, variable, context, constraints, where, domain)
             return Admissible(found.variable, found.intervals, found.method,
                               (f"solved numerically ({reason})", *found.notes), found.least)
-    return _numeric(kb, variable, context, constraints, where)
+    return _numeric(kb, variable, context, constraints, where, domain)
 
 
-def _exact(kb, variable, context, constraints, where) -> Admissible:
+def _exact(kb, variable, context, constraints, where, domain: Domain = Domain()) -> Admissible:
     keys = [k for c in constraints for k in c.keys if k != variable]
     forms, _ = canonical_forms(kb, list(dict.fromkeys(keys)), context, [variable], where)
     x = symbol_of(variable)
     factor = exact_number(kb.units.to_canonical(1.0, kb.model.unit_of(variable)))
     subs = {symbol_of(k): e for k, e in forms.items()}
-    domain = sympy.Interval.open(0, sympy.oo)
+    domain = (sympy.Interval.open(0, sympy.oo) if domain.upper is None
+              else sympy.Interval.Lopen(0, exact_number(domain.upper)))
     admissible = domain
     for c in constraints:
         lhs = c.lhs.xreplace(subs).xreplace({x: x * factor})
@@ -193,7 +309,7 @@ def _intervals_of(s) -> tuple[Interval, ...] | None:
 
 # ---------------------------------------------------------------- numeric
 
-def _numeric(kb, variable, context, constraints, where) -> Admissible:
+def _numeric(kb, variable, context, constraints, where, domain: Domain = Domain()) -> Admissible:
     keys = list(dict.fromkeys(k for c in constraints for k in c.keys if k != variable))
     evaluator = PointEvaluator(kb, context, [variable], keys, where)
     unit = kb.model.unit_of(variable)
@@ -211,8 +327,63 @@ def _numeric(kb, variable, context, constraints, where) -> Admissible:
         return cache[x]
 
     if kb.model.variables[split_key(variable)[0]].integer:
-        return search_integers(variable, feasible)
-    return scan_reals(variable, feasible)
+        return search_integers(variable, feasible, None if domain.upper is None else int(domain.upper))
+    return scan_reals(variable, feasible, domain.upper)
+
+
+def _reachable(kb, variable, context, constraints, where, domain: Domain, integer: bool) -> dict:
+    """For an infeasible target: the best value the constrained quantity reaches over the domain (probed at
+    powers of two and the domain's ends) and the limit that holds it there, as the answer's JSON fields."""
+    keys = list(dict.fromkeys(k for c in constraints for k in c.keys if k != variable))
+    try:
+        evaluate = PointEvaluator(kb, context, [variable], keys, where)
+    except NotDetermined:
+        return {}
+    top = domain.upper if domain.upper is not None else (MAX_INTEGER if integer else REAL_PROBES[-1])
+    start = 1.0 if integer else REAL_PROBES[0]
+    probes = sorted({*(2.0 ** k for k in range(-40, 61) if start <= 2.0 ** k <= top), start, float(top)})
+    unit = kb.model.unit_of(variable)
+    best = None
+    for x in probes:
+        try:
+            point = evaluate({variable: x})
+        except KBError:
+            continue
+        if any(point.get(k) is None for k in keys):
+            continue
+        values = {k: point[k].canonical for k in keys}
+        values[variable] = kb.units.to_canonical(x, unit)
+        worst = min(constraints, key=lambda c: c.slack(values))
+        score = worst.slack(values)
+        if best is None or score > best[0] + 1e-12:
+            best = (score, x, worst, values, point)
+    if best is None:
+        return {}
+    _, x, worst, values, point = best
+    left, right = worst.sides(values)
+    subject_left = bool(list(worst.lhs.free_symbols)) or not worst.rhs.free_symbols
+    subject = worst.side_text(subject_left)
+    reached = left if subject_left else right
+    shown_unit = ""
+    limiters: tuple[str, ...] = ()
+    if subject in point and point[subject] is not None:
+        reached, shown_unit = point[subject].magnitude, point[subject].unit
+        limit_value = point[subject].binding_limit()
+        limiters = () if limit_value is None else tuple(limit_value.origin.bound_by)
+    maximizing = (worst.op in (">=", ">")) == subject_left
+    at = f"{variable} = {format_number(x)} {unit}".rstrip()
+    amount = f"{format_number(reached)} {shown_unit}".rstrip()
+    if limiters:
+        words = " & ".join(f"{name} ({kb.model.variables[split_key(name)[0]].doc})" for name in limiters)
+        verb = "caps" if maximizing else "keeps"
+        sentence = (f"{words} {verb} {subject} at {amount}" if maximizing else
+                    f"{words} {verb} {subject} at {amount} or more") + f" (best reached, at {at})"
+    else:
+        sentence = f"the best {subject} reached is {amount} (at {at})"
+    out = {"reachable": {"quantity": subject, "value": reached, "unit": shown_unit, "at": x, "sentence": sentence}}
+    if limiters:
+        out.update(limiter=limiters[0], limiters=list(limiters))
+    return out
 
 
 

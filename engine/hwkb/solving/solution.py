@@ -26,6 +26,7 @@ class Status(StrEnum):
     INCONSISTENT = "inconsistent"
     NOT_APPLICABLE = "not_applicable"
     IMPLAUSIBLE = "implausible"  # derived, but outside the range real hardware spans (or resting on such a value)
+    INFEASIBLE = "infeasible"  # no value within the domain meets the --where constraints
 
     @property
     def determined(self) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from hwkb.definitions.display import format_parts, format_quantity
+from hwkb.definitions.display import display_scale, format_number, format_parts, format_quantity
 from hwkb.solving.values import Value
 
 __all__ = ["render_tree", "format_intervals", "format_value", "render_solution", "render_answer", "render_limiter",
@@ -64,6 +64,9 @@ MAX_NEEDS_SHOWN = 6
 def render_solution(solution, explain: bool = False) -> str:
     """A solution as ``hwkb solve`` prints it, and with ``explain`` its derivation trees as ``hwkb explain`` does."""
     lines = [render_answer(solution)]
+    reachable = getattr(solution, "extra", {}).get("reachable")
+    if solution.status == "infeasible" and reachable:
+        lines.append(f"  {reachable['sentence']}")
     limiter = solution.limiter
     if limiter is not None:
         lines.append(render_limiter(limiter))
@@ -110,12 +113,28 @@ def render_limiter(value: Value) -> str:
     return f"  limited by {bound} ({value.key} = {format_value(value)} by {value.origin.rule}; limits: {limits})"
 
 
+_BOUND_SIGNS = {"upper": "<=", "lower": ">="}  # the side of an inequality's headline (questions.thresholds)
+
+
 def render_answer(solution) -> str:
     """The first line: the value and its status, or the status alone; the vendor alias asked by, if any."""
     alias = getattr(solution, "alias", None)
     name = f"{solution.variable} ({alias})" if alias else solution.variable
     if solution.value is not None:
-        return f"{name} = {' '.join(format_parts(solution.magnitude, solution.unit))}  ({solution.status})"
+        bound = getattr(solution, "extra", {}).get("bound")
+        ends = (solution.magnitude, solution.extra["upper"]) if bound == "both" else (solution.magnitude,)
+        factor, unit = display_scale(solution.unit, ends)
+        numbers = [format_number(x * factor) for x in ends]
+        if bound == "both":  # the interval of solutions: 7681–8192
+            shown = f"= {numbers[0]}–{numbers[1]}"
+        else:
+            first = solution.intervals[0] if solution.intervals else None
+            end, end_closed = ((first.upper, first.upper_closed) if bound == "upper" else
+                               (first.lower, first.lower_closed)) if first is not None else (None, True)
+            closed = end_closed or end != solution.magnitude  # an integer bound inside an open end is reached
+            sign = _BOUND_SIGNS.get(bound, "=")
+            shown = f"{sign if closed or sign == '=' else sign[0]} {numbers[0]}"
+        return f"{name} {shown} {unit}  ({solution.status})"
     return f"{name}: {solution.status.replace('_', ' ')}"
 
 
