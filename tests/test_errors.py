@@ -14,8 +14,8 @@ def test_all_names_exist():
     assert sorted(errors.__all__) == sorted([
         "Location", "KBError", "LoadError", "ExpressionError", "UnitError", "DimensionError",
         "UnknownNameError", "ContextError", "QueryError", "NotDetermined", "NoClosedForm", "UnevaluablePoint",
-        "SimulationInputError", "MissingExtraError", "UsageError", "LimitError", "CacheRefused", "KBErrors", "suggest",
-        "escaped", "markdown_text"])
+        "SimulationInputError", "MissingExtraError", "UsageError", "LimitError", "OutsideLimit", "CacheRefused",
+        "KBErrors", "suggest", "escaped", "markdown_text"])
     for name in errors.__all__:
         assert hasattr(errors, name)
 

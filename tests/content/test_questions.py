@@ -75,7 +75,7 @@ def test_least_warps_by_search_through_the_simulation(kb):
 
 
 @pytest.mark.parametrize("variable, layers, where, intervals, value", [
-    ("tile_n", ["tcgen05-m128n256k16"], ["accumulators_in_tmem >= 2"], [(1.0, 256.0, True, True)], 1),
+    ("tile_n", ["tcgen05-m128n256k16"], ["accumulators_in_tmem >= 2"], [(1.0, 256.0, True, True)], 256),
     ("tmem_cell_bits", ["tcgen05-m128n256k16"], ["accumulators_in_tmem >= 3", "accumulators_in_tmem < 4"],
      [(48.0, 64.0, True, False)], 48.0),
     ("tmem_cell_bits", ["tcgen05-m128n256k16"], ["accumulators_in_tmem >= 2", "accumulators_in_tmem < 4"],
@@ -88,9 +88,9 @@ def test_numeric_windows_find_both_ends_and_their_closedness(kb, variable, layer
     assert s.magnitude == pytest.approx(value)
 
 
-def test_an_integer_variable_without_an_integer_in_range_is_inconsistent(kb):
+def test_an_integer_variable_without_an_integer_in_range_is_infeasible(kb):
     s = kb.solve("d_qk", where=["d_qk > 100", "d_qk < 101"])
-    assert s.status == "inconsistent" and s.notes[-1] == "no positive integer satisfies 'd_qk > 100' and 'd_qk < 101'"
+    assert s.status == "infeasible" and s.notes[-1] == "no positive integer satisfies 'd_qk > 100' and 'd_qk < 101'"
 
 
 def test_the_search_stops_where_the_simulation_refuses(kb):

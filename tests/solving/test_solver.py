@@ -17,7 +17,7 @@ from hwkb.solving.values import FactOrigin, RuleOrigin
 def test_all_names_exist():
     assert sorted(solve_module.__all__) == ["MAX_DETOUR", "MAX_PLANS", "Solver", "Structure"]
     assert [str(s) for s in Status] == ["stated", "derived", "underdetermined", "inconsistent", "not_applicable",
-                                       "implausible"]
+                                       "implausible", "infeasible"]
 
 
 def test_a_status_is_its_plain_string():

@@ -48,6 +48,7 @@ from hwkb.definitions.quantities import format_number
 from hwkb.definitions.symbolic import to_sympy
 from hwkb.errors import KBError, NoClosedForm, NotDetermined, QueryError, UnevaluablePoint
 from hwkb.questions.closed_forms import canonical_forms, exact_number
+from hwkb.questions.reachable import best_reached
 from hwkb.questions.searches import (MAX_INTEGER, REAL_PROBES, Admissible, greatest_integer, least_integer, scan_reals,
                                      search_integers)
 from hwkb.solving.context import Context
@@ -184,7 +185,7 @@ def solve_constrained(kb: System, variable: VarKey, context: Context, where: lis
         kind = "integer" if variable_def.integer and intervals else "value"
         notes.append(f"no positive {kind} {'within the launch limits ' if domain.limits else ''}satisfies "
                      + " and ".join(repr(c.text) for c in constraints))
-        extra = _reachable(kb, variable, context, constraints, where, domain, variable_def.integer)
+        extra = best_reached(kb, variable, context, constraints, where, domain.upper, variable_def.integer)
         return Solution(variable, Status.INFEASIBLE, unit, intervals=intervals, notes=tuple(notes), extra=extra)
     side, low, high = headline
     if side == "none":
@@ -329,62 +330,6 @@ def _numeric(kb, variable, context, constraints, where, domain: Domain = Domain(
     if kb.model.variables[split_key(variable)[0]].integer:
         return search_integers(variable, feasible, None if domain.upper is None else int(domain.upper))
     return scan_reals(variable, feasible, domain.upper)
-
-
-def _reachable(kb, variable, context, constraints, where, domain: Domain, integer: bool) -> dict:
-    """For an infeasible target: the best value the constrained quantity reaches over the domain (probed at
-    powers of two and the domain's ends) and the limit that holds it there, as the answer's JSON fields."""
-    keys = list(dict.fromkeys(k for c in constraints for k in c.keys if k != variable))
-    try:
-        evaluate = PointEvaluator(kb, context, [variable], keys, where)
-    except NotDetermined:
-        return {}
-    top = domain.upper if domain.upper is not None else (MAX_INTEGER if integer else REAL_PROBES[-1])
-    start = 1.0 if integer else REAL_PROBES[0]
-    probes = sorted({*(2.0 ** k for k in range(-40, 61) if start <= 2.0 ** k <= top), start, float(top)})
-    unit = kb.model.unit_of(variable)
-    best = None
-    for x in probes:
-        try:
-            point = evaluate({variable: x})
-        except KBError:
-            continue
-        if any(point.get(k) is None for k in keys):
-            continue
-        values = {k: point[k].canonical for k in keys}
-        values[variable] = kb.units.to_canonical(x, unit)
-        worst = min(constraints, key=lambda c: c.slack(values))
-        score = worst.slack(values)
-        if best is None or score > best[0] + 1e-12:
-            best = (score, x, worst, values, point)
-    if best is None:
-        return {}
-    _, x, worst, values, point = best
-    left, right = worst.sides(values)
-    subject_left = bool(list(worst.lhs.free_symbols)) or not worst.rhs.free_symbols
-    subject = worst.side_text(subject_left)
-    reached = left if subject_left else right
-    shown_unit = ""
-    limiters: tuple[str, ...] = ()
-    if subject in point and point[subject] is not None:
-        reached, shown_unit = point[subject].magnitude, point[subject].unit
-        limit_value = point[subject].binding_limit()
-        limiters = () if limit_value is None else tuple(limit_value.origin.bound_by)
-    maximizing = (worst.op in (">=", ">")) == subject_left
-    at = f"{variable} = {format_number(x)} {unit}".rstrip()
-    amount = f"{format_number(reached)} {shown_unit}".rstrip()
-    if limiters:
-        words = " & ".join(f"{name} ({kb.model.variables[split_key(name)[0]].doc})" for name in limiters)
-        verb = "caps" if maximizing else "keeps"
-        sentence = (f"{words} {verb} {subject} at {amount}" if maximizing else
-                    f"{words} {verb} {subject} at {amount} or more") + f" (best reached, at {at})"
-    else:
-        sentence = f"the best {subject} reached is {amount} (at {at})"
-    out = {"reachable": {"quantity": subject, "value": reached, "unit": shown_unit, "at": x, "sentence": sentence}}
-    if limiters:
-        out.update(limiter=limiters[0], limiters=list(limiters))
-    return out
-
 
 
 # ---------------------------------------------------------------- answers
