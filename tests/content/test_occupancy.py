@@ -204,3 +204,99 @@ def test_stores_take_issue_slots_in_the_simulation(real_kb):
     all_compute = real_kb.solve("scheduler_utilization", facts=[*base, "compute_per_round=16"])
     without = real_kb.solve("scheduler_utilization", facts=[*base, "compute_per_round=8"])
     assert with_stores.magnitude == all_compute.magnitude > without.magnitude
+
+
+PG = "CUDA Programming Guide 13.x, 5.1.3 'Features and Technical Specifications'"
+COPY = "(read through a copy of docs.nvidia.com/cuda/cuda-programming-guide/05-appendices/compute-capabilities.html)"
+
+
+@pytest.mark.parametrize("gpu, facts, message", [
+    ("h100-sxm", ["threads_per_block=2048", "regs_per_thread=32", "smem_per_block=0"],
+     f"--set: threads_per_block = 2048 thread exceeds the launch limit max_threads_per_block = 1024 thread (cc-9.0, "
+     f"{PG}, Table 30: Maximum number of threads per block 1024 (every compute capability) {COPY}): rule "
+     "block_threads_limit, threads_per_block <= max_threads_per_block; CUDA refuses a block of more threads than the "
+     "compute capability allows (cudaErrorInvalidConfiguration)"),
+    ("h100-sxm", ["threads_per_block=256", "regs_per_thread=300", "smem_per_block=0"],
+     f"--set: regs_per_thread = 300 register/thread exceeds the launch limit max_regs_per_thread = 255 register/thread "
+     f"(cc-9.0, {PG}, Table 31: Maximum number of 32-bit registers per thread 255 (every compute capability) {COPY}): "
+     "rule thread_registers_limit, regs_per_thread <= max_regs_per_thread; no thread may use more 32-bit registers "
+     "than the compute capability allows (the compiler caps a kernel there)"),
+])
+def test_a_launch_past_a_limit_is_an_error_naming_it(capsys, gpu, facts, message):
+    code = main(["solve", "occupancy", "--gpu", gpu, *[a for f in facts for a in ("--set", f)]])
+    captured = capsys.readouterr()
+    assert (code, captured.out, captured.err) == (2, "", f"error: {message}\n")
+
+
+def test_shared_memory_past_the_opt_in_limit_names_both_figures(capsys):
+    code = main(["solve", "occupancy", "--gpu", "a100", "--set", "threads_per_block=256", "--set", "regs_per_thread=32",
+                 "--set", "smem_per_block=200KiB"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: --set: smem_per_block = 204800 B exceeds the launch limit "
+                                        "max(smem_per_block_default_max, smem_opt_in * smem_per_block_max) = 166912 B")
+    assert "smem_per_block_max = 163 KiB [cc-8.0, " in err and "smem_per_block_default_max = 48 KiB [cc-8.0, " in err
+    assert "rule block_shared_memory_limit" in err
+
+
+@pytest.mark.parametrize("facts, limit", [
+    (["threads_per_block=256", "regs_per_thread=32", "smem_per_block=60KiB", "smem_opt_in=0"],
+     "block_shared_memory_limit"),                                       # 48 KiB without the opt-in
+    (["threads_per_block=1024", "regs_per_thread=72", "smem_per_block=0"], "block_registers_limit"),  # 73728 > 64 K
+    (["threads_per_block=256", "regs_per_thread=32", "smem_per_block=0", "smem_opt_in=2"], "opt_in_is_a_switch"),
+])
+def test_the_other_launch_limits(real_kb, facts, limit):
+    from hwkb.errors import OutsideLimit
+    with pytest.raises(OutsideLimit) as caught:
+        real_kb.context("a100", facts=facts)
+    assert caught.value.rule == limit
+
+
+def test_launches_at_the_limits_are_answered(real_kb):
+    at = ["threads_per_block=1024", "regs_per_thread=64", "smem_per_block=163KiB"]   # 64 x 1024 = 64 K registers
+    assert real_kb.solve("blocks_per_sm", gpu="a100", facts=at).magnitude == 1
+    assert real_kb.solve("blocks_per_sm", gpu="a100", facts=["threads_per_block=256", "regs_per_thread=255",
+                                                               "smem_per_block=0"]).magnitude == 1
+
+
+def test_every_compute_capability_states_its_launch_limits(real_kb):
+    opt_in = {"6.0": 48, "7.0": 96, "7.5": 64, "8.0": 163, "8.6": 99, "8.9": 99, "9.0": 227, "10.0": 227, "12.0": 99}
+    for cc, kib in opt_in.items():
+        facts = real_kb.context(f"cc-{cc}").facts
+        assert facts["max_threads_per_block"].value == 1024 and facts["max_regs_per_thread"].value == 255
+        assert facts["max_regs_per_block"].value == 65536
+        assert (facts["smem_per_block_default_max"].value, facts["smem_per_block_max"].value) == (48, kib), cc
+        assert all(facts[k].source for k in ("max_threads_per_block", "max_regs_per_block", "smem_per_block_max"))
+
+
+def test_a_sweep_past_a_launch_limit_is_an_error(capsys):
+    code = main(["solve", "occupancy", "--gpu", "h100-sxm", "--set", "threads_per_block=256", "--set",
+                 "smem_per_block=0", "--sweep", "regs_per_thread=32:320:32"])
+    assert code == 2 and capsys.readouterr().err.startswith(
+        "error: --sweep: regs_per_thread = 320 register/thread exceeds the launch limit max_regs_per_thread = 255")
+
+
+def test_the_inverse_question_headlines_the_bound(capsys):
+    argv = ["solve", "regs_per_thread", "--gpu", "h100-sxm", "--set", "threads_per_block=256",
+            "--set", "smem_per_block=48KiB", "--where", "occupancy >= 0.5"]
+    assert main(argv) == 0
+    assert capsys.readouterr().out.startswith("regs_per_thread <= 64 register/thread  (derived)")
+    assert main([*argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["status"], out["value"], out["bound"]) == ("derived", 64, "upper")
+    assert "regs_per_thread searched up to 255 register/thread (launch limit thread_registers_limit)" in out["notes"]
+
+
+def test_an_unreachable_occupancy_is_infeasible_and_names_its_limiter(capsys):
+    argv = ["solve", "regs_per_thread", "--gpu", "a100", "--set", "threads_per_block=256",
+            "--set", "smem_per_block=48KiB", "--where", "occupancy >= 0.5"]
+    assert main(argv) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:2] == ["regs_per_thread: infeasible",
+                         "  blocks_limit_smem (blocks per SM the shared memory allows) caps occupancy at 0.375 "
+                         "(best reached, at regs_per_thread = 1 register/thread)"]
+    assert "  note: no admissible integer up to 255" in lines
+    assert main([*argv, "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert (out["status"], out["value"], out["limiter"]) == ("infeasible", None, "blocks_limit_smem")
+    assert {k: out["reachable"][k] for k in ("quantity", "value", "at")} == {"quantity": "occupancy", "value": 0.375,
+                                                                            "at": 1}

@@ -102,3 +102,35 @@ def test_where_the_texts_disagree_the_audit_shows_it(real_kb, entity, target, fi
     assert check["status"] == "inconsistent"
     assert (check["value"]["value"], check["implied"]["value"]) == figures
     assert "H&P" in check["value"]["source"] + check["implied"]["source"]
+
+
+@pytest.mark.parametrize("where, headline, extra", [
+    ("blocks_per_grid = 16", 7681, {"bound": "both", "upper": 8192.0}),   # ceil(n / 512) = 16: 7681 .. 8192
+    ("blocks_per_grid <= 16", 8192, {"bound": "upper"}),
+    ("blocks_per_grid >= 16", 7681, {"bound": "lower"}),
+])
+def test_the_launch_geometry_inverted_through_its_ceiling(real_kb, where, headline, extra):
+    answer = real_kb.solve("problem_size", facts=["threads_per_block=512"], where=[where])
+    assert (str(answer.status), answer.magnitude, answer.extra) == ("derived", headline, extra)
+
+
+def test_an_equality_the_laws_invert_is_still_solved_exactly(real_kb):
+    answer = real_kb.solve("problem_size", facts=["threads_per_block=512"], where=["blocks_per_grid = 16"])
+    assert str(answer).startswith("problem_size = 7681–8192 thread  (derived)")
+    back = real_kb.solve("simd_efficiency", gpu="p100", where=["branch_nesting_depth = 2"])
+    assert back.magnitude == 0.25 and "bound" not in back.extra
+
+
+@pytest.mark.parametrize("where, side, value", [("simd_efficiency >= 0.2", "upper", 2),
+                                                ("simd_efficiency <= 0.2", "lower", 3)])
+def test_nesting_depth_is_a_whole_number_in_both_directions(real_kb, where, side, value):
+    answer = real_kb.solve("branch_nesting_depth", gpu="p100", where=[where])
+    assert (answer.extra["bound"], answer.magnitude) == (side, value)
+
+
+def test_a_sweep_of_nesting_depth_takes_whole_levels(real_kb):
+    from hwkb.errors import QueryError
+    from hwkb.questions.sweeps import parse_axis
+    with pytest.raises(QueryError, match="branch_nesting_depth counts whole things"):
+        parse_axis(real_kb, "branch_nesting_depth=0:2:0.5")
+    assert parse_axis(real_kb, "branch_nesting_depth=0:3:1").values == (0.0, 1.0, 2.0, 3.0)
