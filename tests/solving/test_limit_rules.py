@@ -84,3 +84,11 @@ def test_the_largest_value_within_a_limit():
     assert largest_within(lambda n: True, integer=True, ceiling=2.0 ** 40) is None
     assert largest_within(lambda n: n <= 0.5, integer=True, ceiling=2.0 ** 40) == 0
     assert largest_within(lambda x: x <= 3.25, integer=False, ceiling=2.0 ** 60) == pytest.approx(3.25, rel=1e-11)
+
+
+def test_a_limit_that_does_not_balance_is_a_load_error(tmp_path):
+    from hwkb.errors import KBErrors
+    rules = RULES + "  wrong: {kind: limit, doc: threads against bytes, eq: threads <= plain, source: test}\n"
+    with pytest.raises(KBErrors) as caught:
+        kb_from_text(tmp_path, rules, GPUS)
+    assert "rule wrong does not balance: the left side is" in str(caught.value)
