@@ -169,8 +169,8 @@ def solve_constrained(kb: System, variable: VarKey, context: Context, where: lis
         return Solver(kb, context, where).solution(variable)
     domain = launch_domain(kb, variable, context)
     if domain.limits:
-        notes.append(f"{variable} searched up to {format_number(domain.upper)} {unit} (launch limit "
-                     f"{', '.join(domain.limits)})".replace(f" {unit} (", f" {unit} (" if unit else " ("))
+        edge = f"{format_number(domain.upper)} {unit}".rstrip()
+        notes.append(f"{variable} searched up to {edge} (launch limit {', '.join(domain.limits)})")
     try:
         admissible = admissible_set(kb, variable, context, constraints, where, method=method, domain=domain)
     except NotDetermined as exc:
@@ -202,7 +202,7 @@ def solve_constrained(kb: System, variable: VarKey, context: Context, where: lis
 def launch_domain(kb: System, variable: VarKey, context: Context) -> Domain:
     """The variable's domain: the positive numbers up to the largest value the limit rules naming it allow in
     this context (:mod:`hwkb.solving.limit_rules`); unbounded when none applies."""
-    limits = limits_on(getattr(kb, "limits", ()), variable)
+    limits = limits_on(kb.limits, variable)
     if not limits:
         return Domain()
     integer = kb.model.variables[split_key(variable)[0]].integer
@@ -239,7 +239,7 @@ def _headline(intervals: Sequence[Interval], domain: Domain, integer: bool) -> t
     if upper_bound and not lower_bound:
         return "upper", low, high
     if lower_bound and not upper_bound:
-        return "lower", low, None if domain.upper is None else high
+        return "lower", low, high
     if high is None:
         return "none", low, None
     return "both", low, high
