@@ -300,3 +300,10 @@ def test_an_unreachable_occupancy_is_infeasible_and_names_its_limiter(capsys):
     assert (out["status"], out["value"], out["limiter"]) == ("infeasible", None, "blocks_limit_smem")
     assert {k: out["reachable"][k] for k in ("quantity", "value", "at")} == {"quantity": "occupancy", "value": 0.375,
                                                                             "at": 1}
+
+
+def test_a_grid_whose_corner_is_past_a_launch_limit_is_an_error(capsys):
+    code = main(["solve", "occupancy", "--gpu", "a100", "--set", "smem_per_block=0",
+                 "--sweep", "threads_per_block=256,1024", "--sweep", "regs_per_thread=32,128"])
+    err = capsys.readouterr().err
+    assert code == 2 and "rule block_registers_limit" in err     # 1024 threads x 128 registers: 128 K > 64 K

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Sequence
@@ -200,10 +201,10 @@ def sweep(kb: System, variable: VarKey, context: Context, axes: Sequence[Axis],
     total = math.prod(len(a.values) for a in axes)
     if total > MAX_POINTS:
         raise QueryError(f"the grid has {total} points, more than {MAX_POINTS}", hint="take fewer or coarser axes")
-    for axis in axes:  # an axis past a launch limit is the error a --set past it is (its ends checked)
-        for end in {min(axis.values), max(axis.values)}:
-            ends = trial_facts({axis.key: end}, {axis.key: axis.unit})
-            check_limits(kb.limits, {**context.facts, **{f.key: f for f in ends}}, kb.units)
+    units = {a.key: a.unit for a in axes}  # a grid past a launch limit is the error a --set past it is:
+    for corner in itertools.product(*({min(a.values), max(a.values)} for a in axes)):  # the limits are monotone
+        facts = trial_facts(dict(zip(keys, corner)), units)
+        check_limits(kb.limits, {**context.facts, **{f.key: f for f in facts}}, kb.units)
     where = list(where)
     context, _ = intervene(kb, context, context, keys, where)  # a swept clock moves the peaks it gives
     unit = kb.model.unit_of(variable)
