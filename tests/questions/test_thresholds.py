@@ -104,9 +104,8 @@ def test_a_real_window_exactly_and_numerically(tiny):
 def test_no_admissible_value_is_infeasible_with_the_best_reached(tiny):
     solution = solve_constrained(tiny, "x", tiny.context(), ["bump >= 0.6"])
     assert solution.status == "infeasible" and solution.intervals == () and solution.value is None
-    assert solution.extra["reachable"] == {"quantity": "bump", "value": 0.5, "unit": "", "at": 1.0,
-                                           "sentence": "the best bump reached is 0.5 (at x = 1)"}
-    assert str(solution).splitlines()[:2] == ["x: infeasible", "  the best bump reached is 0.5 (at x = 1)"]
+    assert solution.extra["reachable"] == {"quantity": "bump", "value": 0.5, "unit": "", "at": 1.0, "side": "most"}
+    assert str(solution).splitlines()[:2] == ["x: infeasible", "  the highest bump reached is 0.5 (at x = 1)"]
 
 
 @pytest.mark.parametrize("variable, where, side, value", [
@@ -142,7 +141,8 @@ def test_a_launch_limit_is_the_edge_of_the_search(tiny):
     assert "n searched up to 200 (launch limit n_limit)" in whole.notes
     beyond = solve_constrained(tiny, "n", capped, ["capped <= 0.5"])   # n >= 256: past the limit
     assert beyond.status == "infeasible"
-    assert beyond.extra["reachable"]["sentence"] == "the best capped reached is 0.64 (at n = 200)"
+    assert (beyond.extra["reachable"]["value"], beyond.extra["reachable"]["at"]) == (0.64, 200)
+    assert str(beyond).splitlines()[1] == "  the lowest capped reached is 0.64 (at n = 200)"
 
 
 def test_a_context_past_a_launch_limit_is_an_error(tiny):

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from hwkb.definitions.model import VarKey, split_key
-from hwkb.definitions.quantities import format_number
+from hwkb.definitions.model import VarKey
 from hwkb.errors import KBError, NotDetermined
 from hwkb.questions.searches import MAX_INTEGER, REAL_PROBES
 from hwkb.solving.context import Context
@@ -25,7 +24,8 @@ __all__ = ["best_reached"]
 def best_reached(kb: System, variable: VarKey, context: Context, constraints: Sequence, where: Sequence[str],
                  upper: float | None, integer: bool) -> dict:
     """For an infeasible target: the best value the constrained quantity reaches over the domain (probed at
-    powers of two and the domain's ends) and the limit that holds it there, as the answer's JSON fields."""
+    powers of two and the domain's ends), the most or the least of it as the constraint asks, and the limit that
+    holds it there, as the answer's JSON fields (:func:`hwkb.solving.text.render_reachable` prints them)."""
     keys = list(dict.fromkeys(k for c in constraints for k in c.keys if k != variable))
     try:
         evaluate = PointEvaluator(kb, context, [variable], keys, where)
@@ -63,16 +63,8 @@ def best_reached(kb: System, variable: VarKey, context: Context, constraints: Se
         limit_value = point[subject].binding_limit()
         limiters = () if limit_value is None else tuple(limit_value.origin.bound_by)
     maximizing = (worst.op in (">=", ">")) == subject_left
-    at = f"{variable} = {format_number(x)} {unit}".rstrip()
-    amount = f"{format_number(reached)} {shown_unit}".rstrip()
-    if limiters:
-        words = " & ".join(f"{name} ({kb.model.variables[split_key(name)[0]].doc})" for name in limiters)
-        verb = "caps" if maximizing else "keeps"
-        sentence = (f"{words} {verb} {subject} at {amount}" if maximizing else
-                    f"{words} {verb} {subject} at {amount} or more") + f" (best reached, at {at})"
-    else:
-        sentence = f"the best {subject} reached is {amount} (at {at})"
-    out = {"reachable": {"quantity": subject, "value": reached, "unit": shown_unit, "at": x, "sentence": sentence}}
+    out = {"reachable": {"quantity": subject, "value": reached, "unit": shown_unit, "at": x,
+                         "side": "most" if maximizing else "least"}}
     if limiters:
         out.update(limiter=limiters[0], limiters=list(limiters))
     return out

@@ -11,7 +11,7 @@ from hwkb.definitions.display import display_scale, format_number, format_parts,
 from hwkb.solving.values import Value
 
 __all__ = ["render_tree", "format_intervals", "format_value", "render_solution", "render_answer", "render_limiter",
-           "render_needs", "render_derived", "render_implausible", "MAX_NEEDS_SHOWN"]
+           "render_needs", "render_derived", "render_implausible", "render_reachable", "MAX_NEEDS_SHOWN"]
 
 
 def format_value(value: Value) -> str:
@@ -64,9 +64,8 @@ MAX_NEEDS_SHOWN = 6
 def render_solution(solution, explain: bool = False) -> str:
     """A solution as ``hwkb solve`` prints it, and with ``explain`` its derivation trees as ``hwkb explain`` does."""
     lines = [render_answer(solution)]
-    reachable = getattr(solution, "extra", {}).get("reachable")
-    if solution.status == "infeasible" and reachable:
-        lines.append(f"  {reachable['sentence']}")
+    if solution.status == "infeasible" and "reachable" in solution.extra:
+        lines.append(render_reachable(solution))
     limiter = solution.limiter
     if limiter is not None:
         lines.append(render_limiter(limiter))
@@ -104,6 +103,20 @@ def render_implausible(implausible, target: str | None = None, answer: Value | N
         lines.append(f"    from the stated {found.rests_on}: one of them is likely misread or does not apply "
                      f"(hwkb audit ranks them)")
     return lines
+
+
+def render_reachable(solution) -> str:
+    """What an infeasible target's constrained quantity reaches at best, and the limit that holds it there."""
+    reached = solution.extra["reachable"]
+    amount = f"{format_number(reached['value'])} {reached['unit']}".rstrip()
+    at = f"{solution.variable} = {format_number(reached['at'])} {solution.unit}".rstrip()
+    limiters = solution.extra.get("limiters")
+    if not limiters:
+        extreme = "highest" if reached["side"] == "most" else "lowest"
+        return f"  the {extreme} {reached['quantity']} reached is {amount} (at {at})"
+    held = f"caps {reached['quantity']} at {amount}" if reached["side"] == "most" else \
+        f"keeps {reached['quantity']} at {amount} or more"
+    return f"  {' = '.join(limiters)} {held} (the best reached, at {at})"
 
 
 def render_limiter(value: Value) -> str:
