@@ -292,13 +292,13 @@ def test_an_unreachable_occupancy_is_infeasible_and_names_its_limiter(capsys):
     assert main(argv) == 1
     lines = capsys.readouterr().out.splitlines()
     assert lines[:2] == ["regs_per_thread: infeasible",
-                         "  blocks_limit_smem caps occupancy at 0.375 (the best reached, at regs_per_thread = 1 "
+                         "  blocks_limit_smem caps occupancy at 37.5 % (the best reached, at regs_per_thread = 1 "
                          "register/thread)"]
     assert "  note: no admissible integer up to 255" in lines
     assert main([*argv, "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
     assert (out["status"], out["value"], out["limiter"]) == ("infeasible", None, "blocks_limit_smem")
-    assert out["reachable"] == {"quantity": "occupancy", "value": 0.375, "unit": "", "at": 1, "side": "most"}
+    assert out["reachable"] == {"quantity": "occupancy", "value": 0.375, "unit": "fraction", "at": 1, "side": "most"}
 
 
 def test_a_grid_whose_corner_is_past_a_launch_limit_is_an_error(capsys):

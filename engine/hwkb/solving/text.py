@@ -108,8 +108,8 @@ def render_implausible(implausible, target: str | None = None, answer: Value | N
 def render_reachable(solution) -> str:
     """What an infeasible target's constrained quantity reaches at best, and the limit that holds it there."""
     reached = solution.extra["reachable"]
-    amount = f"{format_number(reached['value'])} {reached['unit']}".rstrip()
-    at = f"{solution.variable} = {format_number(reached['at'])} {solution.unit}".rstrip()
+    amount = format_quantity(reached["value"], reached["unit"])
+    at = f"{solution.variable} = {format_quantity(reached['at'], solution.unit)}"
     limiters = solution.extra.get("limiters")
     if not limiters:
         extreme = "highest" if reached["side"] == "most" else "lowest"
