@@ -256,21 +256,8 @@ class LimitError(KBError):
 
 
 class OutsideLimit(KBError):
-    """A context whose facts break a rule of kind ``limit``: a launch the hardware refuses.
-
-    ``rule`` is the limit rule, ``condition`` its inequality, ``subject`` the side that breaks it as text
-    (``threads_per_block = 2048 thread``), ``bound`` the other side's value (``max_threads_per_block = 1024
-    thread``), ``facts`` each fact the bound rests on with its entity and source.
-    """
-
-    def __init__(self, rule: str, condition: str, subject: str, bound: str, facts: Sequence[str] = (), *,
-                 verb: str = "exceeds", where: Location | None = None, hint: str | None = None):
-        self.rule, self.condition, self.subject, self.bound, self.facts = rule, condition, subject, bound, tuple(facts)
-        self.verb = verb
-        sources = f" ({'; '.join(self.facts)})" if self.facts else ""
-        super().__init__(f"{subject} {verb} the launch limit {bound}{sources}: rule {rule}, {condition}",
-                         where=where, hint=hint)
-        self.args = (rule, condition, subject, bound, self.facts)
+    """Facts that break a rule of kind ``limit`` (a launch the hardware refuses): ``rule``, ``condition``, the
+    ``subject`` that breaks it, the ``bound`` it passes and the ``facts`` the bound rests on, as limit_rules sets."""
 
 
 class UsageError(KBError):

@@ -120,9 +120,14 @@ def _outside(limit: Limit, facts: Mapping[VarKey, Fact], canonical: Mapping[VarK
         origin = ", ".join(p for p in (fact.entity, fact.source) if p) or "given"
         return origin if isinstance(relation.rhs, Ref) else f"{shown(key)} [{origin}]"
 
-    return OutsideLimit(limit.name, limit.condition, side("lhs"), side("rhs"), [provenance(k) for k in right_keys],
-                        verb=_VERBS[relation.op], where=facts[(left_keys or list(limit.keys))[0]].where,
-                        hint=limit.rule.doc)
+    subject, bound, sources = side("lhs"), side("rhs"), [provenance(k) for k in right_keys]
+    listed = f" ({'; '.join(sources)})" if sources else ""
+    error = OutsideLimit(f"{subject} {_VERBS[relation.op]} the launch limit {bound}{listed}: rule {limit.name}, "
+                         f"{limit.condition}", where=facts[(left_keys or list(limit.keys))[0]].where,
+                         hint=limit.rule.doc)
+    error.rule, error.condition, error.subject, error.bound, error.facts = \
+        limit.name, limit.condition, subject, bound, tuple(sources)
+    return error
 
 
 def largest_within(holds: Callable[[float], bool | None], integer: bool, ceiling: float) -> float | None:
