@@ -133,8 +133,8 @@ def compare(kb, gpus: Sequence[str], names: Sequence[str] = (), every: bool = Fa
     """The table of ``gpus``: the rows ``names`` pick, every variable one of them states or derives (``every``),
     or else the headline set; a row every GPU lacks is left out (and counted) unless it was named exactly."""
     gpus = list(dict.fromkeys(gpus))
-    entities = [kb.model.entity(gpu) for gpu in gpus]  # an unknown id fails here, with suggestions
-    columns = [gpu_cells(kb, gpu) for gpu in gpus]
+    columns = [gpu_cells(kb, gpu) for gpu in gpus]  # an unknown id fails here, as --gpu, with suggestions
+    entities = [kb.model.entity(gpu) for gpu in gpus]
     headline = not names and not every
     if names:
         picked = [(key, exact, "") for key, exact in picked_keys(kb, names)]

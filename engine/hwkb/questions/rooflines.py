@@ -91,8 +91,8 @@ def rooflines(kb, gpus: Sequence[str], points: Sequence[tuple[str, float] | str]
     wanted = list(precisions) or [FP32, *kb.model.indices["precision"].values]
     out = []
     for gpu in gpus:
+        bandwidth = _value(kb, "memory_bandwidth", gpu)  # an unknown id fails here, as --gpu, with suggestions
         entity = kb.model.entity(gpu)
-        bandwidth = _value(kb, "memory_bandwidth", gpu)
         if bandwidth is None:
             raise UsageError(f"--gpu {gpu}: its memory bandwidth is not known, so it has no roofline",
                              hint="pick a product that states memory_bandwidth")
