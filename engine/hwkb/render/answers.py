@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from hwkb.definitions.quantities import format_number
-from hwkb.questions.text import render_symbolic, render_whatif
+from hwkb.render.question_text import render_symbolic, render_whatif
 from hwkb.render.forms import csv_text, number_text, table_forms
-from hwkb.solving.text import render_derived, render_solution
+from hwkb.render.solution_text import render_derived, render_solution
 
 __all__ = ["FORMS", "WHY_NOT", "sweep_chunks", "listing_text", "check_text", "query_text"]
 
@@ -112,10 +112,10 @@ def sweep_chunks(result, fmt: str):
 FORMS = {
     "Solution": {"text": render_solution, "csv": _solution_csv},
     "Explanation": {"text": lambda e: render_solution(e.solution, explain=True)},
-    "Derived": {"text": lambda d: render_derived(d.values, d.conflicts),
+    "Derived": {"text": lambda d: render_derived(d.values, d.conflicts, d.implausible),
                 **table_forms(lambda d: f"hwkb derive --gpu {d.entity}", _derived_shown, _derived_data, (1,))},
     "WhatIf": {"text": render_whatif, **table_forms(lambda w: "hwkb whatif", _whatif_shown, _whatif_data, (1, 2, 4))},
-    "SymbolicSolution": {"text": lambda s: render_symbolic(s.solution if hasattr(s, "solution") else s)},
+    "SymbolicSolution": {"text": lambda s: render_symbolic(s.solution)},
     "SweepResult": {"text": lambda s: "".join(s.table_chunks()), "csv": lambda s: "".join(s.csv_chunks())},
     "QueryResult": {"text": query_text, **table_forms(lambda q: q.title, _query_shown, _query_data)},
     "Export": {"text": lambda e: e.text},
