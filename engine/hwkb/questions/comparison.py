@@ -19,6 +19,7 @@ from typing import Sequence
 
 from hwkb.definitions.display import display_scale, format_number
 from hwkb.definitions.model import split_key
+from hwkb.definitions.quantities import jedec_label
 from hwkb.results import Result
 
 __all__ = ["Cell", "Row", "Comparison", "compare", "stated_cell", "gpu_cells", "declared_keys", "picked_keys",
@@ -61,9 +62,13 @@ class Row:
     unit: str
     cells: tuple[Cell | None, ...]
     section: str = ""  # a headline section, or the rule file that declares the variable (``compute``)
+    label: str = ""    # the unit as the text shows it: a capacity's GiB as vendors print it, GB (JEDEC)
 
     def shown(self) -> tuple[float, str]:
-        """The factor and unit text shows the row's figures in: one for the row, from its largest figure."""
+        """The factor and unit text shows the row's figures in: one for the row, from its largest figure; a
+        capacity as vendors print it (GiB as GB)."""
+        if self.label:
+            return 1, self.label
         return display_scale(self.unit, [c.value for c in self.cells if c is not None])
 
     def to_dict(self) -> dict:
@@ -149,7 +154,8 @@ def compare(kb, gpus: Sequence[str], names: Sequence[str] = (), every: bool = Fa
         if exact or any(cell is not None for cell in cells):
             variable = kb.model.variables[split_key(key)[0]]
             file_section = Path(variable.where.file).stem if variable.where.file else ""
-            rows.append(Row(key, kb.model.unit_of(key), cells, section or file_section))
+            rows.append(Row(key, kb.model.unit_of(key), cells, section or file_section,
+                            jedec_label(variable.unit) if variable.capacity else ""))
         elif not headline:
             left_out.append(key)
     if headline and not rows:  # a KB of its own, without the headline's variables: every figure instead

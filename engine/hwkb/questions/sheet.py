@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hwkb.definitions.display import display_scale
+from hwkb.definitions.model import split_key
+from hwkb.definitions.quantities import jedec_label
 from hwkb.questions.comparison import Cell, declared_keys, stated_cell
 from hwkb.results import Result
 
@@ -45,10 +47,12 @@ class SheetRow:
     cell: Cell
     origin: str                        # the fact's source, or "rule (inputs)" for a derived value
     findings: tuple[str, ...] = ()     # failed audit checks that concern this figure
+    label: str = ""                    # the unit as the page shows it: a capacity's GiB as vendors print it, GB
 
     def shown(self) -> tuple[str, str]:
-        """The figure and its unit as text shows them (:func:`display_scale`: a fraction in percent ...)."""
-        factor, unit = display_scale(self.unit, (self.cell.value,))
+        """The figure and its unit as text shows them (:func:`display_scale`: a fraction in percent ...; a capacity
+        as vendors print it)."""
+        factor, unit = (1, self.label) if self.label else display_scale(self.unit, (self.cell.value,))
         return self.cell.text(factor), unit
 
     def value_text(self) -> str:
@@ -85,12 +89,18 @@ def sheet(kb, gpu: str) -> Sheet:
     """``gpu``'s stated facts and derived values in the KB's declaration order, with origins and findings."""
     entity = kb.model.entity(gpu)
     unit_of = kb.model.unit_of
+
+    def label_of(key: str) -> str:
+        """A capacity's unit as vendors print it (GiB as GB); "" for any other."""
+        return jedec_label(unit_of(key)) if kb.model.variables[split_key(key)[0]].capacity else ""
+
+    def also_row(key: str, other) -> SheetRow:
+        return SheetRow(key, unit_of(key), stated_cell(kb, other), "", (), label_of(key))
     origins: dict[str, tuple[Cell, str]] = {}
     for key, fact in kb.context(gpu).facts.items():
         if fact.entity is not None:
             inherited = f" [{fact.entity}]" if fact.entity != gpu else ""
-            others = "".join(f"; also {SheetRow(key, unit_of(key), stated_cell(kb, other), '').value_text()} "
-                             f"per {other.source}" for other in fact.also)
+            others = "".join(f"; also {also_row(key, other).value_text()} per {other.source}" for other in fact.also)
             origins[key] = (stated_cell(kb, fact), (fact.source or fact.doc or "") + inherited + others)
     for value in kb.derive(gpu):
         inputs = ", ".join(i.key for i in value.origin.inputs)
@@ -100,6 +110,6 @@ def sheet(kb, gpu: str) -> Sheet:
     for finding in findings:
         for key in finding.keys:
             by_key.setdefault(key, []).append(finding.text)
-    rows = tuple(SheetRow(key, unit_of(key), *origins[key], tuple(by_key.get(key, ())))
+    rows = tuple(SheetRow(key, unit_of(key), *origins[key], tuple(by_key.get(key, ())), label_of(key))
                  for key in declared_keys(kb) if key in origins)
     return Sheet(gpu, entity.name or gpu, rows, findings)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from hwkb.definitions.display import format_number, format_quantity
+from hwkb.definitions.quantities import JEDEC_NOTE
 from hwkb.errors import markdown_text
 from hwkb.questions.comparison import DERIVED_MARK, Comparison
 from hwkb.questions.rooflines import Rooflines
@@ -40,6 +41,11 @@ def _left_out_line(result: Comparison) -> list[str]:
             f"{'them' if count > 1 else 'it'} (name one exactly to show it, e.g. --vars '{result.left_out[0]}')"]
 
 
+def _jedec_line(rows) -> list[str]:
+    """The line that says capacities are shown as vendors print them (none if no row is one)."""
+    return [JEDEC_NOTE] if any(r.label and r.label != r.unit for r in rows) else []
+
+
 def _headline_line(result: Comparison) -> list[str]:
     return ["a headline set: --all shows every figure, --vars picks rows"] if result.headline else []
 
@@ -67,7 +73,7 @@ def comparison_text(result: Comparison) -> str:
         if i - 1 in starts:
             lines.append(f"[{starts[i - 1]}]")
         lines.append(line)
-    return "\n".join(lines + _left_out_line(result) + _headline_line(result)
+    return "\n".join(lines + _left_out_line(result) + _jedec_line(result.rows) + _headline_line(result)
                      + [f"{DERIVED_MARK} derived from the stated figures (hwkb explain VAR --gpu ID)"])
 
 
@@ -79,7 +85,7 @@ def comparison_markdown(result: Comparison) -> str:
         if i in starts:
             lines.append(f"| **{starts[i]}** |" + " |" * (len(row) - 1))
         lines.append("| " + " | ".join(markdown_text(cell) for cell in row) + " |")
-    return "\n".join(lines + ["", *_left_out_line(result), *_headline_line(result),
+    return "\n".join(lines + ["", *_left_out_line(result), *_jedec_line(result.rows), *_headline_line(result),
                               f"{DERIVED_MARK} derived from the stated figures"])
 
 
@@ -91,7 +97,7 @@ def comparison_html(result: Comparison) -> str:
     rows = [[r.section, *cells] for r, cells in zip(result.rows, table[1:])] if sectioned else table[1:]
     first_number = len(header) - len(result.gpus)
     return html_table_page("hwkb compare " + " ".join(result.gpus), header, rows,
-                           " ".join([*_left_out_line(result), *_headline_line(result),
+                           " ".join([*_left_out_line(result), *_jedec_line(result.rows), *_headline_line(result),
                                      f"{DERIVED_MARK} derived from the stated figures"]),
                            numeric=range(first_number, len(header)))
 
@@ -125,7 +131,7 @@ def sheet_text(result: Sheet) -> str:
     for r in result.rows:
         lines.append(f"  {r.variable.ljust(width)}  {r.value_text():<18}  {r.origin}".rstrip())
         lines += [f"  {'':{width}}  ! {finding}" for finding in r.findings]
-    return "\n".join(lines + ["* derived from the stated figures", *_findings_note(result)])
+    return "\n".join(lines + _jedec_line(result.rows) + ["* derived from the stated figures", *_findings_note(result)])
 
 
 def sheet_markdown(result: Sheet) -> str:
@@ -134,14 +140,16 @@ def sheet_markdown(result: Sheet) -> str:
     for r in result.rows:
         cells = [r.variable, *r.shown(), r.origin, "; ".join(r.findings)]
         lines.append("| " + " | ".join(markdown_text(c) for c in cells) + " |")
-    return "\n".join(lines + ["", "\\* derived from the stated figures", *_findings_note(result)])
+    return "\n".join(lines + ["", *_jedec_line(result.rows), "\\* derived from the stated figures",
+                              *_findings_note(result)])
 
 
 def sheet_html(result: Sheet) -> str:
     rows = [[r.variable, *r.shown(), html_pages.link(r.origin, html_pages.first_url(r.origin)),
              "; ".join(r.findings)] for r in result.rows]  # a source with a web address links to it
     return html_table_page(f"{result.name} ({result.entity})", ["variable", "value", "unit", "from", "audit"], rows,
-                           " ".join(["* derived from the stated figures; the audit column names every failed check.",
+                           " ".join([*_jedec_line(result.rows),
+                                     "* derived from the stated figures; the audit column names every failed check.",
                                      *_findings_note(result)]), numeric=(1,))
 
 
