@@ -469,7 +469,7 @@ def plot_target(kind: str, folder: Path, monkeypatch) -> tuple[Path, str]:
         if os.access(folder / "ro", os.W_OK):  # root writes anywhere: the refusal the kernel would give
             def refused(*args, **kwargs):
                 raise PermissionError(13, "Permission denied")
-            monkeypatch.setattr("hwkb.cli.writeback.tempfile.mkstemp", refused)
+            monkeypatch.setattr("hwkb.render.files.tempfile.mkstemp", refused)
         return folder / "ro" / "plot.png", "ro/plot.png: cannot write here: Permission denied"
     assert kind == "full disk"
     target.write_bytes(b"keep me")
@@ -494,7 +494,7 @@ def plot_target(kind: str, folder: Path, monkeypatch) -> tuple[Path, str]:
     def fdopen(fd, mode="r", *args, **kwargs):  # os is shared: only writes fail
         handle = real_fdopen(fd, mode, *args, **kwargs)
         return Full(handle) if "w" in mode else handle
-    monkeypatch.setattr("hwkb.cli.writeback.os.fdopen", fdopen)
+    monkeypatch.setattr("hwkb.render.files.os.fdopen", fdopen)
     return target, "plot.png: cannot write: No space left on device"
 
 

@@ -209,9 +209,9 @@ def test_random_peer_files_read_or_give_kb_errors(peer_model, tmp_path_factory, 
                     max_size=6),
        aliases=st.lists(st.one_of(st.text(max_size=8), NASTY), max_size=3))
 def test_list_names_prints_only_names_of_the_grammar(ids, aliases):
-    from hwkb.cli.listing import NAME, names
+    from hwkb.questions.listing import NAME, Listing
     listed = [{"id": i, "doc": "$(touch PWNED)", "aliases": aliases} for i in ids]
-    out = names(listed)
+    out = Listing("variables", tuple(listed)).names
     assert all(NAME.match(n) and "\n" not in n for n in out)
     assert [n for n in out] == [n for i in listed for n in (i["id"], *aliases) if NAME.match(n)]
 
@@ -225,7 +225,7 @@ def test_completion_offers_only_names_and_runs_nothing(tmp_path_factory, lines):
     if not shutil.which("bash"):
         pytest.skip("no bash")
     from hwkb.cli.completion import bash_script
-    from hwkb.cli.listing import NAME
+    from hwkb.questions.listing import NAME
     folder = tmp_path_factory.mktemp("complete")
     (folder / "listed").write_text("".join(f"{line}\n" for line in lines if "\n" not in line and "\r" not in line),
                                    encoding="utf-8", errors="surrogatepass")

@@ -20,7 +20,8 @@ def test_the_public_names_are_pinned():
     assert hwkb.__all__ == [
         "KnowledgeBase",
         "Solution", "Status", "Value", "Explanation", "Derived", "WhatIf", "SymbolicSolution", "SweepResult",
-        "AuditReport", "Verdict", "SimulationRuns", "QueryResult", "CheckReport",
+        "AuditReport", "Verdict", "SimulationRuns", "QueryResult", "CheckReport", "Comparison", "Sheet", "Rooflines",
+        "Listing", "Export", "PeerAudit", "Result",
         "KBError", "KBErrors", "UnknownNameError", "NotDetermined",
     ]
     for name in hwkb.__all__:
@@ -30,7 +31,9 @@ def test_the_public_names_are_pinned():
 
 def test_one_method_per_question_and_none_named_after_a_builtin():
     import inspect
-    questions = ("solve", "explain", "derive", "what_if", "closed_form", "sweep", "audit", "simulate", "run", "check")
+    questions = ("solve", "explain", "derive", "what_if", "closed_form", "sweep", "audit", "simulate", "run", "check",
+                 "compare", "sheet", "roofline", "listing", "export", "audit_targets", "audit_database",
+                 "audit_peer_files")
     for name in questions:
         parameters = inspect.signature(getattr(KnowledgeBase, name)).parameters
         assert not {"set", "with_", "list", "type", "input"} & set(parameters), name

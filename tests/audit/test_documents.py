@@ -7,7 +7,7 @@ import pytest
 
 from conftest import FIXTURES, run_cli, run_cli_json, share_kb_with_cli
 from hwkb import KnowledgeBase
-from hwkb.audit.report import render
+from hwkb.render.audit import render
 from hwkb.formats.load import load_entities
 
 ALIASED = FIXTURES / "tiny_alias"

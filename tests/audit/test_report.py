@@ -6,7 +6,8 @@ import json
 import pytest
 
 from hwkb.audit.auditor import audit
-from hwkb.audit.report import AuditReport, render, render_html, render_markdown, render_table, summarise
+from hwkb.audit.report import AuditReport, summarise
+from hwkb.render.audit import render, render_html, render_markdown, render_table
 
 from audit_kbs import FAMILY, FAMILY_GPUS, GRID, exact_facts, make_kb, sheet
 

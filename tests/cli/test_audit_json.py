@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 from hwkb.audit.auditor import audit
 from hwkb.audit.findings import Check, CheckKind, EntityAudit, Figure, NotApplicable, Suspect, Verdict
 from hwkb.cli import flags
-from hwkb.cli.audit import HARDWARE_KINDS
+from hwkb.audit.targets import HARDWARE_KINDS
 from hwkb.cli.audit_json import entity_json
 
 

@@ -48,10 +48,10 @@ def complete(tmp_path_factory):
 
 
 @pytest.mark.parametrize("line, offered", [
-    ("hwkb solve clock_tc --sweep sm_count=1,2 --format ", ["table", "csv", "json"]),
+    ("hwkb solve clock_tc --sweep sm_count=1,2 --format ", ["text", "csv", "json"]),
     ("hwkb audit --format m", ["markdown"]),
     ("hwkb audit --fail-on ", ["any", "laws"]),
-    ("hwkb compare --format ", ["text", "markdown", "html", "csv"]),
+    ("hwkb compare --format ", ["text", "markdown", "html", "csv", "json"]),
     ("hwkb simulate --policy ", ["gto", "lrr"]),
     ("hwkb solve --gpu h100", ["h100-sxm", "h100-pcie"]),
     ("hwkb roofline --gpu a1", ["a100"]),
@@ -90,7 +90,7 @@ def test_the_lines_kb_is_asked(complete):
 
 def test_every_fixed_choice_of_the_parser_is_in_the_script(capsys):
     values = option_values(build_parser())
-    assert values["solve --format"] == ["table", "csv", "json"] and values["simulate --policy"] == ["gto", "lrr"]
+    assert values["solve --format"] == ["text", "csv", "json"] and values["simulate --policy"] == ["gto", "lrr"]
     script = run_cli(capsys, "completion", "bash")[1]
     assert all(f'"{key}")' in script for key in values)
 

@@ -13,15 +13,18 @@ from hwkb.kb import KnowledgeBase
 
 
 def test_the_cli_loads_the_kb_with_the_cache_directory(monkeypatch, tmp_path):
-    monkeypatch.setenv("HWKB_CACHE_DIR", str(tmp_path))
     calls = []
     monkeypatch.setattr(KnowledgeBase, "load", lambda *a, **kw: calls.append((a, kw)))
     flags.load_kb(argparse.Namespace(kb=["mine"], no_default_kb=True))
-    assert calls[0][0] == (["mine"],) and calls[0][1]["default"] is False
-    assert calls[0][1]["cache"].path == Path(tmp_path)
+    assert calls == [((["mine"],), {"default": False, "cache": True})]
+
+
+def test_the_cache_directory_is_the_users_unless_turned_off(monkeypatch, tmp_path):
+    tmp_path.chmod(0o700)  # a cache is used only if its directory is the user's alone
+    monkeypatch.setenv("HWKB_CACHE_DIR", str(tmp_path))
+    assert KnowledgeBase.load(cache=True).cache.path == Path(tmp_path)
     monkeypatch.setenv("HWKB_CACHE_DIR", "off")
-    flags.load_kb(argparse.Namespace(kb=[], no_default_kb=False))
-    assert calls[-1][1] == {"default": True, "cache": None}
+    assert KnowledgeBase.load(cache=True).cache is None
 
 
 def test_one_json_form():

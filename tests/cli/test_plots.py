@@ -1,12 +1,12 @@
-"""hwkb.cli.plots: the figures a reader would put in a report (units on axes and in legends, constant
+"""hwkb.render.plots: the figures a reader would put in a report (units on axes and in legends, constant
 parameters in the title, readable ticks, labelled ridge points), checked on the figure objects."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from hwkb.cli.plots import context_title, roof_groups, run_labels, spread, whole_number_ticks
-from hwkb.cli.roofline import GpuRoofline, Roof, Rooflines
+from hwkb.render.plots import context_title, roof_groups, run_labels, spread, whole_number_ticks
+from hwkb.questions.rooflines import GpuRoofline, Roof, Rooflines
 from hwkb.questions.sweeps import Axis, SweepResult
 from hwkb.simulation.scheduler import SimulationResult
 
@@ -40,7 +40,7 @@ def test_constant_parameters_go_to_the_title_and_the_varying_ones_to_the_legend(
 
 def test_utilization_figure():
     pytest.importorskip("matplotlib")
-    from hwkb.cli.plots import utilization_figure
+    from hwkb.render.plots import utilization_figure
     figure = utilization_figure([run(w, ilp) for w in range(1, 33) for ilp in (1, 4)])
     (axes,) = figure.axes
     assert axes.get_title() == "scheduler utilization (compute=16, latency=500 cycles, gto)"
@@ -54,7 +54,7 @@ def test_utilization_figure():
 
 def test_sweep_figure_has_units_in_labels_and_legend():
     pytest.importorskip("matplotlib")
-    from hwkb.cli.plots import sweep_figure
+    from hwkb.render.plots import sweep_figure
     first, second = Axis("sm_count", "", (64.0, 96.0, 128.0), True), Axis("clock_tc", "GHz", (1.5, 2.0))
     grid = np.meshgrid(first.values, second.values, indexing="ij")
     values = (grid[0] * grid[1]).ravel()
@@ -84,7 +84,7 @@ def test_labels_are_spread_apart_and_keep_their_order():
 
 def test_roofline_figure_is_readable():
     pytest.importorskip("matplotlib")
-    from hwkb.cli.plots import roofline_figure
+    from hwkb.render.plots import roofline_figure
     (axes,) = roofline_figure(ROOFLINES).axes
     assert axes.get_xlabel() == "arithmetic intensity (flop/B)"
     assert axes.get_ylabel() == "attainable throughput (TFLOPS; TOPS for int8)"

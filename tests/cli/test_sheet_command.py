@@ -41,7 +41,15 @@ def test_a_failed_check_stands_beside_its_figures(capsys, tmp_path):
             peak[fp16]: 300 TFLOPS
         """))
     code, out, _ = run_cli(capsys, "sheet", "--gpu", "bad-chip", "--kb", str(kb), "--no-default-kb")
-    assert code == 1 and out.count("! inconsistent law peak_law[fp16]") == 4
+    assert code == 0 and out.count("! inconsistent law peak_law[fp16]") == 4  # a display: findings are notes
+    assert out.splitlines()[-1] == "note: 1 failed audit check (marked !): hwkb audit --gpu bad-chip explains it"
+    code, out, _ = run_cli(capsys, "sheet", "--gpu", "bad-chip", "--kb", str(kb), "--no-default-kb", "--json")
+    document = json.loads(out)
+    assert code == 0 and document["status"] == "ok"
+    assert document["findings"] == [{"status": "inconsistent", "kind": "law", "rule": "peak_law[fp16]",
+                                     "deviation": document["findings"][0]["deviation"],
+                                     "variables": document["findings"][0]["variables"]}]
+    assert "peak[fp16]" in document["findings"][0]["variables"]
 
 
 def test_sheet_needs_a_gpu(capsys):

@@ -1,4 +1,4 @@
-"""Tests of ``hwkb simulate`` (hwkb.cli.simulate) through its own parser, and of hwkb.cli.plots."""
+"""Tests of ``hwkb simulate`` (hwkb.cli.simulate) through its own parser, and of hwkb.render.plots."""
 from __future__ import annotations
 
 import argparse
@@ -9,7 +9,7 @@ import pytest
 
 from hwkb.cli import simulate as cli_simulate
 from hwkb.cli.main import build_parser
-from hwkb.cli.plots import plot_utilization
+from hwkb.render.plots import plot_utilization
 from hwkb.errors import MissingExtraError
 from hwkb.errors import SimulationInputError
 from hwkb.simulation.scheduler import simulate

@@ -82,7 +82,6 @@ def test_threshold_through_the_cli(capsys, monkeypatch, scheduler_kb):
 @pytest.mark.parametrize("flags, message", [
     (["--free", "sm_count"], "error: --free goes with --symbolic"),
     (["--sensitivity"], "error: --sensitivity goes with --symbolic"),
-    (["--format", "csv"], "error: --format goes with --sweep"),
     (["--plot", "x.png"], "error: --plot goes with --sweep"),
 ])
 def test_a_flag_of_another_mode_is_refused(capsys, flags, message):

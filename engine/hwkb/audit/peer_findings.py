@@ -1,16 +1,17 @@
-"""What ``hwkb audit --from`` finds: each figure of a peer tool's file beside the KB's, and how it prints.
+"""What ``hwkb audit --from`` finds: each figure of a peer tool's file beside the KB's.
 
 A :class:`Comparison` is one figure against the KB's value for the same
 product; a :class:`PeerEntryAudit` one entry's comparisons and its internal
 audit (an :class:`~hwkb.audit.findings.EntityAudit`); a :class:`PeerAudit`
-the whole run, whose ``to_dict()`` is the command's JSON and ``str()`` its text.
+the whole run, whose ``to_dict()`` is the command's JSON and ``str()`` its text (:mod:`hwkb.render.audit`).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hwkb.audit.findings import UNCHECKED, EntityAudit, Verdict, fraction_of_percent, quantity
+from hwkb.audit.findings import UNCHECKED, EntityAudit, Verdict, fraction_of_percent
 from hwkb.audit.report import AuditReport
+from hwkb.results import Result
 from hwkb.definitions.model import VarKey
 from hwkb.errors import Location
 from hwkb.formats.peers.entries import PeerEntry, PeerFormat
@@ -69,7 +70,7 @@ class PeerEntryAudit:
 
 
 @dataclass(frozen=True, repr=False)
-class PeerAudit:
+class PeerAudit(Result):
     """``hwkb audit --from FORMAT FILE ...``: every entry's internal audit and catalogue comparison."""
     format: PeerFormat
     entries: tuple[PeerEntryAudit, ...]
@@ -98,61 +99,3 @@ class PeerAudit:
         return {"command": "audit", "status": self.status, "format": self.format.name,
                 "entities": [e.internal.to_dict() for e in self.entries], "summary": summary,
                 "catalogue": [e.to_dict() for e in self.entries]}
-
-    def render(self, failed_only: bool = False) -> str:
-        """The text ``hwkb audit --from`` prints: per entry its internal verdict and its figures beside the KB's."""
-        blocks = [_entry_text(e, failed_only) for e in self.entries]
-        return "\n\n".join(b for b in blocks if b) + ("\n\n" if any(blocks) else "") + self.summary_line()
-
-    def summary_line(self) -> str:
-        c = self.counts
-        files = len({e.entry.where.file for e in self.entries})
-        bad = sum(e.status == Verdict.INCONSISTENT for e in self.entries)
-        return (f"{self.format.name}: {len(self.entries)} {'entry' if len(self.entries) == 1 else 'entries'} in "
-                f"{files} {'file' if files == 1 else 'files'}, {bad} with a figure in doubt; beside the KB: "
-                f"{c['inconsistent']} inconsistent, {c['within_rounding']} within rounding, {c['consistent']} "
-                f"consistent, {c['unsettled']} not in the KB; internal: "
-                + ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in self.internal.summary["counts"].items()))
-
-    def __str__(self) -> str:
-        return self.render()
-
-    __repr__ = __str__
-
-
-def _entry_text(e: PeerEntryAudit, failed_only: bool) -> str:
-    shown = [c for c in e.comparisons if not failed_only or c.status == Verdict.INCONSISTENT]
-    internal_failed = [c for c in e.internal.checks if c.status == Verdict.INCONSISTENT]
-    if failed_only and not shown and not internal_failed:
-        return ""
-    target = f"KB {e.product}" if e.product else "no KB entity"
-    status = e.status.label if e.status else UNCHECKED
-    lines = [f"{e.entry.format}: {e.entry.name} ({e.entry.where}) vs {target}: {status}"]
-    checks = e.internal.checks
-    if not checks:
-        lines.append("  internal: no law ties these figures together")
-    else:
-        counts = ", ".join(f"{n} {v.label}" for v, n in e.internal.counts().items() if n)
-        lines.append(f"  internal: {counts}")
-        for c in internal_failed:
-            lines.append(f"    {c.detail}")
-    if shown:
-        rows = [("status", "field", "variable", "file", "KB", "deviation")]
-        rows += [(c.status.label, c.field, c.key, quantity(c.value, c.unit), quantity(c.kb_value, c.unit),
-                  "-" if c.deviation is None else f"{c.deviation:+.3g}%") for c in shown]
-        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-        lines.append("  beside the KB:")
-        for i, row in enumerate(rows):
-            lines.append("    " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
-            if i and shown[i - 1].status == Verdict.INCONSISTENT:
-                c = shown[i - 1]
-                lines.append(f"        file: {c.where}: {c.written}, read by {c.consumed}")
-                lines.append(f"        KB:   {c.kb_source}")
-                if c.hint:
-                    lines.append(f"        hint: {c.hint}")
-            elif i and shown[i - 1].reading:
-                lines.append(f"        reading: {shown[i - 1].reading}")
-    if e.unsettled:
-        lines.append(f"  not in the KB for {e.product}: {', '.join(e.unsettled)}")
-    lines += [f"  note: {n}" for n in e.notes]
-    return "\n".join(lines)

@@ -15,6 +15,7 @@ __all__ = ["add_arguments", "run"]
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.description = "Load the KB and report every problem at once (file:line:col: message; hint)."
+    flags.add_output(p, ("text",), why_not="a verdict and counts are not a table (--json gives them)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -25,10 +26,5 @@ def run(args: argparse.Namespace) -> int:
             flags.emit_json({**flags.error_document(args.command, exc), "ok": False})
         flags.print_errors(exc)
         return 2
-    if args.json:
-        flags.emit_json(flags.document(args.command, {"status": "ok", "ok": True, "errors": []}))
-    else:
-        m = kb.model
-        print(f"ok: {len(m.variables)} variables, {len(m.rules)} rules ({len(kb.relations)} relations), "
-              f"{len(m.entities)} entities in {len(m.files)} files")
+    flags.output(args, kb.check_report())
     return 0

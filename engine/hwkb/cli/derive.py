@@ -1,4 +1,7 @@
-"""``hwkb derive --gpu ID``: every value the context derives but does not state; ``--write`` keeps them as an entity file."""
+"""``hwkb derive --gpu ID``: every value the context derives but does not state; ``--write`` keeps them as an entity file.
+
+Exit 0, or 1 when an independent route contradicts a derived value (the derivation is inconsistent).
+"""
 from __future__ import annotations
 
 import argparse
@@ -13,8 +16,9 @@ __all__ = ["add_arguments", "run"]
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     flags.add_context(p)
-    p.add_argument("--write", metavar="FILE", help="also write the values as an entity file (atomically)")
-    p.add_argument("--force", action="store_true", help="with --write: replace an existing file")
+    p.add_argument("--write", metavar="FILE", help="also write the values as an entity file (atomically; "
+                                                   "--force replaces an existing file)")
+    flags.add_output(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -27,8 +31,5 @@ def run(args: argparse.Namespace) -> int:
         counts = {key for v in model.variables.values() if v.integer for key in v.keys(model.indices)}
         write_atomic(Path(args.write), derived_entity_text(args.gpu, model.entity(args.gpu).kind, values, counts),
                      overwrite=args.force)
-    if args.json:
-        flags.emit_json(flags.document(args.command, values.to_dict()))
-    elif values:
-        print(values)
+    flags.output(args, values)
     return 0 if values.consistent and values.plausible else 1

@@ -3,7 +3,8 @@
 The file goes to stdout (or ``--output FILE``, written atomically); every
 field the KB cannot settle is named on stderr with a ``note:`` line. With
 ``--json`` the document carries the text, each field's KB value and source,
-and what is missing. Exit 0 when the file is written, 2 on bad input.
+and what is missing (and ``--output`` still gets the tool's file). Exit 0 when
+the file is written, 2 on bad input.
 """
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ import sys
 from pathlib import Path
 
 from hwkb.cli import flags
+from hwkb.cli.flags import PEER_FORMATS as FORMAT_NAMES
 from hwkb.cli.writeback import write_atomic
 from hwkb.errors import UsageError
-from hwkb.formats.peers.registry import FORMAT_NAMES
 
 __all__ = ["add_arguments", "run"]
 
@@ -23,24 +24,27 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--to", dest="peer_format", required=True, choices=FORMAT_NAMES, metavar="FORMAT",
                    help=f"the tool's layout: {', '.join(FORMAT_NAMES)}")
     p.add_argument("--gpu", metavar="ID", help="the product to export (see 'hwkb list entities')")
-    p.add_argument("--output", metavar="FILE", help="write the file there (atomically) instead of to stdout")
-    p.add_argument("--force", action="store_true", help="with --output: replace an existing file")
+    flags.add_output(p, ("text",), why_not="the file is in the peer tool's own layout (--json gives its fields "
+                                           "with their values and sources)")
 
 
 def run(args: argparse.Namespace) -> int:
     if not args.gpu:
         raise UsageError("export needs --gpu ID", hint="see 'hwkb list entities'")
+    fmt = flags.form(args)
     kb = flags.load_kb(args)
     export = kb.export(args.peer_format, args.gpu)
+    if fmt not in ("text", "json"):
+        flags.render(export, fmt)  # the render stage says why the file has no such form
     if args.output:
-        write_atomic(Path(args.output), export.text, overwrite=args.force)
+        write_atomic(Path(args.output), flags.render(export, "text"), overwrite=args.force)
     for note in export.notes:
         print(f"note: {note}", file=sys.stderr)
-    if args.json:
-        flags.emit_json(flags.document(args.command, export.to_dict()))
+    if fmt == "json":
+        sys.stdout.write(flags.render(export, "json", command=args.command))
     elif args.output:
         print(f"wrote {args.output}: {args.peer_format} layout of {args.gpu}, {len(export.written.used)} fields "
               f"from the KB, {len(export.written.missing)} it cannot settle")
     else:
-        sys.stdout.write(export.text)
+        sys.stdout.write(flags.render(export, "text"))
     return 0

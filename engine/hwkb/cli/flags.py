@@ -1,33 +1,42 @@
-"""What every command shares: the common and context flags, loading the KB, and the one output form.
+"""What every command shares: the common, context and output flags, loading the KB, and writing the result.
 
-A command's result goes to stdout either as one JSON document (``--json``)
-or as the text its renderer gives; bad input goes to stderr as ``error:``
-lines. Commands call :func:`load_kb` through this module, so a test can hand
-every command one loaded KB by replacing it here.
+Every command is: parse the flags, call one :class:`hwkb.KnowledgeBase` method, render the result it
+returns (:func:`output`). The one grammar of the output: ``--format {text,markdown,html,csv,json}`` (a
+command's help says which forms it has and why not the others), ``--json`` its shorthand for json, and
+``--output FILE`` (written atomically, ``--force`` to replace a file). Bad input goes to stderr as
+``error:`` lines. Commands call :func:`load_kb` through this module, so a test can hand every command one
+loaded KB by replacing it here.
 
 Every JSON document is an object with ``"command"`` and ``"status"`` (a string),
-pinned by ``schema.json`` beside this module: :func:`document` gives a
-result's, :func:`error_document` the one of bad input. This module imports no
-engine at the top, so the parser builds without SymPy or Pint.
+pinned by ``schema.json`` beside this module (the render stage writes it,
+:mod:`hwkb.render.json_form`). This module imports no engine at the top, so the
+parser builds without SymPy or Pint.
 """
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
+from typing import Iterable
 
-from hwkb.errors import KBError, KBErrors
+from hwkb.errors import KBError, KBErrors, UsageError
+from hwkb.render import render
+from hwkb.render.json_form import document, error_document, json_text
 
 __all__ = ["add_common", "settle_common", "add_context", "context_keywords", "load_kb", "json_text", "emit_json",
-           "emit", "document", "error_document", "report_error", "print_errors", "COMMON_DEFAULTS",
-           "SCHEMA"]
+           "document", "error_document", "report_error", "print_errors", "COMMON_DEFAULTS",
+           "SCHEMA", "PEER_FORMATS", "add_output", "form", "output", "write", "FORMATS"]
 
 #: the common options' values when not given; they are accepted before the subcommand and after it
 COMMON_DEFAULTS = {"json": False, "kb": (), "no_default_kb": False, "verbose": False}
 KB_BEFORE_COMMAND = "kb_before_command"
 #: the JSON Schema every command's document validates against (package data)
 SCHEMA = Path(__file__).with_name("schema.json")
+#: the peer tools' layouts, for ``audit --from`` and ``export --to`` (hwkb.formats.peers.registry.FORMAT_NAMES,
+#: named here so that the parser imports no engine; tests/cli/test_flags.py keeps the two alike)
+PEER_FORMATS = ("llm-analysis", "genz", "llmcompass", "aiconfigurator", "epoch")
+#: every form a result may be asked for (hwkb.results.FORMATS); a command's help says which of them it has
+FORMATS = ("text", "markdown", "html", "csv", "json")
 
 
 def add_common(parser: argparse.ArgumentParser, before_command: bool = False) -> None:
@@ -57,6 +66,54 @@ def settle_common(args: argparse.Namespace) -> argparse.Namespace:
     return args
 
 
+def _format_name(text: str) -> str:
+    return "text" if text == "table" else text  # "table", the audit's and the sweep's old name for text
+
+
+def add_output(parser: argparse.ArgumentParser, forms: Iterable[str] = FORMATS, why_not: str = "",
+               output: bool = True) -> None:
+    """--format (the forms the command has, ``why_not`` saying why not the others), --output FILE and --force."""
+    forms = [f for f in FORMATS if f in forms or f == "json"]
+    lacking = [f for f in FORMATS if f not in forms]
+    parser.add_argument("--format", type=_format_name, choices=forms, default="text", metavar="FORM",
+                        help=f"the output's form: {', '.join(forms)} (default text; --json is --format json)"
+                             + (f"; no {' or '.join(lacking)}: {why_not}" if lacking and why_not else ""))
+    if output:
+        parser.add_argument("--output", metavar="FILE",
+                            help="write there (atomically) instead of to stdout, which then says what was written")
+        parser.add_argument("--force", action="store_true", help="with --output: replace an existing file")
+
+
+def form(args: argparse.Namespace) -> str:
+    """The form the flags ask for: ``--json`` and ``--format json`` are one; with another --format, an error."""
+    fmt = getattr(args, "format", "text")
+    if args.json and fmt not in ("text", "json"):
+        raise UsageError(f"--json and --format {fmt} ask for two different documents", hint="give one of them")
+    return "json" if args.json else fmt
+
+
+def output(args: argparse.Namespace, result, written: str = "", **options) -> None:
+    """``result`` in the form the flags ask for, to stdout or ``--output FILE``: then stdout says what was written
+    (``written`` the line, by default the file and its form), except with ``--json``, whose document is always
+    on stdout."""
+    fmt = form(args)
+    text = render(result, fmt, command=args.command, **options)
+    write(args, text if text.endswith("\n") or not text else text + "\n", written or f"wrote {args.output}: {fmt}")
+
+
+def write(args: argparse.Namespace, pieces: str | Iterable[str], written: str) -> None:
+    """The rendered ``pieces`` to ``--output FILE`` (atomically; ``written`` then goes to stdout) or to stdout."""
+    target = getattr(args, "output", None)
+    if target:
+        from hwkb.cli.writeback import write_atomic  # ruamel.yaml and the engine: not for `hwkb --help`
+        write_atomic(Path(target), pieces, overwrite=args.force)
+        if form(args) == "json":
+            pieces = Path(target).read_text(encoding="utf-8")
+        else:
+            pieces = written + "\n"
+    sys.stdout.writelines([pieces] if isinstance(pieces, str) else pieces)
+
+
 def add_context(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gpu", metavar="ID", help="the product or architecture")
     parser.add_argument("--with", dest="with_", action="append", default=[], metavar="ID",
@@ -75,43 +132,12 @@ def context_keywords(args: argparse.Namespace) -> dict:
 def load_kb(args: argparse.Namespace):
     """The KB the flags name (a :class:`hwkb.KnowledgeBase`), with the disk caches on: the command line is where
     they pay off."""
-    from hwkb.formats.caches import cache_directory
     from hwkb.kb import KnowledgeBase
-    return KnowledgeBase.load(args.kb, default=not args.no_default_kb, cache=cache_directory())
-
-
-def json_text(document, compact: bool = False) -> str:
-    """The one JSON form of every command; ``compact`` for documents too large to indent quickly."""
-    if compact:
-        return json.dumps(document, separators=(",", ":"), default=_plain) + "\n"
-    return json.dumps(document, indent=2, default=_plain) + "\n"
+    return KnowledgeBase.load(args.kb, default=not args.no_default_kb, cache=True)
 
 
 def emit_json(data) -> None:
     sys.stdout.write(json_text(data))
-
-
-def document(command: str, result: dict) -> dict:
-    """A command's JSON document: ``{"command", "status", ...}``, the command first, then the result's fields.
-
-    A result's ``to_dict()`` names the question it answers (``"command": "solve"`` for a solution); the
-    command that printed it wins (``explain`` prints a solution too).
-    """
-    return {"command": command, "status": result.get("status"), **{k: v for k, v in result.items() if k != "command"}}
-
-
-def error_document(command: str | None, error: KBError) -> dict:
-    """Bad input as JSON: ``{"command", "status": "error", "errors": [{"file", "line", "column", "message", "hint"}]}``."""
-    problems = error.errors if isinstance(error, KBErrors) else [error]
-    return {"command": command, "status": "error", "errors": [e.to_dict() for e in problems]}
-
-
-def emit(args: argparse.Namespace, result, text: str) -> None:
-    """The command's document of ``result.to_dict()`` with ``--json``, else ``text``."""
-    if args.json:
-        emit_json(document(args.command, result.to_dict()))
-    else:
-        print(text)
 
 
 def report_error(command: str | None, as_json: bool, error: KBError) -> int:
@@ -126,11 +152,3 @@ def print_errors(error: KBError) -> None:
     """Bad input as the contract says: one ``error:`` line per problem on stderr, never a traceback."""
     for each in error.errors if isinstance(error, KBErrors) else (error,):
         print(f"error: {each}", file=sys.stderr)
-
-
-def _plain(obj):
-    if hasattr(obj, "to_dict"):
-        return obj.to_dict()
-    if isinstance(obj, (set, frozenset, tuple)):
-        return list(obj)
-    return str(obj)

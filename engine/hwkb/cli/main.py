@@ -38,8 +38,10 @@ COMMANDS = {
     "simulate": ("hwkb.cli.simulate", "the warp-scheduler model over a grid of configurations"),
     "audit": ("hwkb.cli.audit", "check stated facts against the rules; name the likely culprit"),
     "whatif": ("hwkb.cli.whatif", "baseline and scenario side by side, every downstream value recomputed"),
-    "compare": ("hwkb.cli.compare", "GPUs side by side: a row per variable, a column per GPU, derived values marked"),
-    "sheet": ("hwkb.cli.sheet", "one product's spec sheet: every value with its source or derivation, and audit findings"),
+    "compare": ("hwkb.cli.compare", "GPUs side by side: a headline set in sections (--all: every figure), "
+                                    "derived values marked"),
+    "sheet": ("hwkb.cli.sheet", "one product's spec sheet: every value with its source or derivation, audit findings "
+                                "as notes"),
     "roofline": ("hwkb.cli.roofline", "rooflines of several GPUs: ridge points, kernels placed, optionally plotted"),
     "export": ("hwkb.cli.export", "one product's KB figures in a peer tool's hardware-file layout"),
     "completion": ("hwkb.cli.completion", "a shell completion script: hwkb completion bash|zsh"),

@@ -1,14 +1,11 @@
-"""``hwkb run QUERY``: a saved query (``queries/*.yaml``), by name or path, as a table or ``{"title", "columns", "rows"}``."""
+"""``hwkb run QUERY``: a saved query (``queries/*.yaml``), by name or path (:meth:`hwkb.KnowledgeBase.run`)."""
 from __future__ import annotations
 
 import argparse
 import re
 
 from hwkb.cli import flags
-from hwkb.formats.caches import cache_directory
-from hwkb.formats.query_files import load_query
 from hwkb.formats.resources import queries_dir
-from hwkb.questions.saved_queries import run_query
 
 __all__ = ["add_arguments", "run", "saved_queries"]
 
@@ -18,6 +15,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.epilog = "saved queries:\n" + "\n".join(f"  {name:<20} {title}" for name, title in saved_queries())
     p.add_argument("query", metavar="QUERY", help="a saved query's name (below) or the path of a query file")
+    flags.add_output(p)
 
 
 def saved_queries() -> list[tuple[str, str]]:
@@ -30,7 +28,5 @@ def saved_queries() -> list[tuple[str, str]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    kb = flags.load_kb(args)
-    result = run_query(load_query(args.query, cache=cache_directory()), kb)
-    flags.emit(args, result, str(result))
+    flags.output(args, flags.load_kb(args).run(args.query))
     return 0

@@ -34,8 +34,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--policy", default="gto", metavar="gto|lrr",
                    help="greedy-then-oldest (default) or loose round-robin")
     p.add_argument("--plot", metavar="FILE", help="also draw utilization against warps (.png or .svg; "
-                   "needs the plot extra)")
-    p.add_argument("--force", action="store_true", help="with --plot: replace an existing file")
+                   "needs the plot extra; --force replaces an existing file)")
+    flags.add_output(p)
 
 
 def parse_int_list(text: str, option: str) -> list[int]:
@@ -81,7 +81,7 @@ def simulate_grid(args: argparse.Namespace) -> SimulationRuns:
     lists = {name: parse_int_list(getattr(args, name), f"--{name}") for name in ("warps", "ilp", "compute", "latency")}
     iters = parse_iters(args.iters)
     if args.plot:  # a bad suffix or a missing matplotlib fails before the simulations run
-        from hwkb.cli.plots import check_plot_path, plot_utilization  # only here: a table needs no NumPy or Pint
+        from hwkb.render.plots import check_plot_path, plot_utilization  # only here: a table needs no NumPy or Pint
         check_plot_path(args.plot, overwrite=args.force)
     runs = SimulationRuns(tuple(run_grid(**lists, iters=iters, policy=args.policy)))
     if args.plot:
@@ -96,8 +96,7 @@ def run(args: argparse.Namespace) -> int:
     input itself.
     """
     try:
-        runs = simulate_grid(args)
+        flags.output(args, simulate_grid(args))
     except KBError as exc:
         return flags.report_error(args.command, args.json, exc)
-    flags.emit(args, runs, str(runs))
     return 0

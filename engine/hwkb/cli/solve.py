@@ -8,21 +8,17 @@ what it needs, as the contract says.
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
-import sys
 
 from hwkb.cli import flags
 from hwkb.errors import NotDetermined, QueryError, UsageError
-from hwkb.kb import KnowledgeBase
-from hwkb.questions.text import render_symbolic
-from hwkb.solving.solution import Solution, Status
-from hwkb.solving.text import render_solution
+from hwkb.render.answers import sweep_chunks
 
-__all__ = ["add_arguments", "run", "run_symbolic", "run_sweep", "emit_sweep_json", "answer_exit_code"]
+__all__ = ["add_arguments", "run", "run_symbolic", "run_sweep", "sweep_json_chunks", "answer_exit_code"]
 
 #: a flag of one mode of solve -> the flag that asks for that mode
-MODE_OF_FLAG = {"--free": "--symbolic", "--sensitivity": "--symbolic", "--format": "--sweep", "--plot": "--sweep"}
+MODE_OF_FLAG = {"--free": "--symbolic", "--sensitivity": "--symbolic", "--plot": "--sweep"}
+ANSWERED = ("stated", "derived")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -40,9 +36,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sensitivity", action="store_true", help="with --symbolic: elasticities at the given point")
     p.add_argument("--sweep", action="append", default=[], metavar="X=START:STOP:STEP|X=v1,v2",
                    help="evaluate over a grid (repeatable)")
-    p.add_argument("--format", choices=["table", "csv", "json"], default="table", help="output format of a sweep")
-    p.add_argument("--plot", metavar="FILE", help="with --sweep: draw the result (needs the plot extra)")
-    p.add_argument("--force", action="store_true", help="with --plot: replace an existing file")
+    p.add_argument("--plot", metavar="FILE", help="with --sweep: draw the result (needs the plot extra); "
+                                                  "--force replaces an existing file")
+    flags.add_output(p, ("text", "csv"), why_not="a value, a closed form or a grid is not a page "
+                                                 "(a closed form has no CSV either: --json gives its LaTeX)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -53,19 +50,18 @@ def run(args: argparse.Namespace) -> int:
     if args.symbolic:
         return run_symbolic(args, kb)
     solution = kb.solve(args.variable, where=args.where, **flags.context_keywords(args))
-    flags.emit(args, solution, render_solution(solution))
+    flags.output(args, solution)
     return answer_exit_code(solution)
 
 
-def answer_exit_code(solution: Solution) -> int:
+def answer_exit_code(solution) -> int:
     """0 for a value the KB states or derives, 1 for one it cannot settle (underdetermined, inconsistent, n/a)."""
-    return 0 if solution.status in (Status.STATED, Status.DERIVED) else 1
+    return 0 if solution.status in ANSWERED else 1
 
 
 def check_modes(args: argparse.Namespace) -> None:
     """A flag that belongs to another mode of solve is an error, not silently ignored."""
-    given = {"--free": bool(args.free.strip()), "--sensitivity": args.sensitivity, "--format": args.format != "table",
-             "--plot": bool(args.plot)}
+    given = {"--free": bool(args.free.strip()), "--sensitivity": args.sensitivity, "--plot": bool(args.plot)}
     asked = {"--symbolic": args.symbolic, "--sweep": bool(args.sweep)}
     misplaced = [flag for flag, mode in MODE_OF_FLAG.items() if given[flag] and not asked[mode]]
     if misplaced:
@@ -73,62 +69,59 @@ def check_modes(args: argparse.Namespace) -> None:
         raise UsageError(f"{flag} goes with {MODE_OF_FLAG[flag]}", hint=f"add {MODE_OF_FLAG[flag]}, or drop {flag}")
 
 
-def run_symbolic(args: argparse.Namespace, kb: KnowledgeBase) -> int:
-    from hwkb.questions.closed_forms import parse_free, solve_symbolic  # SymPy: only this mode needs it
+def run_symbolic(args: argparse.Namespace, kb) -> int:
     equalities_only(kb, args.where, "--symbolic")
-    context = kb.context(**flags.context_keywords(args))
-    free = parse_free(kb, args.free) if args.free.strip() else None
     try:
-        solution = solve_symbolic(kb, args.variable, context, free, args.where, args.sensitivity)
+        result = kb.closed_form(args.variable, free=args.free if args.free.strip() else None, where=args.where,
+                                sensitivity=args.sensitivity, **flags.context_keywords(args))
     except NotDetermined as exc:
         return not_determined(args, kb, exc)
-    flags.emit(args, solution, render_symbolic(solution))
+    flags.output(args, result)
+    solution = result.solution
     return 0 if solution.determined or "expression" in solution.extra else 1
 
 
-def run_sweep(args: argparse.Namespace, kb: KnowledgeBase) -> int:
-    from hwkb.cli.plots import check_plot_path, context_title, plot_sweep  # NumPy: only this mode needs it
-    from hwkb.questions.sweeps import parse_axis, sweep
+def run_sweep(args: argparse.Namespace, kb) -> int:
     equalities_only(kb, args.where, "--sweep")
     if args.symbolic:
         raise QueryError("--symbolic and --sweep are separate questions", hint="give one of them")
+    fmt = flags.form(args)
     if args.plot:
+        from hwkb.render.plots import check_plot_path  # matplotlib: only a plot needs it
         check_plot_path(args.plot, overwrite=args.force)
-    axes = [parse_axis(kb, text) for text in args.sweep]
     try:
-        result = sweep(kb, args.variable, kb.context(**flags.context_keywords(args)), axes, args.where)
+        result = kb.sweep(args.variable, args.sweep, where=args.where, **flags.context_keywords(args))
     except NotDetermined as exc:
         return not_determined(args, kb, exc)
     if args.plot:
+        from hwkb.render.plots import context_title, plot_sweep
         plot_sweep(result, args.plot, context_title(args.gpu, args.with_, args.set, args.where), overwrite=args.force)
-    fmt = "json" if args.json else args.format
     if fmt == "json":
-        emit_sweep_json(args, result)
+        flags.write(args, sweep_json_chunks(args, result), f"wrote {args.output}: json")
+    elif fmt in ("text", "csv"):
+        pieces = sweep_chunks(result, fmt)
+        flags.write(args, pieces if fmt == "csv" else [*pieces, "\n"], f"wrote {args.output}: {fmt}")
     else:
-        sys.stdout.writelines(result.csv_chunks() if fmt == "csv" else itertools.chain(result.table_chunks(), "\n"))
+        flags.output(args, result)  # the render stage says why a grid has no such form
     return 0
 
 
-def emit_sweep_json(args: argparse.Namespace, result) -> None:
-    """The sweep's JSON document, its rows written in pieces as they are formatted (10^7 rows never as one list)."""
+def sweep_json_chunks(args: argparse.Namespace, result):
+    """The sweep's JSON document, its rows in pieces as they are formatted (10^7 rows never as one list)."""
     mark = "rows of the sweep"
     head, tail = flags.json_text(flags.document(args.command, result.to_dict(rows=mark))).split(json.dumps(mark), 1)
-    sys.stdout.write(head)
-    sys.stdout.writelines(result.json_rows(depth=1))
-    sys.stdout.write(tail)
+    yield head
+    yield from result.json_rows(depth=1)
+    yield tail
 
 
-def not_determined(args: argparse.Namespace, kb: KnowledgeBase, exc: NotDetermined) -> int:
+def not_determined(args: argparse.Namespace, kb, exc: NotDetermined) -> int:
     """The contract's answer to a question the context cannot settle: underdetermined, its needs, exit 1."""
-    key = kb.check_key(args.variable)
-    solution = Solution(key, Status.UNDERDETERMINED, kb.model.unit_of(key), needs=tuple(exc.needs),
-                        notes=(exc.message,))
-    solution = solution if key == args.variable else solution.asked_as(args.variable)
-    flags.emit(args, solution, render_solution(solution))
+    flags.output(args, kb.not_determined(args.variable, exc))
     return 1
 
 
-def equalities_only(kb: KnowledgeBase, where: list[str], flag: str) -> None:
+def equalities_only(kb, where: list[str], flag: str) -> None:
     for i, text in enumerate(where):
         if kb.parse_where(text, i).op != "=":
             raise QueryError(f"{flag} takes only equalities in --where, not {text!r}",

@@ -13,8 +13,6 @@ from __future__ import annotations
 import argparse
 
 from hwkb.cli import flags
-from hwkb.questions.text import render_whatif
-from hwkb.questions.whatif import what_if
 
 __all__ = ["add_arguments", "run"]
 
@@ -28,11 +26,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="a fact of the baseline (and so of the scenario)")
     p.add_argument("--scenario", action="append", default=[], metavar="ID",
                    help="a scenario entity whose facts the scenario takes, e.g. sfu-doubled (repeatable)")
+    flags.add_output(p)
 
 
 def run(args: argparse.Namespace) -> int:
     kb = flags.load_kb(args)
-    result = what_if(kb, args.variables, gpu=args.gpu, layers=args.with_, given=args.given, changes=args.set,
-                     scenarios=args.scenario, where=args.where)
-    flags.emit(args, result, render_whatif(result))
+    result = kb.what_if(args.variables, gpu=args.gpu, layers=args.with_, given=args.given, changes=args.set,
+                        scenarios=args.scenario, where=args.where)
+    flags.output(args, result)
     return 1 if result.unsettled() else 0

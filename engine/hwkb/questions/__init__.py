@@ -5,7 +5,6 @@
 * :mod:`~hwkb.questions.thresholds` (with :mod:`~hwkb.questions.searches`): the values where inequalities hold;
 * :mod:`~hwkb.questions.interventions` and :mod:`~hwkb.questions.whatif`: a change, what it recomputes and holds;
 * :mod:`~hwkb.questions.saved_queries`: tables defined in YAML;
-* :mod:`~hwkb.questions.text`: how what-ifs and closed forms print.
 
 A sibling of :mod:`hwkb.audit`: neither imports the other.
 """

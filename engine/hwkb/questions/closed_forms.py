@@ -38,7 +38,7 @@ import sympy
 from hwkb.definitions.model import Fact, VarKey, split_key
 from hwkb.errors import Location, NoClosedForm, NotDetermined, QueryError
 from hwkb.questions.interventions import intervene
-from hwkb.questions.text import render_symbolic
+from hwkb.results import Result
 from hwkb.solving.blocks import positive_roots
 from hwkb.solving.context import Context
 from hwkb.solving.lambdify import lambdify_math, lambdify_numpy
@@ -131,14 +131,12 @@ class ClosedForm:
 
 
 @dataclass(frozen=True, repr=False)
-class SymbolicSolution:
+class SymbolicSolution(Result):
     """A closed-form answer: prints as ``hwkb solve --symbolic`` does; its JSON is the solution's."""
     solution: Solution
 
-    def __str__(self) -> str:
-        return render_symbolic(self.solution)
-
-    __repr__ = __str__
+    def __repr__(self) -> str:
+        return str(self)
 
     def to_dict(self) -> dict:
         return self.solution.to_dict()

@@ -21,6 +21,7 @@ from typing import Mapping
 from hwkb.definitions.model import EntityId, VarKey
 from hwkb.definitions.quantities import JEDEC_NOTE, format_number, jedec_label
 from hwkb.formats.peers.entries import PeerFormat, Written
+from hwkb.results import Result
 from hwkb.solving.solver import Solver
 from hwkb.solving.system import System
 from hwkb.solving.values import Value
@@ -29,7 +30,7 @@ __all__ = ["Export", "export_peer", "tool_name"]
 
 
 @dataclass(frozen=True, repr=False)
-class Export:
+class Export(Result):
     """The written file's text, the KB values behind it, and what the KB could not settle."""
     format: PeerFormat
     entity: EntityId
@@ -78,10 +79,8 @@ class Export:
                 "missing": [{"field": f, "variable": k} for f, k in self.written.missing.items()],
                 "notes": list(self.notes)}
 
-    def __str__(self) -> str:
-        return self.text
-
-    __repr__ = __str__
+    def __repr__(self) -> str:
+        return str(self)
 
 
 def export_peer(system: System, fmt: PeerFormat, gpu: EntityId) -> Export:

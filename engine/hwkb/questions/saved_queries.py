@@ -16,6 +16,7 @@ from hwkb.formats.query_files import Column, Layer, Query
 from hwkb.questions.thresholds import solve_constrained
 from hwkb.solving.solution import Solution, Status
 from hwkb.solving.solver import Solver
+from hwkb.results import Result
 from hwkb.solving.system import System
 
 __all__ = ["QueryResult", "run_query"]
@@ -24,7 +25,7 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z][A-Za-z0-9_]*)\}")
 
 
 @dataclass(frozen=True, repr=False)
-class QueryResult:
+class QueryResult(Result):
     """A query's table: ``rows`` of numbers (None where undetermined), ``text`` as the cells are shown.
 
     ``units`` gives each column's unit (None for a column of labels).
@@ -39,15 +40,8 @@ class QueryResult:
     def to_dict(self) -> dict:
         return {"command": "run", "status": "ok", "title": self.title, "columns": self.columns, "units": self.units, "rows": self.rows}
 
-    def __str__(self) -> str:
-        widths = [max([len(c), *(len(r[i]) for r in self.text)]) for i, c in enumerate(self.columns)]
-        aligned = lambda cells: "  ".join(t.ljust(w) if i == 0 else t.rjust(w)  # the label left, numbers right
-                                          for i, (t, w) in enumerate(zip(cells, widths)))
-        lines = [self.title, "", aligned(self.columns), *map(aligned, self.text)]
-        lines += [f"note: {n}" for n in self.notes]
-        return "\n".join(lines)
-
-    __repr__ = __str__
+    def __repr__(self) -> str:
+        return str(self)
 
 
 def run_query(query: Query, system: System) -> QueryResult:

@@ -43,6 +43,7 @@ from hwkb.solving.lambdify import lambdify_numpy
 from hwkb.solving.limit_rules import check_limits
 from hwkb.solving.points import PointEvaluator, trial_facts
 from hwkb.solving.relations import symbol_of
+from hwkb.results import Result
 from hwkb.solving.system import System
 
 __all__ = ["Axis", "SweepResult", "parse_axis", "sweep", "MAX_POINTS"]
@@ -110,7 +111,7 @@ def _number(kb: System, token: str, key: VarKey, unit: str, text: str, positive:
 
 
 @dataclass(frozen=True, repr=False)
-class SweepResult:
+class SweepResult(Result):
     """The target on the grid of the axes; ``values`` is flat, the first axis varying slowest.
 
     ``grid_columns`` holds the grid's columns when given; a sweep leaves it None and :attr:`grid` builds it from
@@ -174,17 +175,12 @@ class SweepResult:
     def to_csv(self) -> str:
         return "".join(self.csv_chunks())
 
-    def __str__(self) -> str:
-        return self.render()
-
-    __repr__ = __str__
+    def __repr__(self) -> str:
+        return str(self)
 
     def table_chunks(self) -> Iterator[str]:
         """The table, in pieces (no newline at the end)."""
         return table_chunks(self.columns, self.units, self.axes, self.values, self.notes)
-
-    def render(self) -> str:
-        return "".join(self.table_chunks())
 
 
 def sweep(kb: System, variable: VarKey, context: Context, axes: Sequence[Axis],

@@ -29,8 +29,8 @@ from typing import Iterable, Sequence
 from hwkb.definitions.model import EntityId, Fact, VarKey
 from hwkb.errors import Location, QueryError
 from hwkb.questions.interventions import intervene, moved_figures
-from hwkb.questions.text import render_whatif
 from hwkb.questions.thresholds import solve_constrained
+from hwkb.results import Result
 from hwkb.solving.context import Context
 from hwkb.solving.solution import Solution, Status
 from hwkb.solving.solver import Solver
@@ -76,7 +76,7 @@ class Comparison:
 
 
 @dataclass(frozen=True, repr=False)
-class WhatIf:
+class WhatIf(Result):
     """The baseline beside the scenario, a row per variable; prints as ``hwkb whatif`` does."""
     rows: tuple[Comparison, ...]
     baseline: Context
@@ -100,10 +100,8 @@ class WhatIf:
         return [r.variable for r in self.rows if (r.baseline is None and r.scenario is None)
                 or Status.INCONSISTENT in (r.baseline_status, r.scenario_status)]
 
-    def __str__(self) -> str:
-        return render_whatif(self)
-
-    __repr__ = __str__
+    def __repr__(self) -> str:
+        return str(self)
 
 
 def relative_change(baseline: float, scenario: float) -> float | None:

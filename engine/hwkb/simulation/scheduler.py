@@ -22,8 +22,9 @@ import itertools
 import math
 from dataclasses import dataclass
 
-from hwkb.definitions.display import FRACTION_UNIT, format_quantity
+from hwkb.definitions.display import FRACTION_UNIT
 from hwkb.errors import SimulationInputError
+from hwkb.results import Result
 
 __all__ = [
     "POLICIES", "REFERENCE_MAX_CYCLES", "FAST_MAX_WORK", "GRID_MAX_CONFIGS",
@@ -426,7 +427,7 @@ def run_grid(warps: list[int], ilp: list[int], compute: list[int], latency: list
 # --- a grid's runs as a result ------------------------------------------------------------------
 
 @dataclass(frozen=True, repr=False)
-class SimulationRuns:
+class SimulationRuns(Result):
     """The runs of a grid, as ``hwkb simulate`` reports them: ``to_dict()`` its JSON, ``str()`` its table."""
 
     runs: tuple[SimulationResult, ...]
@@ -442,16 +443,5 @@ class SimulationRuns:
                           "iters": r.iters, "policy": r.policy, "utilization": r.utilization,
                           "cycles": r.cycles, "issued": r.issued} for r in self.runs]}
 
-    def __str__(self) -> str:
-        """An aligned table, numbers right-justified, utilization in percent (the one display rule)."""
-        rows = [[str(r.warps), str(r.ilp), str(r.compute), str(r.latency), str(r.iters), r.policy,
-                 format_quantity(r.utilization, FRACTION_UNIT), str(r.issued), str(r.cycles)] for r in self.runs]
-        widths = [max(len(column), *(len(row[i]) for row in rows)) for i, column in enumerate(self.COLUMNS)]
-
-        def line(cells):
-            return "  ".join(cell.ljust(w) if column == "policy" else cell.rjust(w)
-                             for cell, w, column in zip(cells, widths, self.COLUMNS)).rstrip()
-
-        return "\n".join([line(self.COLUMNS), *(line(row) for row in rows)])
-
-    __repr__ = __str__
+    def __repr__(self) -> str:
+        return str(self)

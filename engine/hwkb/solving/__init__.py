@@ -10,5 +10,4 @@
   :mod:`~hwkb.solving.solution`, a value outside its variable's range marked by :mod:`~hwkb.solving.plausibility`;
   :mod:`~hwkb.solving.points` re-evaluates it at trial values;
 * simulated rules run on :mod:`hwkb.simulation`, the warp-scheduler model, a stage below this one;
-* :mod:`~hwkb.solving.text`: how answers print.
 """

@@ -12,7 +12,7 @@ from typing import Mapping
 
 from hwkb.definitions.model import EntityId, VarKey
 from hwkb.solving.plausibility import Implausible
-from hwkb.solving.text import render_derived, render_solution
+from hwkb.results import Result
 from hwkb.solving.values import Value
 
 __all__ = ["Status", "Interval", "Solution", "Explanation", "Derived"]
@@ -54,7 +54,7 @@ class Interval:
 
 
 @dataclass(frozen=True, repr=False)
-class Solution:
+class Solution(Result):
     """The answer for one variable: always this type, whatever the status; prints as ``hwkb solve`` does."""
     variable: VarKey
     status: Status
@@ -95,10 +95,8 @@ class Solution:
         """This answer as given to a question that named the variable by ``alias``."""
         return replace(self, extra={**self.extra, "alias": alias})
 
-    def __str__(self) -> str:
-        return render_solution(self)
-
-    __repr__ = __str__
+    def __repr__(self) -> str:
+        return str(self)
 
     def to_dict(self) -> dict:
         out = {"command": "solve", "status": str(self.status), "variable": self.variable, "value": self.magnitude,
@@ -124,21 +122,19 @@ class Solution:
 
 
 @dataclass(frozen=True, repr=False)
-class Explanation:
+class Explanation(Result):
     """A solution with its derivation trees: what ``hwkb explain`` prints (its JSON is the solution's)."""
     solution: Solution
 
-    def __str__(self) -> str:
-        return render_solution(self.solution, explain=True)
-
-    __repr__ = __str__
+    def __repr__(self) -> str:
+        return str(self)
 
     def to_dict(self) -> dict:
         return {**self.solution.to_dict(), "command": "explain"}
 
 
 @dataclass(frozen=True, repr=False)
-class Derived:
+class Derived(Result):
     """Every value a context gives that it does not state, in plan order: what ``hwkb derive`` prints.
 
     ``conflicts`` are the values an independent route contradicts beyond rounding (their status is
@@ -150,10 +146,8 @@ class Derived:
     conflicts: Mapping[VarKey, tuple[Value, ...]] = field(default_factory=dict)
     implausible: Mapping[VarKey, tuple[Implausible, ...]] = field(default_factory=dict)
 
-    def __str__(self) -> str:
-        return render_derived(self.values, self.conflicts, self.implausible)
-
-    __repr__ = __str__
+    def __repr__(self) -> str:
+        return str(self)
 
     def __iter__(self):
         return iter(self.values)

@@ -1,7 +1,7 @@
 """Plots of simulation runs and of sweeps; matplotlib is an optional extra (``pip install 'hwkb[plot]'``).
 
 matplotlib is imported only inside the functions here, so the rest of the
-engine, and ``import hwkb.cli.plots`` itself, work without it. The figures are
+engine, and ``import hwkb.render.plots`` itself, work without it. The figures are
 built with :class:`matplotlib.figure.Figure` directly, never through pyplot,
 so drawing leaves no global state behind and needs no display.
 """
@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from hwkb.cli.writeback import check_target, write_atomic
 from hwkb.definitions.quantities import format_number
 from hwkb.errors import MissingExtraError, QueryError, SimulationInputError
-from hwkb.simulation.scheduler import SimulationResult
+from hwkb.render.files import check_target, write_atomic
 
-if TYPE_CHECKING:  # `hwkb simulate` draws no sweep: SymPy stays unloaded
+if TYPE_CHECKING:  # names for the annotations: a simulation's plot needs no SymPy, which the sweeps import
     from hwkb.questions.sweeps import SweepResult
+    from hwkb.simulation.scheduler import SimulationResult
 
 __all__ = ["PLOT_FORMATS", "MAX_LINES", "check_plot_path", "plot_utilization", "plot_sweep", "plot_roofline",
            "utilization_figure", "sweep_figure", "context_title", "roofline_figure", "whole_number_ticks", "run_labels", "roof_groups",
@@ -58,7 +58,7 @@ RUN_PARAMETERS = (("ilp", "ilp={}"), ("compute", "compute={}"), ("latency", "lat
 
 
 def _save(figure, path: str | Path, fmt: str, overwrite: bool) -> Path:
-    """Draw ``figure`` in memory and write it through the one writer (:func:`~hwkb.cli.writeback.write_atomic`)."""
+    """Draw ``figure`` in memory and write it through the one writer (:func:`~hwkb.render.files.write_atomic`)."""
     path = Path(path)
     drawn = io.BytesIO()
     figure.savefig(drawn, format=fmt, metadata={"Date": None} if fmt == "svg" else None)
@@ -207,7 +207,7 @@ def roof_groups(gpu) -> list[tuple[str, float, float]]:
     """A GPU's distinct roofs as (precisions joined, peak, ridge point): peaks equal to the four digits shown are
     one line, not two.
 
-    ``gpu`` is a :class:`hwkb.cli.roofline.GpuRoofline`.
+    ``gpu`` is a :class:`hwkb.questions.rooflines.GpuRoofline`.
     """
     groups: dict[float, list] = {}
     for roof in gpu.roofs:
@@ -249,7 +249,7 @@ def spread(positions: Sequence[float], gap: float) -> list[float]:
 
 
 def plot_roofline(result, path: str | Path, overwrite: bool = True) -> Path:
-    """Draw ``result``'s rooflines (a :class:`hwkb.cli.roofline.Rooflines`) on log-log axes; returns the path."""
+    """Draw ``result``'s rooflines (a :class:`hwkb.questions.rooflines.Rooflines`) on log-log axes; returns the path."""
     fmt = check_plot_path(path, overwrite)
     return _save(roofline_figure(result), path, fmt, overwrite)
 

@@ -1,8 +1,7 @@
 """Readable renderings of the questions' results, for the terminal: what ``hwkb whatif`` and ``solve --symbolic`` print.
 
-The renderers read their results by attribute and import none of the
-question modules, so a result type can print itself through them. A sweep
-prints itself (:meth:`hwkb.questions.sweeps.SweepResult.render`).
+The render stage's text of a what-if and a closed form (:mod:`hwkb.render.answers` names them as those
+results' text forms); a sweep's is :mod:`hwkb.render.sweep_tables`.
 """
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ For a database, one section per group of the population summary (systematic,
 mixed and isolated failures) follows, with a plot of the deviations per rule
 where there are enough of them for a plot to say more than the table. Then each
 entity's checks, as the terminal table gives them. Everything is escaped; the
-page fetches nothing (:mod:`hwkb.formats.html_pages`).
+page fetches nothing (:mod:`hwkb.render.html_pages`).
 """
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from urllib.parse import urlsplit
 
 from hwkb.audit.findings import Check, EntityAudit, Verdict
 from hwkb.definitions.model import EntityId, Fact, VarKey
-from hwkb.formats.html_pages import Markup, anchor, escape, first_url, link, page, strip_plot, table
+from hwkb.render.html_pages import Markup, anchor, escape, first_url, link, page, strip_plot, table
 
-__all__ = ["audit_page", "finding_sources", "Shown", "PLOT_FROM"]
+__all__ = ["audit_page", "Shown", "PLOT_FROM"]
 
 PLOT_FROM = 3  # failed checks in a group from which its section has a plot
 _POPULATION_LISTS = ("systematic", "mixed", "isolated")
@@ -27,12 +27,6 @@ _CHECK_COLUMNS = ("status", "kind", "rule", "target", "value", "implied", "devia
 
 # an entity shown in its section: the audit, its heading and (check, cells, notes) of each check shown
 Shown = tuple[EntityAudit, str, Sequence[tuple[Check, Sequence[str], Sequence[str]]]]
-
-
-def finding_sources(facts: Mapping[VarKey, Fact], audit: EntityAudit) -> dict[VarKey, str]:
-    """The source text of each stated fact a failed check of ``audit`` concerns (``facts``: its row's facts)."""
-    keys = {k for c in audit.checks if c.status == Verdict.INCONSISTENT for k in (c.target, *c.variables)}
-    return {k: f.source for k in keys if k in facts and (f := facts[k]).entity is not None and f.source}
 
 
 def _source(sources: Mapping[VarKey, str], check: Check) -> Markup:

@@ -1,8 +1,8 @@
-"""hwkb.solving.text: solutions, derivation trees and derived values as the CLI prints them, on the tiny KB."""
+"""hwkb.render.solution_text: solutions, derivation trees and derived values as the CLI prints them, on the tiny KB."""
 from __future__ import annotations
 
 from hwkb.solving.solution import Interval, Solution, Status
-from hwkb.solving.text import MAX_NEEDS_SHOWN, render_derived, render_needs, render_solution
+from hwkb.render.solution_text import MAX_NEEDS_SHOWN, render_derived, render_needs, render_solution
 
 TREE = """clock = 1 GHz   by law peak_law[fp16]: peak[fp16] = sm_count * fma_rate[fp16] * clock — tiny book, page 1
 ├─ peak[fp16] = 204.8 TFLOPS   [chip, tiny datasheet]

@@ -1,7 +1,7 @@
 """Readable renderings of values, their derivations and solutions, for the terminal: what the CLI prints.
 
-The renderers read their results by attribute and import none of the result
-modules, so a result type can print itself through them.
+The render stage's text of a solution, an explanation and derived values
+(:mod:`hwkb.render.answers` names them as those results' text forms).
 """
 from __future__ import annotations
 

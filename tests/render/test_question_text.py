@@ -1,10 +1,10 @@
-"""hwkb.questions.text: what-ifs and closed forms as the CLI prints them, on the tiny KB."""
+"""hwkb.render.question_text: what-ifs and closed forms as the CLI prints them, on the tiny KB."""
 from __future__ import annotations
 
 import pytest
 
 from hwkb.questions.closed_forms import solve_symbolic
-from hwkb.questions.text import format_change, render_symbolic, render_whatif
+from hwkb.render.question_text import format_change, render_symbolic, render_whatif
 from hwkb.questions.whatif import what_if
 
 

@@ -1,0 +1,215 @@
+"""The forms of the table results: a comparison, a spec sheet, rooflines (text, Markdown, HTML, CSV).
+
+A comparison's cell prints as its stated digits, ``n/a`` when the entity marks the figure not applicable,
+``-`` when it neither states nor derives one, and a derived figure with a trailing ``*``; CSV keeps that
+mark as data, a ``GPU status`` column beside each GPU's values. Rows from several sections (a headline
+section, or the rule file that declares the variable) print under a ``[section]`` line in the text, a bold
+row in Markdown, a column of the page and of the CSV.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from hwkb.definitions.display import format_number, format_quantity
+from hwkb.definitions.quantities import JEDEC_NOTE
+from hwkb.errors import markdown_text
+from hwkb.questions.comparison import DERIVED_MARK, Comparison
+from hwkb.questions.rooflines import Rooflines
+from hwkb.questions.sheet import Sheet
+from hwkb.render import html_pages
+from hwkb.render.forms import csv_text, html_table_page
+
+__all__ = ["FORMS", "comparison_text", "comparison_markdown", "comparison_html",
+           "comparison_csv", "sheet_text", "sheet_markdown", "sheet_html", "sheet_csv", "rooflines_text",
+           "rooflines_markdown", "rooflines_csv", "rooflines_html"]
+
+
+def _aligned(table: Sequence[Sequence[str]], left: Sequence[int]) -> list[str]:
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    return ["  ".join(c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
+            for row in table]
+
+
+# ---------------------------------------------------------------- compare
+
+def _left_out_line(result: Comparison) -> list[str]:
+    """The line saying how many rows every GPU lacks were left out, and how to show one (none if none were)."""
+    if not result.left_out:
+        return []
+    count = len(result.left_out)
+    return [f"{count} row{'s' if count > 1 else ''} left out: no GPU compared has a figure for "
+            f"{'them' if count > 1 else 'it'} (name one exactly to show it, e.g. --vars '{result.left_out[0]}')"]
+
+
+def _jedec_line(rows) -> list[str]:
+    """The line that says capacities are shown as vendors print them (none if no row is one)."""
+    return [JEDEC_NOTE] if any(r.label and r.label != r.unit for r in rows) else []
+
+
+def _headline_line(result: Comparison) -> list[str]:
+    return ["a headline set: --all shows every figure, --vars picks rows"] if result.headline else []
+
+
+def _cells_text(result: Comparison) -> list[list[str]]:
+    header = ["variable", "unit", *result.headers]
+    return [header] + [[r.variable, unit, *(c.text(factor) if c else "-" for c in r.cells)]
+                       for r in result.rows for factor, unit in (r.shown(),)]
+
+
+def _section_starts(result: Comparison) -> dict[int, str]:
+    """Row index -> the section that begins there. None when one section holds every row, or when a section's
+    rows are apart (``--vars`` in an order of the user's own is left as given)."""
+    rows = result.rows
+    starts = {i: r.section for i, r in enumerate(rows) if i == 0 or r.section != rows[i - 1].section}
+    sections = list(starts.values())
+    return starts if len(sections) > 1 and len(sections) == len(set(sections)) else {}
+
+
+def comparison_text(result: Comparison) -> str:
+    table = _cells_text(result)
+    starts = _section_starts(result)
+    lines = []
+    for i, line in enumerate(_aligned(table, left=(0, 1))):
+        if i - 1 in starts:
+            lines.append(f"[{starts[i - 1]}]")
+        lines.append(line)
+    return "\n".join(lines + _left_out_line(result) + _jedec_line(result.rows) + _headline_line(result)
+                     + [f"{DERIVED_MARK} derived from the stated figures (hwkb explain VAR --gpu ID)"])
+
+
+def comparison_markdown(result: Comparison) -> str:
+    table = _cells_text(result)
+    starts = _section_starts(result)
+    lines = ["| " + " | ".join(markdown_text(h) for h in table[0]) + " |", "|" + "---|" * len(table[0])]
+    for i, row in enumerate(table[1:]):
+        if i in starts:
+            lines.append(f"| **{starts[i]}** |" + " |" * (len(row) - 1))
+        lines.append("| " + " | ".join(markdown_text(cell) for cell in row) + " |")
+    return "\n".join(lines + ["", *_left_out_line(result), *_jedec_line(result.rows), *_headline_line(result),
+                              f"{DERIVED_MARK} derived from the stated figures"])
+
+
+def comparison_html(result: Comparison) -> str:
+    """The page's table has a section column to filter and sort by, in place of the text's section lines."""
+    table = _cells_text(result)
+    sectioned = bool(_section_starts(result))
+    header = ["section", *table[0]] if sectioned else table[0]
+    rows = [[r.section, *cells] for r, cells in zip(result.rows, table[1:])] if sectioned else table[1:]
+    first_number = len(header) - len(result.gpus)
+    return html_table_page("hwkb compare " + " ".join(result.gpus), header, rows,
+                           " ".join([*_left_out_line(result), *_jedec_line(result.rows), *_headline_line(result),
+                                     f"{DERIVED_MARK} derived from the stated figures"]),
+                           numeric=range(first_number, len(header)))
+
+
+def comparison_csv(result: Comparison) -> str:
+    """Data: the GPUs' ids as headers, each value in full, and beside it its status (stated, derived, n/a)."""
+    sectioned = bool(_section_starts(result))
+    header = ["variable", "unit", *(["section"] if sectioned else []),
+              *(h for gpu in result.gpus for h in (gpu, f"{gpu} status"))]
+    rows = [header]
+    for row in result.rows:
+        cells = [("", "") if c is None else ("", "not_applicable") if c.value is None else (repr(c.value), c.status)
+                 for c in row.cells]
+        rows.append([row.variable, row.unit, *([row.section] if sectioned else []), *(x for c in cells for x in c)])
+    return csv_text(rows)
+
+
+# ---------------------------------------------------------------- sheet
+
+def _findings_note(result: Sheet) -> list[str]:
+    if not result.findings:
+        return []
+    n = len(result.findings)
+    return [f"note: {n} failed audit check{'s' if n > 1 else ''} (marked !): "
+            f"hwkb audit --gpu {result.entity} explains {'them' if n > 1 else 'it'}"]
+
+
+def sheet_text(result: Sheet) -> str:
+    width = max(len(r.variable) for r in result.rows) if result.rows else 0
+    lines = [f"{result.name} ({result.entity})"]
+    for r in result.rows:
+        lines.append(f"  {r.variable.ljust(width)}  {r.value_text():<18}  {r.origin}".rstrip())
+        lines += [f"  {'':{width}}  ! {finding}" for finding in r.findings]
+    return "\n".join(lines + _jedec_line(result.rows) + ["* derived from the stated figures", *_findings_note(result)])
+
+
+def sheet_markdown(result: Sheet) -> str:
+    lines = [f"# {markdown_text(result.name)} (`{result.entity}`)", "", "| variable | value | unit | from | audit |",
+             "|---|---|---|---|---|"]
+    for r in result.rows:
+        cells = [r.variable, *r.shown(), r.origin, "; ".join(r.findings)]
+        lines.append("| " + " | ".join(markdown_text(c) for c in cells) + " |")
+    return "\n".join(lines + ["", *_jedec_line(result.rows), "\\* derived from the stated figures",
+                              *_findings_note(result)])
+
+
+def sheet_html(result: Sheet) -> str:
+    rows = [[r.variable, *r.shown(), html_pages.link(r.origin, html_pages.first_url(r.origin)),
+             "; ".join(r.findings)] for r in result.rows]  # a source with a web address links to it
+    return html_table_page(f"{result.name} ({result.entity})", ["variable", "value", "unit", "from", "audit"], rows,
+                           " ".join([*_jedec_line(result.rows),
+                                     "* derived from the stated figures; the audit column names every failed check.",
+                                     *_findings_note(result)]), numeric=(1,))
+
+
+def sheet_csv(result: Sheet) -> str:
+    return csv_text([["variable", "value", "unit", "status", "from", "audit"]]
+                    + [[r.variable, "" if r.cell.value is None else repr(r.cell.value), r.unit, r.cell.status,
+                        r.origin, "; ".join(r.findings)] for r in result.rows])
+
+
+# ---------------------------------------------------------------- roofline
+
+def _roofline_table(result: Rooflines) -> list[list[str]]:
+    header = ["GPU", "memory GB/s", "roof", "peak", "ridge point",
+              *(f"{name} @ {format_number(x)}" for name, x in result.points)]
+    rows = [header]
+    for g in result.gpus:
+        for roof in g.roofs:
+            rows.append([g.gpu, format_number(g.memory_bandwidth), roof.precision,
+                         format_quantity(roof.peak, roof.peak_unit), format_quantity(roof.ridge_point, roof.ridge_unit),
+                         *(format_number(a) for a in roof.attainable)])
+    return rows
+
+
+_KERNEL_COLUMNS = "kernel columns: what each roof allows at the kernel's intensity (flop/B), in the roof's peak unit"
+
+
+def rooflines_text(result: Rooflines) -> str:
+    lines = _aligned(_roofline_table(result), left=(0, 2))
+    return "\n".join(lines + ([_KERNEL_COLUMNS] if result.points else []))
+
+
+def rooflines_markdown(result: Rooflines) -> str:
+    table = _roofline_table(result)
+    lines = ["| " + " | ".join(table[0]) + " |", "|" + "|".join("---" if i in (0, 2) else "---:"
+                                                               for i in range(len(table[0]))) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in table[1:]]
+    return "\n".join(lines + (["", _KERNEL_COLUMNS] if result.points else []))
+
+
+def rooflines_html(result: Rooflines) -> str:
+    table = _roofline_table(result)
+    return html_table_page("hwkb roofline " + " ".join(g.gpu for g in result.gpus), table[0], table[1:],
+                           _KERNEL_COLUMNS if result.points else "",
+                           numeric=[i for i in range(len(table[0])) if i not in (0, 2)])
+
+
+def rooflines_csv(result: Rooflines) -> str:
+    rows = [["gpu", "memory_bandwidth", "precision", "peak", "peak_unit", "ridge_point", "ridge_unit",
+             *(name for name, _ in result.points)]]
+    rows += [[g.gpu, repr(g.memory_bandwidth), roof.precision, repr(roof.peak), roof.peak_unit, repr(roof.ridge_point),
+              roof.ridge_unit,
+              *("" if a is None else repr(a) for a in roof.attainable)] for g in result.gpus for roof in g.roofs]
+    return csv_text(rows)
+
+
+#: each result type -> its forms
+FORMS = {
+    "Comparison": {"text": comparison_text, "markdown": comparison_markdown, "html": comparison_html,
+                   "csv": comparison_csv},
+    "Sheet": {"text": sheet_text, "markdown": sheet_markdown, "html": sheet_html, "csv": sheet_csv},
+    "Rooflines": {"text": rooflines_text, "markdown": rooflines_markdown, "html": rooflines_html,
+                  "csv": rooflines_csv},
+}
