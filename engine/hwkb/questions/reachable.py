@@ -25,7 +25,7 @@ def best_reached(kb: System, variable: VarKey, context: Context, constraints: Se
                  upper: float | None, integer: bool) -> dict:
     """For an infeasible target: the best value the constrained quantity reaches over the domain (probed at
     powers of two and the domain's ends), the most or the least of it as the constraint asks, and the limit that
-    holds it there, as the answer's JSON fields (:func:`hwkb.solving.text.render_reachable` prints them)."""
+    holds it there, as the answer's JSON fields (:func:`hwkb.render.solution_text.render_reachable` prints them)."""
     keys = list(dict.fromkeys(k for c in constraints for k in c.keys if k != variable))
     try:
         evaluate = PointEvaluator(kb, context, [variable], keys, where)

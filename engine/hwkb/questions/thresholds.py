@@ -55,9 +55,8 @@ from hwkb.solving.context import Context
 from hwkb.solving.limit_rules import largest_within, limits_on
 from hwkb.solving.points import PointEvaluator
 from hwkb.solving.relations import symbol_of
-from hwkb.solving.solution import Interval, Solution, Status
+from hwkb.solving.solution import Interval, Solution, Status, intervals_text
 from hwkb.solving.solver import Solver
-from hwkb.solving.text import format_intervals
 from hwkb.solving.system import System
 from hwkb.solving.values import RuleOrigin, Value
 
@@ -180,7 +179,7 @@ def solve_constrained(kb: System, variable: VarKey, context: Context, where: lis
     notes += admissible.notes
     headline = _headline(intervals[:1], domain, variable_def.integer)  # the first run; the others are noted
     if len(intervals) > 1:
-        notes.append(f"the headline is the first admissible run; also admissible: {format_intervals(intervals[1:])}")
+        notes.append(f"the headline is the first admissible run; also admissible: {intervals_text(intervals[1:])}")
     if headline is None:
         kind = "integer" if variable_def.integer and intervals else "value"
         notes.append(f"no positive {kind} {'within the launch limits ' if domain.limits else ''}satisfies "

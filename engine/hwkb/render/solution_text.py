@@ -9,8 +9,9 @@ from typing import Sequence
 
 from hwkb.definitions.display import display_scale, format_number, format_parts, format_quantity
 from hwkb.solving.values import Value
+from hwkb.solving.solution import intervals_text
 
-__all__ = ["render_tree", "format_intervals", "format_value", "render_solution", "render_answer", "render_limiter",
+__all__ = ["render_tree", "format_value", "render_solution", "render_answer", "render_limiter",
            "render_needs", "render_derived", "render_implausible", "render_reachable", "MAX_NEEDS_SHOWN"]
 
 
@@ -52,11 +53,6 @@ def _render(value: Value, prefix: str, lines: list[str], seen: set, last: bool, 
         _render(child, child_prefix, lines, seen, last=i == len(origin.inputs) - 1)
 
 
-def format_intervals(intervals) -> str:
-    """Admissible intervals as a union: ``[128, inf)``."""
-    return " ∪ ".join(str(interval) for interval in intervals)
-
-
 #: an underdetermined answer lists this many sets of facts that would settle it; --json lists all
 MAX_NEEDS_SHOWN = 6
 
@@ -72,7 +68,7 @@ def render_solution(solution, explain: bool = False) -> str:
     if solution.status == "underdetermined":
         lines.append(render_needs(solution.needs))
     if solution.intervals:
-        lines.append(f"  admissible: {format_intervals(solution.intervals)}")
+        lines.append(f"  admissible: {intervals_text(solution.intervals)}")
     lines += render_implausible(getattr(solution, "implausible", ()), solution.variable, solution.value)
     if solution.status == "inconsistent" and solution.alternatives:
         lines.append("  independent routes disagree beyond rounding:")

@@ -15,7 +15,7 @@ from hwkb.solving.plausibility import Implausible
 from hwkb.results import Result
 from hwkb.solving.values import Value
 
-__all__ = ["Status", "Interval", "Solution", "Explanation", "Derived"]
+__all__ = ["Status", "Interval", "intervals_text", "Solution", "Explanation", "Derived"]
 
 
 class Status(StrEnum):
@@ -51,6 +51,11 @@ class Interval:
         lower = "-inf" if self.lower is None else f"{self.lower:g}"
         upper = "inf" if self.upper is None else f"{self.upper:g}"
         return f"{left}{lower}, {upper}{right}"
+
+
+def intervals_text(intervals) -> str:
+    """Admissible intervals as a union: ``[128, inf)``; notes and the text renderer both print them so."""
+    return " ∪ ".join(str(interval) for interval in intervals)
 
 
 @dataclass(frozen=True, repr=False)
