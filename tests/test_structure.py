@@ -240,3 +240,14 @@ def _subclasses(cls):
     for sub in cls.__subclasses__():
         yield sub
         yield from _subclasses(sub)
+
+
+def test_every_package_ships():
+    """pyproject lists its packages by hand (kb/ and queries/ ship as hwkb.kb and hwkb.queries): a sub-package
+    left off the list imports in a checkout and is missing from an installed hwkb."""
+    import tomllib
+    project = Path(hwkb.__file__).resolve().parents[2] / "pyproject.toml"
+    listed = set(tomllib.loads(project.read_text())["tool"]["setuptools"]["packages"])
+    engine = Path(hwkb.__file__).resolve().parents[1]
+    packages = {".".join(init.parent.relative_to(engine).parts) for init in engine.glob("hwkb/**/__init__.py")}
+    assert packages - listed == set()
