@@ -7,12 +7,12 @@ from hypothesis import given, strategies as st
 from hwkb import errors
 from hwkb.errors import (ContextError, DimensionError, ExpressionError, KBError, KBErrors, LoadError, Location,
                          MissingExtraError, NoClosedForm, NotDetermined, QueryError, SimulationInputError, UnitError,
-                         UnknownNameError, UsageError, suggest)
+                         UnknownNameError, UsageError, suggest, NotHardwareFile)
 
 
 def test_all_names_exist():
     assert sorted(errors.__all__) == sorted([
-        "Location", "KBError", "LoadError", "ExpressionError", "UnitError", "DimensionError",
+        "Location", "KBError", "LoadError", "NotHardwareFile", "ExpressionError", "UnitError", "DimensionError",
         "UnknownNameError", "ContextError", "QueryError", "NotDetermined", "NoClosedForm", "UnevaluablePoint",
         "SimulationInputError", "MissingExtraError", "UsageError", "LimitError", "OutsideLimit", "CacheRefused",
         "KBErrors", "suggest", "escaped", "markdown_text"])
@@ -21,7 +21,7 @@ def test_all_names_exist():
 
 
 @pytest.mark.parametrize("cls, parent", [
-    (LoadError, KBError), (ExpressionError, LoadError), (UnitError, KBError), (DimensionError, UnitError),
+    (LoadError, KBError), (NotHardwareFile, LoadError), (ExpressionError, LoadError), (UnitError, KBError), (DimensionError, UnitError),
     (UnknownNameError, KBError), (ContextError, KBError), (QueryError, KBError), (KBErrors, KBError),
     (NotDetermined, QueryError), (NoClosedForm, QueryError), (SimulationInputError, KBError),
     (SimulationInputError, ValueError), (MissingExtraError, KBError), (UsageError, KBError), (KBError, Exception),

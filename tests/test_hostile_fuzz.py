@@ -193,7 +193,7 @@ def test_random_peer_files_read_or_give_kb_errors(peer_model, tmp_path_factory, 
     path = tmp_path_factory.mktemp("peer") / f"fuzz{PEER_SUFFIX[fmt]}"
     path.write_text(peer_text(fmt, tree, raw), encoding="utf-8", errors="surrogatepass")
     try:
-        entries = read_peer_files(FORMATS[fmt], [path], model, units)
+        entries = read_peer_files(FORMATS[fmt], [path], model, units).entries
     except KBError as exc:
         assert str(exc) == escaped(str(exc)) or "\n" not in str(exc).split(": ", 1)[0]
         return

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 __all__ = [
-    "Location", "KBError", "LoadError", "ExpressionError", "UnitError", "DimensionError", "UnknownNameError",
+    "Location", "KBError", "LoadError", "NotHardwareFile", "ExpressionError", "UnitError", "DimensionError", "UnknownNameError",
     "ContextError", "QueryError", "NotDetermined", "NoClosedForm", "UnevaluablePoint", "SimulationInputError", "MissingExtraError",
     "UsageError", "LimitError", "OutsideLimit", "CacheRefused", "KBErrors", "suggest", "escaped", "markdown_text",
 ]
@@ -120,6 +120,11 @@ class KBError(Exception):
 
 class LoadError(KBError):
     """A KB file that cannot be read as the format says: bad YAML, a missing field."""
+
+
+class NotHardwareFile(LoadError):
+    """A file in a peer tool's folder that describes no hardware (AIConfigurator's perf-data manifest): a folder's
+    reader skips it with one line, a lone file is this error."""
 
 
 class ExpressionError(LoadError):

@@ -224,7 +224,8 @@ class KnowledgeBase(System):
         from hwkb.audit.peers import audit_peer_entries
         from hwkb.formats.peers.registry import peer_format, read_peer_files
         peer = peer_format(fmt)
-        return audit_peer_entries(self, peer, read_peer_files(peer, paths, self.model, self.units))
+        read = read_peer_files(peer, paths, self.model, self.units)
+        return audit_peer_entries(self, peer, read.entries, read.skipped)
 
     def compare(self, gpus: Sequence[EntityId], variables: Sequence[VarKey] = (), every: bool = False) -> Comparison:
         """``gpus`` side by side: the headline set in sections, every figure (``every``) or the ``variables``."""

@@ -98,4 +98,4 @@ def test_the_json_is_the_audit_document_with_the_catalogue(kb):
 def test_failed_only_shows_the_failing_entries(kb):
     audit = kb.audit_peer_files("genz", [PEERS / "genz" / "systems.json", PEERS / "genz" / "planted.json"])
     text = audit.render(failed_only=True)
-    assert text.count("genz: gpu-x") == 1 and "Unlisted_GPU" not in text and "3 entries in 2 files" in text
+    assert text.count("genz: gpu-x") == 1 and "genz: Unlisted_GPU" not in text and "3 entries in 2 files" in text

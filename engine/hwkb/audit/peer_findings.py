@@ -75,6 +75,20 @@ class PeerAudit(Result):
     format: PeerFormat
     entries: tuple[PeerEntryAudit, ...]
     internal: AuditReport
+    skipped_files: tuple[str, ...] = ()   # files passed over as no hardware description, each with why
+
+    @property
+    def unread(self) -> dict[str, tuple[str, ...]]:
+        """Per file, every key or column no field read (a renamed column shows here instead of reading as nothing)."""
+        out: dict[str, dict[str, None]] = {}
+        for e in self.entries:
+            out.setdefault(e.entry.where.file, {}).update(dict.fromkeys(e.entry.unread))
+        return {file: tuple(keys) for file, keys in out.items() if keys}
+
+    @property
+    def not_in_kb(self) -> tuple[str, ...]:
+        """The entries' names no name table entry or KB id matches: products this KB does not hold."""
+        return tuple(dict.fromkeys(e.entry.name for e in self.entries if e.product is None))
 
     @property
     def status(self) -> str:
@@ -98,4 +112,6 @@ class PeerAudit(Result):
                    "entries_without_product": sum(e.product is None for e in self.entries)}
         return {"command": "audit", "status": self.status, "format": self.format.name,
                 "entities": [e.internal.to_dict() for e in self.entries], "summary": summary,
-                "catalogue": [e.to_dict() for e in self.entries]}
+                "catalogue": [e.to_dict() for e in self.entries], "skipped_files": list(self.skipped_files),
+                "unread": [{"file": f, "keys": list(k)} for f, k in self.unread.items()],
+                "not_in_kb": list(self.not_in_kb)}

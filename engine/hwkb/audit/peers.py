@@ -30,7 +30,7 @@ from hwkb.audit.readings import reading
 from hwkb.definitions.model import Fact, VarKey, split_key, var_key
 from hwkb.definitions.printed import read_to_least_figures
 from hwkb.definitions.quantities import jedec_label
-from hwkb.errors import Location
+from hwkb.errors import Location, NotHardwareFile
 from hwkb.formats.peers.entries import PeerEntry, PeerFormat
 from hwkb.solving.solver import Solver
 from hwkb.solving.system import System
@@ -42,7 +42,8 @@ _PREFIXES = ((1.024, "Ki vs k"), (1.048576, "Mi vs M"), (1.073741824, "Gi vs G")
 _SAMPLES = Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "peers"
 
 
-def audit_peer_entries(system: System, fmt: PeerFormat, entries: Sequence[PeerEntry]) -> PeerAudit:
+def audit_peer_entries(system: System, fmt: PeerFormat, entries: Sequence[PeerEntry],
+                       not_hardware: Sequence[NotHardwareFile] = ()) -> PeerAudit:
     """Each entry against its own redundancy and against the KB entity its name table names."""
     from hwkb.audit.auditor import Auditor  # SymPy and NumPy load when an audit runs, not with the KB
     internal = Auditor(system).audit([e.entity() for e in entries])
@@ -78,7 +79,7 @@ def audit_peer_entries(system: System, fmt: PeerFormat, entries: Sequence[PeerEn
                 comparisons.append(compare(system, solver, entry, fact, kb))
         comparisons.sort(key=lambda c: (c.status.rank, -abs(c.deviation or 0.0)))
         out.append(PeerEntryAudit(entry, by_id[entry.id], tuple(comparisons), tuple(unsettled), skipped, tuple(notes)))
-    return PeerAudit(fmt, tuple(out), internal)
+    return PeerAudit(fmt, tuple(out), internal, tuple(f"{e.where.file} ({e.message})" for e in not_hardware))
 
 
 def compare(system: System, solver: Solver, entry: PeerEntry, fact: Fact, kb: Value) -> Comparison:

@@ -20,7 +20,8 @@ from typing import Iterable, Iterator, Mapping
 from hwkb.audit.findings import EXPECTATION_CAVEAT, UNCHECKED, Check, CheckKind, EntityAudit, Verdict, quantity
 from hwkb.audit.peer_findings import PeerAudit, PeerEntryAudit
 from hwkb.audit.report import FINDINGS, AuditReport
-from hwkb.errors import markdown_text
+from hwkb.errors import escaped, markdown_text
+from hwkb.formats.peers.entries import display
 from hwkb.render.audit_page import audit_page
 from hwkb.render.tables import csv_text
 
@@ -227,7 +228,23 @@ def render_html(report: AuditReport, failed_only: bool = False) -> str:
 def peer_text(audit: PeerAudit, failed_only: bool = False) -> str:
     """The text ``hwkb audit --from`` prints: per entry its internal verdict and its figures beside the KB's."""
     blocks = [_entry_text(e, failed_only) for e in audit.entries]
-    return "\n\n".join(b for b in blocks if b) + ("\n\n" if any(blocks) else "") + peer_summary_line(audit)
+    return ("\n\n".join(b for b in blocks if b) + ("\n\n" if any(blocks) else "") + peer_files_text(audit)
+            + peer_summary_line(audit))
+
+
+def peer_files_text(audit: PeerAudit) -> str:
+    """The lines about the files as a whole: skipped ones, keys not read (files with the same keys on one line),
+    products not in the KB."""
+    lines = []
+    if audit.skipped_files:
+        lines.append("skipped, no hardware description: " + "; ".join(escaped(f) for f in audit.skipped_files))
+    by_keys: dict[tuple[str, ...], list[str]] = {}
+    for file, keys in audit.unread.items():
+        by_keys.setdefault(keys, []).append(escaped(display(file)))
+    lines += [f"not read in {', '.join(files)}: {', '.join(keys)}" for keys, files in by_keys.items()]
+    if audit.not_in_kb:
+        lines.append(f"not in the KB: {', '.join(escaped(n) for n in audit.not_in_kb)}")
+    return "".join(line + "\n" for line in lines)
 
 
 def peer_summary_line(audit: PeerAudit) -> str:

@@ -31,7 +31,7 @@ from typing import Mapping
 
 from hwkb.definitions.model import Model, VarKey
 from hwkb.definitions.units import Units
-from hwkb.errors import LoadError
+from hwkb.errors import LoadError, NotHardwareFile
 from hwkb.formats.peers.documents import read_tree
 from hwkb.formats.peers.entries import (NameMatch, PeerEntry, PeerField, PeerFormat, Written, build_entry, name_table,
                                         tool_figures)
@@ -76,18 +76,13 @@ def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:
     tree = read_tree(path)
     gpu = tree.get("gpu")
     if gpu is None or not isinstance(gpu.value, dict):
-        raise LoadError("an AIConfigurator system file has a 'gpu' mapping", where=tree.where,
-                        hint="see aiconfigurator's systems/h100_sxm.yaml")
+        raise NotHardwareFile("no 'gpu' mapping: not an AIConfigurator system file", where=tree.where,
+                              hint="a system file is like aiconfigurator's systems/h100_sxm.yaml")
     node = tree.get("node")
     if node is not None and node.value is not None and not isinstance(node.value, dict):
         raise LoadError("'node' must be a mapping of the node's figures", where=node.where,
                         hint="see aiconfigurator's systems/h100_sxm.yaml")
-    entry = build_entry("aiconfigurator", "AIConfigurator", path.stem, tree, tree.where, FIELDS, NAMES, model, units)
-    unknown = [f"{section}.{k}" for section, known in (("gpu", _GPU), ("node", _NODE))
-               for k in ((tree.get(section).value or {}) if tree.get(section) else {}) if k not in known]
-    if unknown:
-        entry = entry.with_note(f"fields hwkb does not know (AIConfigurator ignores unknown ones): {', '.join(unknown)}")
-    return [entry]
+    return [build_entry("aiconfigurator", "AIConfigurator", path.stem, tree, tree.where, FIELDS, NAMES, model, units)]
 
 
 def write(name: str, figures: Mapping[VarKey, float], units: Units) -> Written:

@@ -28,6 +28,7 @@ order. A CSV may begin with a UTF-8 byte-order mark, and names each column once.
 """
 from __future__ import annotations
 
+import ast
 import csv
 import io
 import json
@@ -41,7 +42,7 @@ from hwkb.definitions.limits import MAX_FILE_BYTES, MAX_MAGNITUDE, MAX_YAML_BYTE
 from hwkb.errors import KBError, LimitError, LoadError, Location
 from hwkb.formats.yaml_nodes import Node, read_yaml
 
-__all__ = ["Item", "read_tree", "read_csv_rows", "number_of", "text_of", "MAX_CSV_ROWS", "MAX_NUMBER_CHARS"]
+__all__ = ["Item", "read_tree", "read_csv_rows", "read_python_dict", "number_of", "text_of", "MAX_CSV_ROWS", "MAX_NUMBER_CHARS"]
 
 #: rows one CSV may hold: Epoch's whole table has ~200
 MAX_CSV_ROWS = 100_000
@@ -235,3 +236,64 @@ def text_of(item: Item | None, what: str) -> str | None:
         raise LoadError(f"{what} holds a control character", where=item.where,
                         hint="text is shown on terminals as it is; write it as one line of plain text")
     return text
+
+
+def read_python_dict(path: Path, name: str) -> Item:
+    """The dict literal a Python module assigns to ``name``, read with :mod:`ast`, never imported or run.
+
+    Each value is a literal (:func:`ast.literal_eval` on it); anything else (a call, a name, an expression) is
+    refused at its line. A number keeps its source text, so its printed digits give its rounding.
+    """
+    text = read_regular_file(path, MAX_YAML_BYTES)
+    try:
+        module = ast.parse(text, filename=str(path))
+    except SyntaxError as exc:
+        raise LoadError(f"not valid Python: {exc.msg}", where=Location(str(path), exc.lineno, exc.offset)) from None
+    found = None
+    for statement in module.body:
+        targets = (statement.targets if isinstance(statement, ast.Assign)
+                   else [statement.target] if isinstance(statement, ast.AnnAssign) else [])
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets) and statement.value is not None:
+            found = statement.value
+    if found is None:
+        raise LoadError(f"no assignment to {name!r} in the module", where=Location(str(path), 1),
+                        hint=f"the file holds '{name} = {{...}}' at its top level")
+    if not isinstance(found, ast.Dict):
+        raise LoadError(f"{name} is not a dict literal", where=_ast_place(path, found))
+    return _ast_item(path, text, found)
+
+
+def _ast_place(path: Path, node: ast.AST) -> Location:
+    return Location(str(path), getattr(node, "lineno", None), getattr(node, "col_offset", -1) + 1)
+
+
+def _ast_item(path: Path, text: str, node: ast.expr) -> Item:
+    where = _ast_place(path, node)
+    if isinstance(node, ast.Dict):
+        out: dict[str, Item] = {}
+        for key, value in zip(node.keys, node.values):
+            if not isinstance(key, ast.Constant) or not isinstance(key.value, str):
+                raise LoadError("a key must be a quoted name", where=_ast_place(path, key or value))
+            _check_text(key.value, "a key", _ast_place(path, key), name=True)
+            if key.value in out:
+                raise LoadError(f"duplicate key {key.value!r}", where=_ast_place(path, key),
+                                hint=f"it is given already at line {out[key.value].where.line}")
+            out[key.value] = _ast_item(path, text, value)
+        return Item(out, where)
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        shown = (ast.get_source_segment(text, node) or type(node).__name__)[:40]
+        raise LoadError(f"{shown!r} is not a literal: hwkb reads the file, never runs it", where=where,
+                        hint="write the figure itself, e.g. 989") from None
+    if isinstance(value, bool) or value is None:
+        return Item(value, where)
+    if isinstance(value, (int, float)):
+        source = ast.get_source_segment(text, node) or repr(value)
+        return Item(_number(source.lstrip("+"), where), where, source.lstrip("+"))
+    if isinstance(value, str):
+        _check_text(value, "a text", where)
+        return Item(value, where)
+    if isinstance(value, (list, tuple)):
+        return Item([_ast_item(path, text, n) for n in node.elts], where)  # type: ignore[attr-defined]
+    raise LoadError(f"a {type(value).__name__} where hwkb reads numbers, texts and mappings", where=where)

@@ -13,6 +13,8 @@ other way for ``hwkb export``.
 """
 from __future__ import annotations
 
+import functools
+
 import json
 import math
 import re
@@ -76,6 +78,7 @@ class PeerEntry:
     match: NameMatch | None
     notes: tuple[str, ...] = ()
     written: Mapping[VarKey, str] = field(default_factory=dict)  # each figure as the file writes it ("4 x 16 x 16")
+    unread: tuple[str, ...] = ()  # the entry's keys (columns) no field reads: a renamed one is named, never silent
 
     def with_note(self, note: str) -> "PeerEntry":
         return replace(self, notes=self.notes + (note,))
@@ -119,8 +122,10 @@ class PeerFormat:
 
 
 def build_entry(fmt: str, tool: str, name: str, item: Item | Mapping[str, Item], where: Location,
-                fields: Sequence[PeerField], names: Mapping[str, NameMatch], model: Model, units: Units) -> PeerEntry:
-    """The facts one entry states through ``fields`` (a missing, null or zero figure states nothing)."""
+                fields: Sequence[PeerField], names: Mapping[str, NameMatch], model: Model, units: Units,
+                also_read: Sequence[str] = ()) -> PeerEntry:
+    """The facts one entry states through ``fields`` (a missing, null or zero figure states nothing); every key
+    neither a field nor in ``also_read`` (a name, a flag the reader looks at) is listed as unread."""
     root = item if isinstance(item, Item) else Item(dict(item), where)
     name = escaped(name)  # a file's stem or a name in it: printed, so never a control character raw
     eid = f"{fmt}:{name}"
@@ -178,7 +183,25 @@ def build_entry(fmt: str, tool: str, name: str, item: Item | Mapping[str, Item],
         by_key[key] = f
         written[key] = " x ".join(root.get(*p).text or printed(n) for p, n in zip((f.path, *f.times), numbers))
     match = names.get(name) or (NameMatch(name) if name in model.entities else None)  # an id, as export writes
-    return PeerEntry(fmt, name, where, facts, by_key, match, tuple(notes), written)
+    read_paths = tuple(dict.fromkeys(".".join(p) for f in fields
+                                     for p in (f.path, *f.times, *((f.dtype,) if f.dtype else ()))))
+    unread = tuple(_unread(k, read_paths) for k in _leaves(root) if k not in read_paths and k not in also_read)
+    return PeerEntry(fmt, name, where, facts, by_key, match, tuple(notes), written, unread)
+
+
+@functools.lru_cache(maxsize=4096)
+def _unread(key: str, read_paths: tuple[str, ...]) -> str:
+    """A key no field reads, with the field it is nearest to where it looks like a misspelling of one."""
+    close = suggest(key, read_paths, n=1)
+    return f"{key} (did you mean {close[0]!r}?)" if close else key
+
+
+def _leaves(item: Item, prefix: str = "") -> list[str]:
+    """The dotted paths of a mapping's keys whose values are not mappings themselves."""
+    if not isinstance(item.value, dict):
+        return [prefix] if prefix else []
+    return [leaf for key, value in item.value.items() for leaf in _leaves(value, f"{prefix}{key}" if not prefix
+                                                                                 else f"{prefix}.{key}")]
 
 
 def display(file: str) -> str:

@@ -19,7 +19,7 @@ Tensor-FP16/BF16 performance (FLOP/s)           tc_peak[bf16] (dense)
 FP8 performance (FLOP/s)                        tc_peak[fp8] (dense)
 FP4 performance (FLOP/s)                        tc_peak[fp4] (dense)
 INT8 performance (OP/s)                         tc_peak[int8] (dense)
-Memory size per board (Byte)                    memory_size
+Memory size per board (Byte)                    memory_size (named "Memory (bytes)" since 16 December 2025)
 Memory bandwidth (byte/s)                       memory_bandwidth
 Intranode bandwidth (byte/s)                    interconnect_bandwidth (two-way: B300 1.8e12, NVIDIA's NVLink 5)
 Die Size (mm^2)                                 die_area
@@ -45,12 +45,12 @@ from typing import Mapping
 
 from hwkb.definitions.model import Model, VarKey
 from hwkb.definitions.units import Units
-from hwkb.errors import LoadError, Location
+from hwkb.errors import LoadError, Location, NotHardwareFile
 from hwkb.formats.peers.documents import read_csv_rows, text_of
 from hwkb.formats.peers.entries import (NameMatch, PeerEntry, PeerField, PeerFormat, Written, build_entry, name_table,
                                         tool_figures)
 
-__all__ = ["FORMAT", "FIELDS", "NAMES", "COLUMNS"]
+__all__ = ["FORMAT", "FIELDS", "NAMES", "COLUMNS", "RENAMED"]
 
 _DOC = "ml_hardware.csv header (the unit in the column's name)"
 
@@ -93,6 +93,9 @@ COLUMNS = ("Hardware name", "Manufacturer", "Type", "Notes", "Release date", "Re
            "ML models", "Last modified", "Max performance", "Energy efficiency", "FP8 performance (FLOP/s)",
            "FP4 performance (FLOP/s)", "Total processing performance (bit-OP/s)", "Price-performance", "ML OP/s")
 
+#: a later layout's column -> the name this reader's fields use (Epoch renamed it in its CSV of 16 December 2025)
+RENAMED: Mapping[str, str] = {"Memory (bytes)": "Memory size per board (Byte)"}
+
 _A100_80GB = "the row is the 80 GB A100; the KB's a100 is the 40 GB part"
 NAMES: Mapping[str, NameMatch] = name_table("""
     NVIDIA H100 SXM5 80GB         h100-sxm
@@ -124,15 +127,16 @@ def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:
     path = Path(path)
     header, rows = read_csv_rows(path)
     if "Hardware name" not in header:
-        raise LoadError("an Epoch hardware CSV has a 'Hardware name' column", where=Location(str(path), 1),
+        raise NotHardwareFile("an Epoch hardware CSV has a 'Hardware name' column", where=Location(str(path), 1),
                         hint="the header is Epoch's ml_hardware.csv's first line")
     entries = []
     for row in rows:
         name = text_of(row["Hardware name"], "Hardware name")
         if not name:
             raise LoadError("a row without a Hardware name", where=row["Hardware name"].where)
+        row = {RENAMED.get(column, column): cell for column, cell in row.items()}
         entries.append(build_entry("epoch", "Epoch AI", name.strip(), row, row["Hardware name"].where, FIELDS,
-                                   NAMES, model, units))
+                                   NAMES, model, units, also_read=("Hardware name",)))
     return entries
 
 

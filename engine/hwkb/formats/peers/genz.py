@@ -30,10 +30,10 @@ from typing import Mapping
 
 from hwkb.definitions.model import Model, VarKey
 from hwkb.definitions.units import Units
-from hwkb.errors import LoadError
-from hwkb.formats.peers.documents import read_tree
+from hwkb.errors import LoadError, NotHardwareFile
+from hwkb.formats.peers.documents import read_python_dict, read_tree
 from hwkb.formats.peers.entries import (NameMatch, PeerEntry, PeerField, PeerFormat, Written, build_entry, name_table,
-                                        check_keys, json_text, nest, tool_figures)
+                                        json_text, nest, tool_figures)
 
 __all__ = ["FORMAT", "FIELDS", "NAMES"]
 
@@ -49,7 +49,6 @@ FIELDS = (
               scale=2.0, doc="per direction, read as GiB/s"),
 )
 
-_KNOWN = ("Flops", "Memory_size", "Memory_BW", "ICN", "ICN_LL", "real_values")
 _KB_40GB = "the KB's a100 is the 40 GB SXM4 part"
 NAMES: Mapping[str, NameMatch] = name_table("""
     A100_40GB_GPU  a100
@@ -67,15 +66,18 @@ NAMES: Mapping[str, NameMatch] = name_table("""
 
 
 def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:
-    tree = read_tree(Path(path))
+    path = Path(path)
+    tree = read_python_dict(path, "system_configs") if path.suffix == ".py" else read_tree(path)
     if not isinstance(tree.value, dict) or not tree.value:
-        raise LoadError("a GenZ systems file is an object of system name -> fields", where=tree.where,
-                        hint='write {"H100_GPU": {"Flops": 989, "Memory_size": 80, "Memory_BW": 3350, "ICN": 450, '
-                             '"real_values": true}}')
+        raise NotHardwareFile("a GenZ systems file is an object of system name -> fields", where=tree.where,
+                              hint="GenZ's Systems/system_configs.py, or its dict as JSON: "
+                                   '{"H100_GPU": {"Flops": 989, "Memory_size": 80, "Memory_BW": 3350, "ICN": 450}}')
     entries = []
     for name, system in tree.value.items():
-        check_keys(system, _KNOWN, f"system {name!r}")
-        entry = build_entry("genz", "GenZ", name, system, system.where, FIELDS, NAMES, model, units)
+        if not isinstance(system.value, dict):
+            raise LoadError(f"system {name!r} must be a mapping of 'field: value'", where=system.where)
+        entry = build_entry("genz", "GenZ", name, system, system.where, FIELDS, NAMES, model, units,
+                            also_read=("real_values",))
         real = system.get("real_values")
         if real is None or real.value is not True:
             entry = entry.with_note("real_values is not true: GenZ does not use these figures (utils.py:90)")

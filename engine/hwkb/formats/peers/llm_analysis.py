@@ -28,9 +28,10 @@ from typing import Mapping
 
 from hwkb.definitions.model import Model, VarKey
 from hwkb.definitions.units import Units
+from hwkb.errors import NotHardwareFile
 from hwkb.formats.peers.documents import read_tree, text_of
 from hwkb.formats.peers.entries import (NameMatch, PeerEntry, PeerField, PeerFormat, Written, build_entry, name_table,
-                                        check_keys, json_text, nest, tool_figures)
+                                        json_text, nest, tool_figures)
 
 __all__ = ["FORMAT", "FIELDS", "NAMES"]
 
@@ -70,9 +71,12 @@ NAMES: Mapping[str, NameMatch] = name_table("""
 
 def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:
     tree = read_tree(Path(path))
-    check_keys(tree, _KNOWN, "a GPUConfig")
+    if not isinstance(tree.value, dict) or not any(k in tree.value for k in _KNOWN[1:]):
+        raise NotHardwareFile("no GPUConfig field: not an llm-analysis GPU config", where=tree.where,
+                              hint="a GPU config is like llm-analysis's gpu_configs/h100-sxm-80gb.json")
     name = text_of(tree.get("name"), "name") or Path(path).stem
-    return [build_entry("llm-analysis", "llm-analysis", name, tree, tree.where, FIELDS, NAMES, model, units)]
+    return [build_entry("llm-analysis", "llm-analysis", name, tree, tree.where, FIELDS, NAMES, model, units,
+                        also_read=("name",))]
 
 
 def write(name: str, figures: Mapping[VarKey, float], units: Units) -> Written:

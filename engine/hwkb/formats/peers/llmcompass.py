@@ -38,7 +38,7 @@ from typing import Mapping
 
 from hwkb.definitions.model import Model, VarKey
 from hwkb.definitions.units import Units
-from hwkb.errors import LoadError
+from hwkb.errors import LoadError, NotHardwareFile
 from hwkb.formats.peers.documents import read_tree, text_of
 from hwkb.formats.peers.entries import (NameMatch, Number, PeerEntry, PeerField, PeerFormat, Written, build_entry,
                                         json_text, printable, tool_figures)
@@ -88,12 +88,13 @@ NAMES: Mapping[str, NameMatch] = {
 def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:
     tree = read_tree(Path(path))
     if not isinstance(tree.value, dict) or not isinstance(tree.get("device") and tree.get("device").value, dict):
-        raise LoadError("an LLMCompass config is an object with a 'device' object", where=tree.where,
+        raise NotHardwareFile("an LLMCompass config is an object with a 'device' object", where=tree.where,
                         hint="see LLMCompass's configs/template.json")
     stem = Path(path).stem
     name = text_of(tree.get("name"), "name") or stem
     names = {name: NAMES[stem]} if stem in NAMES else {}
-    return [build_entry("llmcompass", "LLMCompass", name, tree, tree.where, FIELDS, names, model, units)]
+    return [build_entry("llmcompass", "LLMCompass", name, tree, tree.where, FIELDS, names, model, units,
+                        also_read=("name",))]
 
 
 def write(name: str, figures: Mapping[VarKey, float], units: Units) -> Written:

@@ -1,17 +1,18 @@
 """The peer formats by name: what ``hwkb audit --from FORMAT`` and ``hwkb export --to FORMAT`` accept."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Iterable, Mapping
 
 from hwkb.definitions.model import Model
 from hwkb.definitions.units import Units
-from hwkb.errors import LoadError, Location, UnknownNameError
+from hwkb.errors import LoadError, Location, NotHardwareFile, UnknownNameError
 from hwkb.formats.peers import aiconfigurator, epoch, genz, llm_analysis, llmcompass
 from hwkb.formats.peers.entries import PeerEntry, PeerFormat
 
-__all__ = ["FORMATS", "FORMAT_NAMES", "peer_format", "read_peer_files"]
+__all__ = ["FORMATS", "FORMAT_NAMES", "PeerFiles", "peer_format", "read_peer_files"]
 
 FORMATS: Mapping[str, PeerFormat] = MappingProxyType({f.name: f for f in (
     llm_analysis.FORMAT, genz.FORMAT, llmcompass.FORMAT, aiconfigurator.FORMAT, epoch.FORMAT)})
@@ -27,13 +28,29 @@ def peer_format(name: str, flag: str = "--from") -> PeerFormat:
         raise UnknownNameError("format", name, FORMATS, where=Location(flag)) from None
 
 
-def read_peer_files(fmt: PeerFormat, paths: Iterable[str | Path], model: Model, units: Units) -> list[PeerEntry]:
-    """Every entry of every file, in order; the first bad file raises its one error."""
+@dataclass(frozen=True)
+class PeerFiles:
+    """What a format read from files: its entries, and the files it passed over as no hardware description."""
+    entries: tuple[PeerEntry, ...]
+    skipped: tuple[NotHardwareFile, ...] = ()
+
+
+def read_peer_files(fmt: PeerFormat, paths: Iterable[str | Path], model: Model, units: Units) -> PeerFiles:
+    """Every entry of every file, in order; a file that describes no hardware (a tool's folder holds manifests
+    beside its systems) is skipped, unless no file describes any; the first bad file raises its one error."""
     entries: list[PeerEntry] = []
-    for path in dict.fromkeys(str(p) for p in paths):
+    skipped: list[NotHardwareFile] = []
+    paths = list(dict.fromkeys(str(p) for p in paths))
+    for path in paths:
         if not Path(path).exists() and not Path(path).is_symlink():
             raise LoadError("no such file", where=Location(path), hint=f"--from {fmt.name} takes {fmt.files}")
-        entries += fmt.read(Path(path), model, units)
+        try:
+            entries += fmt.read(Path(path), model, units)
+        except NotHardwareFile as exc:
+            skipped.append(exc)
     if not entries:
-        raise LoadError("no GPU entry in the files", where=Location(str(next(iter(paths), "--from"))))
-    return entries
+        if len(skipped) == 1:
+            raise skipped[0]
+        raise LoadError("no GPU entry in the files", where=Location(str(next(iter(paths), "--from"))),
+                        hint=f"--from {fmt.name} takes {fmt.files}")
+    return PeerFiles(tuple(entries), tuple(skipped))
