@@ -55,7 +55,7 @@ class PeerEntryAudit:
 
     @property
     def product(self) -> str | None:
-        return self.entry.match.entity if self.entry.match else None
+        return self.entry.match.entity if self.entry.match and self.entry.match.entity else None
 
     @property
     def status(self) -> Verdict | None:
@@ -88,7 +88,7 @@ class PeerAudit(Result):
     @property
     def not_in_kb(self) -> tuple[str, ...]:
         """The entries' names no name table entry or KB id matches: products this KB does not hold."""
-        return tuple(dict.fromkeys(e.entry.name for e in self.entries if e.product is None))
+        return tuple(dict.fromkeys(e.entry.name for e in self.entries if e.entry.match is None))
 
     @property
     def status(self) -> str:

@@ -31,7 +31,7 @@ from hwkb.definitions.model import Fact, VarKey, split_key, var_key
 from hwkb.definitions.printed import read_to_least_figures
 from hwkb.definitions.quantities import jedec_label
 from hwkb.errors import Location, NotHardwareFile
-from hwkb.formats.peers.entries import PeerEntry, PeerFormat
+from hwkb.formats.peers.entries import NOT_A_PRODUCT, PeerEntry, PeerFormat
 from hwkb.solving.solver import Solver
 from hwkb.solving.system import System
 from hwkb.solving.values import Value
@@ -59,6 +59,8 @@ def audit_peer_entries(system: System, fmt: PeerFormat, entries: Sequence[PeerEn
         if match is None:
             notes.append(f"no KB entity for {entry.name!r} in the {fmt.name} name table: the figures are audited "
                          f"against each other only")
+        elif match.entity == NOT_A_PRODUCT:
+            notes.append(match.why)
         elif match.entity not in system.model.entities:
             notes.append(f"the name table names {match.entity!r}, which this KB does not hold")
         else:

@@ -61,14 +61,18 @@ _GPU = ("mem_bw", "mem_bw_empirical_scaling_factor", "mem_empirical_constant_lat
 _NODE = ("num_gpus_per_node", "num_gpus_per_rack", "inter_node_bw", "intra_node_bw", "inter_rack_bw", "pcie_bw",
          "p2p_latency", "inter_rack_latency")
 
+#: every system of systems/*.yaml (commit 095f58a) whose product the KB holds (a30, gb200, gb300, l4, l40s are
+#: the KB's ids already); not held: b60 (Intel Arc Pro B60)
 NAMES: Mapping[str, NameMatch] = name_table("""
-    h100_sxm   h100-sxm
-    h100_pcie  h100-pcie
-    b200_sxm   b200
-""", {
-    "a100_sxm": NameMatch("a100", ("memory_size", "memory_bandwidth"),
-                          "the file is the 80 GB A100 (2039 GB/s); the KB's a100 is the 40 GB part"),
-})
+    a100_pcie            a100-80gb-pcie
+    a100_sxm             a100-80gb-sxm
+    h100_sxm             h100-sxm
+    h100_pcie            h100-pcie
+    h200_sxm             h200-sxm
+    b200_sxm             b200
+    b300_sxm             b300
+    rtx_pro_6000_server  rtx-pro-6000-server
+""")
 
 
 def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:

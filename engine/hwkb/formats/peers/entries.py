@@ -28,8 +28,8 @@ from hwkb.errors import KBError, LimitError, LoadError, Location, escaped, sugge
 from hwkb.formats.peers.documents import Item, number_of, text_of
 from hwkb.formats.stated_facts import printed
 
-__all__ = ["PeerField", "NameMatch", "PeerEntry", "PeerFormat", "Written", "build_entry", "tool_figures",
-           "Number", "printable", "json_text", "nest", "display", "check_keys", "name_table", "DTYPES"]
+__all__ = ["PeerField", "NameMatch", "NOT_A_PRODUCT", "PeerEntry", "PeerFormat", "Written", "build_entry",
+           "tool_figures", "Number", "printable", "json_text", "nest", "display", "check_keys", "name_table", "DTYPES"]
 
 #: a tool's data-type names -> the KB's precision index
 DTYPES: Mapping[str, str] = {"fp16": "fp16", "float16": "fp16", "half": "fp16", "bf16": "bf16", "bfloat16": "bf16",
@@ -49,6 +49,11 @@ class PeerField:
     exact: bool = False        # a count: no rounding
     dtype: tuple[str, ...] | None = None
     doc: str = ""              # dense or sparse, per GPU or per system, anything a reader must know
+
+
+#: a NameMatch's entity for a file that names no product (a design point): audited against itself, not listed
+#: among the products the KB lacks
+NOT_A_PRODUCT = ""
 
 
 @dataclass(frozen=True)

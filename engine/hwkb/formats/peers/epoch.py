@@ -96,11 +96,34 @@ COLUMNS = ("Hardware name", "Manufacturer", "Type", "Notes", "Release date", "Re
 #: a later layout's column -> the name this reader's fields use (Epoch renamed it in its CSV of 16 December 2025)
 RENAMED: Mapping[str, str] = {"Memory (bytes)": "Memory size per board (Byte)"}
 
-_A100_80GB = "the row is the 80 GB A100; the KB's a100 is the 40 GB part"
+#: every row of the CSV of 16 December 2025 (and of the one before) whose product the KB holds; "NVIDIA A100" is
+#: the 40 GB SXM4 part (400 W), "NVIDIA V100" the SXM2 (300 W); "NVIDIA P100" is the PCIe card (250 W), which
+#: the KB does not hold, nor the GH100 die or the "MI300" of no suffix
 NAMES: Mapping[str, NameMatch] = name_table("""
     NVIDIA H100 SXM5 80GB         h100-sxm
     NVIDIA H100 PCIe              h100-pcie
+    NVIDIA H100 NVL               h100-nvl
+    NVIDIA H200 SXM               h200-sxm
+    NVIDIA GH200                  gh200-144gb
+    NVIDIA HGX H20                h20
+    NVIDIA A100                   a100
     NVIDIA A100 SXM4 40 GB        a100
+    NVIDIA A100 SXM4 80 GB        a100-80gb-sxm
+    NVIDIA A100 PCIe              a100-40gb-pcie
+    NVIDIA A10 PCIe               a10
+    NVIDIA L4                     l4
+    NVIDIA L40                    l40
+    NVIDIA RTX 6000 Ada Generation  rtx-6000-ada
+    NVIDIA GeForce RTX 4090       rtx-4090
+    NVIDIA V100                   v100
+    NVIDIA GB200                  gb200
+    NVIDIA B300 (Blackwell Ultra)   b300
+    NVIDIA GB300 (Blackwell Ultra)  gb300
+    AMD Instinct MI300A           mi300a
+    AMD Instinct MI350X           mi350x
+    Amazon Trainium2              trainium2
+    Amazon Trainium3              trainium3
+    Google TPU v7 Ironwood        tpu7x
     NVIDIA Tesla V100 SXM2        v100
     NVIDIA Tesla V100 SXM2 16 GB  v100
     NVIDIA Tesla V100 SXM2 32 GB  v100
@@ -118,9 +141,7 @@ NAMES: Mapping[str, NameMatch] = name_table("""
     Intel Habana Gaudi3           gaudi3
     Intel Habana Gaudi2           gaudi2
     Intel Habana GAUDI HL-205     gaudi
-""", {
-    "NVIDIA A100 SXM4 80 GB": NameMatch("a100", ("memory_size", "memory_bandwidth", "memory_clock"), _A100_80GB),
-})
+""")
 
 
 def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:

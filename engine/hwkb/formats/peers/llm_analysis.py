@@ -55,18 +55,23 @@ _KNOWN = ("name", "mem_per_GPU_in_GB", "hbm_bandwidth_in_GB_per_sec", "intra_nod
           "intra_node_min_message_latency", "peak_fp16_TFLOPS", "peak_i8_TFLOPS", "peak_i4_TFLOPS",
           "inter_node_bandwidth_in_GB_per_sec")
 
-_KB_40GB = "the KB's a100 is the 40 GB SXM4 part"
+#: every shipped config (gpu_configs/, commit d841e40) whose product the KB holds; not held: a10g-pcie-24gb,
+#: a6000-48gb (the RTX A6000) and the V100 PCIe cards (the KB's v100 is the SXM2 part)
 NAMES: Mapping[str, NameMatch] = name_table("""
+    a10-pcie-28gb   a10
+    a100-pcie-40gb  a100-40gb-pcie
+    a100-pcie-80gb  a100-80gb-pcie
     a100-sxm-40gb   a100
+    a100-sxm-80gb   a100-80gb-sxm
     h100-sxm-80gb   h100-sxm
     h100-pcie-80gb  h100-pcie
     v100-sxm-16gb   v100
     v100-sxm-32gb   v100
+    mi100-32gb      mi100
+    mi210-64gb      mi210
     mi250-128gb     mi250
     mi250x-128gb    mi250x
-""", {
-    "a100-sxm-80gb": NameMatch("a100", ("memory_size", "memory_bandwidth"), _KB_40GB),
-})
+""")
 
 
 def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:

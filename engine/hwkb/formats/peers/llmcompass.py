@@ -40,8 +40,8 @@ from hwkb.definitions.model import Model, VarKey
 from hwkb.definitions.units import Units
 from hwkb.errors import LoadError, NotHardwareFile
 from hwkb.formats.peers.documents import read_tree, text_of
-from hwkb.formats.peers.entries import (NameMatch, Number, PeerEntry, PeerField, PeerFormat, Written, build_entry,
-                                        json_text, printable, tool_figures)
+from hwkb.formats.peers.entries import (NOT_A_PRODUCT, NameMatch, Number, PeerEntry, PeerField, PeerFormat, Written,
+                                        build_entry, json_text, printable, tool_figures)
 
 __all__ = ["FORMAT", "FIELDS", "NAMES"]
 
@@ -73,15 +73,17 @@ FIELDS = (
               f"{_DSE}:101", exact=True),
 )
 
-_A100_80GB = "the file is the 80 GB A100 (HBM2e); the KB's a100 is the 40 GB part"
-_MI210 = "the KB has the MI210's architecture, CDNA 2, not the product"
+_DESIGN = ("a design point of LLMCompass's design-space exploration under the A100's name, not a product: "
+           "audited against itself only")
 #: by file name: LLMCompass's shipped configs all call themselves "NVIDIA A100(80GB)x4", whatever they model
 #: (the design-space points generation_system, prefilling_system and latency_design too, and the GA102 template)
 NAMES: Mapping[str, NameMatch] = {
-    "template": NameMatch("a100", ("memory_size", "memory_data_rate", "memory_bandwidth"), _A100_80GB),
+    "template": NameMatch("a100-80gb-sxm"),
     "GA100": NameMatch("ampere", (), "the file is the whole GA100 die; the KB's per-SM figures are Ampere's"),
-    "mi210": NameMatch("cdna2", (), _MI210),
-    "mi210_template": NameMatch("cdna2", (), _MI210),
+    "mi210": NameMatch("mi210"),
+    "mi210_template": NameMatch("mi210"),
+    **{stem: NameMatch(NOT_A_PRODUCT, (), _DESIGN)
+       for stem in ("generation_system", "prefilling_system", "latency_design", "ga102_template")},
 }
 
 
