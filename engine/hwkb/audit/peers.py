@@ -106,7 +106,8 @@ def compare(system: System, solver: Solver, entry: PeerEntry, fact: Fact, kb: Va
     hint = found = None
     if status == Verdict.INCONSISTENT:
         slack = mine_below + kb_below + close  # the factor as the rounded figures pin it
-        hint = _sibling_hint(system, solver, fact.key, mine, mine_above) or _factor_hint(
+        hint = _default_hint(system, solver, entry, fact) or _sibling_hint(
+            system, solver, fact.key, mine, mine_above) or _fma_hint(system, fact.key, mine, theirs) or _factor_hint(
             system, fact.key, mine, theirs, slack / abs(theirs) if theirs else 1e-9, mine_below + close)
     elif status == Verdict.WITHIN_ROUNDING:
         rounded = mine - mine_below - close <= theirs + kb_below and theirs - kb_below - close <= mine + mine_below
@@ -149,6 +150,33 @@ def _sibling_hint(system: System, solver: Solver, key: VarKey, mine: float, slac
                     else f"the {split_key(other)[1]} figure under the {index} key")
             return f"equals the KB's {other} ({shown}): looks like {what}"
     return None
+
+
+def _default_hint(system: System, solver: Solver, entry: PeerEntry, fact: Fact) -> str | None:
+    """The figure is what the tool fills in when a file leaves it out (llm-analysis: INT8 = 2 x FP16): named with
+    the tool's line, and with the KB's own ratio of the two where the KB has both."""
+    for default in entry.defaults:
+        if default.key != fact.key or default.of not in entry.facts:
+            continue
+        base = entry.facts[default.of]
+        if abs(fact.value - default.factor * base.value) > 1e-6 * abs(fact.value):
+            continue
+        text = (f"{default.factor:g}x the file's {entry.fields[default.of].field} ({base.text}): {default.where}")
+        mine, theirs = solver.values.get(fact.key), solver.values.get(default.of)
+        if mine is not None and theirs is not None and theirs.canonical:
+            ratio = mine.canonical / theirs.canonical
+            text += (f"; the KB's {fact.key} equals its {default.of}" if abs(ratio - 1) < 1e-6
+                     else f"; the KB's {fact.key} is {ratio:.3g}x its {default.of}")
+        return text
+    return None
+
+
+def _fma_hint(system: System, key: VarKey, mine: float, theirs: float) -> str | None:
+    """A count of FMA twice the KB's: a FLOP figure (a vendor's FLOP/clock/CU) read as FMA, one FMA being 2 FLOP."""
+    if "FMA" not in system.model.unit_of(key) or abs(mine / theirs - 2) > 1e-9 * 2:
+        return None
+    return ("2x the KB's value: FLOP counted as FMA (one FMA is 2 FLOP; a vendor's 'FLOPS/clock/CU' is twice "
+            "its FMA per cycle)")
 
 
 def _factor_hint(system: System, key: VarKey, mine: float, theirs: float, spread: float,

@@ -61,6 +61,10 @@ _GPU = ("mem_bw", "mem_bw_empirical_scaling_factor", "mem_empirical_constant_lat
 _NODE = ("num_gpus_per_node", "num_gpus_per_rack", "inter_node_bw", "intra_node_bw", "inter_rack_bw", "pcie_bw",
          "p2p_latency", "inter_rack_latency")
 
+#: the keys AIConfigurator reads, mapped or not (SystemSpec, system_spec.rs:31-141)
+_KNOWN = ("data_dir", *(f"gpu.{k}" for k in _GPU), *(f"node.{k}" for k in _NODE), "misc.nccl_mem.", "misc.other_mem",
+          "misc.nccl_version", "misc.oneccl_version")
+
 #: every system of systems/*.yaml (commit 095f58a) whose product the KB holds (a30, gb200, gb300, l4, l40s are
 #: the KB's ids already); not held: b60 (Intel Arc Pro B60)
 NAMES: Mapping[str, NameMatch] = name_table("""
@@ -86,7 +90,8 @@ def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:
     if node is not None and node.value is not None and not isinstance(node.value, dict):
         raise LoadError("'node' must be a mapping of the node's figures", where=node.where,
                         hint="see aiconfigurator's systems/h100_sxm.yaml")
-    return [build_entry("aiconfigurator", "AIConfigurator", path.stem, tree, tree.where, FIELDS, NAMES, model, units)]
+    return [build_entry("aiconfigurator", "AIConfigurator", path.stem, tree, tree.where, FIELDS, NAMES, model, units,
+                        known=_KNOWN)]
 
 
 def write(name: str, figures: Mapping[VarKey, float], units: Units) -> Written:

@@ -28,7 +28,7 @@ from hwkb.errors import KBError, LimitError, LoadError, Location, escaped, sugge
 from hwkb.formats.peers.documents import Item, number_of, text_of
 from hwkb.formats.stated_facts import printed
 
-__all__ = ["PeerField", "NameMatch", "NOT_A_PRODUCT", "PeerEntry", "PeerFormat", "Written", "build_entry",
+__all__ = ["PeerField", "PeerDefault", "NameMatch", "NOT_A_PRODUCT", "PeerEntry", "PeerFormat", "Written", "build_entry",
            "tool_figures", "Number", "printable", "json_text", "nest", "display", "check_keys", "name_table", "DTYPES"]
 
 #: a tool's data-type names -> the KB's precision index
@@ -54,6 +54,16 @@ class PeerField:
 #: a NameMatch's entity for a file that names no product (a design point): audited against itself, not listed
 #: among the products the KB lacks
 NOT_A_PRODUCT = ""
+
+
+@dataclass(frozen=True)
+class PeerDefault:
+    """A figure a tool derives from another when a file leaves it out: ``key = factor x of`` (its code at
+    ``where``); a file that writes exactly that figure may have copied the default rather than a datasheet."""
+    key: VarKey
+    of: VarKey
+    factor: float
+    where: str
 
 
 @dataclass(frozen=True)
@@ -84,6 +94,7 @@ class PeerEntry:
     notes: tuple[str, ...] = ()
     written: Mapping[VarKey, str] = field(default_factory=dict)  # each figure as the file writes it ("4 x 16 x 16")
     unread: tuple[str, ...] = ()  # the entry's keys (columns) no field reads: a renamed one is named, never silent
+    defaults: tuple["PeerDefault", ...] = ()  # figures the tool derives when the file leaves them out
 
     def with_note(self, note: str) -> "PeerEntry":
         return replace(self, notes=self.notes + (note,))
@@ -128,9 +139,10 @@ class PeerFormat:
 
 def build_entry(fmt: str, tool: str, name: str, item: Item | Mapping[str, Item], where: Location,
                 fields: Sequence[PeerField], names: Mapping[str, NameMatch], model: Model, units: Units,
-                also_read: Sequence[str] = ()) -> PeerEntry:
+                also_read: Sequence[str] = (), known: Sequence[str] = ()) -> PeerEntry:
     """The facts one entry states through ``fields`` (a missing, null or zero figure states nothing); every key
-    neither a field nor in ``also_read`` (a name, a flag the reader looks at) is listed as unread."""
+    neither a field nor in ``also_read`` (a name, a flag the reader looks at) is listed as unread, and one the tool
+    does not ``know`` either with the field it looks like a misspelling of."""
     root = item if isinstance(item, Item) else Item(dict(item), where)
     name = escaped(name)  # a file's stem or a name in it: printed, so never a control character raw
     eid = f"{fmt}:{name}"
@@ -190,7 +202,9 @@ def build_entry(fmt: str, tool: str, name: str, item: Item | Mapping[str, Item],
     match = names.get(name) or (NameMatch(name) if name in model.entities else None)  # an id, as export writes
     read_paths = tuple(dict.fromkeys(".".join(p) for f in fields
                                      for p in (f.path, *f.times, *((f.dtype,) if f.dtype else ()))))
-    unread = tuple(_unread(k, read_paths) for k in _leaves(root) if k not in read_paths and k not in also_read)
+    prefixes = tuple(k for k in known if k.endswith("."))  # 'misc.nccl_mem.': a mapping of any keys
+    unread = tuple(k if k in known or k.startswith(prefixes) else _unread(k, read_paths) for k in _leaves(root)
+                   if k not in read_paths and k not in also_read)
     return PeerEntry(fmt, name, where, facts, by_key, match, tuple(notes), written, unread)
 
 

@@ -157,7 +157,8 @@ def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:
             raise LoadError("a row without a Hardware name", where=row["Hardware name"].where)
         row = {RENAMED.get(column, column): cell for column, cell in row.items()}
         entries.append(build_entry("epoch", "Epoch AI", name.strip(), row, row["Hardware name"].where, FIELDS,
-                                   NAMES, model, units, also_read=("Hardware name",)))
+                                   NAMES, model, units, also_read=("Hardware name",),
+                                   known=COLUMNS + tuple(RENAMED)))
     return entries
 
 

@@ -78,7 +78,7 @@ def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:
         if not isinstance(system.value, dict):
             raise LoadError(f"system {name!r} must be a mapping of 'field: value'", where=system.where)
         entry = build_entry("genz", "GenZ", name, system, system.where, FIELDS, NAMES, model, units,
-                            also_read=("real_values",))
+                            also_read=("real_values",), known=("ICN_LL",))
         real = system.get("real_values")
         if real is None or real.value is not True:
             entry = entry.with_note("real_values is not true: GenZ does not use these figures (utils.py:90)")

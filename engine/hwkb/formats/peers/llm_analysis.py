@@ -23,6 +23,7 @@ as attainable throughput. ``peak_i4_TFLOPS`` has no KB precision (no int4),
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Mapping
 
@@ -30,8 +31,8 @@ from hwkb.definitions.model import Model, VarKey
 from hwkb.definitions.units import Units
 from hwkb.errors import NotHardwareFile
 from hwkb.formats.peers.documents import read_tree, text_of
-from hwkb.formats.peers.entries import (NameMatch, PeerEntry, PeerField, PeerFormat, Written, build_entry, name_table,
-                                        json_text, nest, tool_figures)
+from hwkb.formats.peers.entries import (NameMatch, PeerDefault, PeerEntry, PeerField, PeerFormat, Written, build_entry,
+                                        json_text, name_table, nest, tool_figures)
 
 __all__ = ["FORMAT", "FIELDS", "NAMES"]
 
@@ -54,6 +55,11 @@ FIELDS = (
 _KNOWN = ("name", "mem_per_GPU_in_GB", "hbm_bandwidth_in_GB_per_sec", "intra_node_bandwidth_in_GB_per_sec",
           "intra_node_min_message_latency", "peak_fp16_TFLOPS", "peak_i8_TFLOPS", "peak_i4_TFLOPS",
           "inter_node_bandwidth_in_GB_per_sec")
+
+#: what GPUConfig fills in for a figure left out (config.py:97-98)
+DEFAULTS = (PeerDefault("tc_peak[int8]", "tc_peak[fp16]", 2.0,
+                        "llm-analysis's default when INT8 is not given (llm_analysis/config.py:97-98: "
+                        "peak_i8_TFLOPS = 2 * peak_fp16_TFLOPS)"),)
 
 #: every shipped config (gpu_configs/, commit d841e40) whose product the KB holds; not held: a10g-pcie-24gb,
 #: a6000-48gb (the RTX A6000) and the V100 PCIe cards (the KB's v100 is the SXM2 part)
@@ -80,8 +86,9 @@ def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:
         raise NotHardwareFile("no GPUConfig field: not an llm-analysis GPU config", where=tree.where,
                               hint="a GPU config is like llm-analysis's gpu_configs/h100-sxm-80gb.json")
     name = text_of(tree.get("name"), "name") or Path(path).stem
-    return [build_entry("llm-analysis", "llm-analysis", name, tree, tree.where, FIELDS, NAMES, model, units,
-                        also_read=("name",))]
+    entry = build_entry("llm-analysis", "llm-analysis", name, tree, tree.where, FIELDS, NAMES, model, units,
+                        also_read=("name",), known=_KNOWN)
+    return [replace(entry, defaults=DEFAULTS)]
 
 
 def write(name: str, figures: Mapping[VarKey, float], units: Units) -> Written:

@@ -81,7 +81,8 @@ NAMES: Mapping[str, NameMatch] = {
     "template": NameMatch("a100-80gb-sxm"),
     "GA100": NameMatch("ampere", (), "the file is the whole GA100 die; the KB's per-SM figures are Ampere's"),
     "mi210": NameMatch("mi210"),
-    "mi210_template": NameMatch("mi210"),
+    "mi210_template": NameMatch(NOT_A_PRODUCT, (), "a design-space template named 'AMD MI210' that keeps the A100's "
+                                "108 cores, 1.41 GHz and 80 GB: not a product, audited against itself only"),
     **{stem: NameMatch(NOT_A_PRODUCT, (), _DESIGN)
        for stem in ("generation_system", "prefilling_system", "latency_design", "ga102_template")},
 }
