@@ -76,7 +76,13 @@ NAMES: Mapping[str, NameMatch] = name_table("""
     b200_sxm             b200
     b300_sxm             b300
     rtx_pro_6000_server  rtx-pro-6000-server
-""")
+""", {stem: NameMatch(entity, ("memory_size",), f"mem_capacity is {comment}, what a program can allocate, not "
+                                                 f"the nominal capacity the KB states")
+      for stem, entity, comment in (
+          ("b300_sxm", "b300", "'275040MiB reported by nvidia-smi' (the file's comment)"),
+          ("gb200", "gb200", "'189471MiB reported by nvidia-smi' (the file's comment)"),
+          ("gb300", "gb300", "'284208MiB reported by nvidia-smi' (the file's comment)"),
+          ("l40s", "l40s", "46068 MiB (the file's comment), the L40S's memory with ECC on"))})
 
 
 def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:

@@ -13,6 +13,7 @@ other way for ``hwkb export``.
 """
 from __future__ import annotations
 
+import difflib
 import functools
 
 import json
@@ -208,10 +209,16 @@ def build_entry(fmt: str, tool: str, name: str, item: Item | Mapping[str, Item],
     return PeerEntry(fmt, name, where, facts, by_key, match, tuple(notes), written, unread)
 
 
+#: how alike a key's last name and a field's must be to name the field as what the key misspells (Flop ~ Flops)
+_MISSPELT = 0.85
+
+
 @functools.lru_cache(maxsize=4096)
 def _unread(key: str, read_paths: tuple[str, ...]) -> str:
     """A key no field reads, with the field it is nearest to where it looks like a misspelling of one."""
-    close = suggest(key, read_paths, n=1)
+    parent, _, last = key.rpartition(".")
+    close = [p for p in read_paths if p.rpartition(".")[0] == parent
+             and difflib.SequenceMatcher(None, last, p.rpartition(".")[2]).ratio() >= _MISSPELT]
     return f"{key} (did you mean {close[0]!r}?)" if close else key
 
 

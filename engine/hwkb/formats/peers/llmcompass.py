@@ -78,7 +78,8 @@ _DESIGN = ("a design point of LLMCompass's design-space exploration under the A1
 #: by file name: LLMCompass's shipped configs all call themselves "NVIDIA A100(80GB)x4", whatever they model
 #: (the design-space points generation_system, prefilling_system and latency_design too, and the GA102 template)
 NAMES: Mapping[str, NameMatch] = {
-    "template": NameMatch("a100-80gb-sxm"),
+    "template": NameMatch("a100", ("memory_size", "memory_data_rate", "memory_bandwidth"),
+                          "the file is the 80 GB A100 (HBM2e); the KB's a100 is the 40 GB part, whose die it shares"),
     "GA100": NameMatch("ampere", (), "the file is the whole GA100 die; the KB's per-SM figures are Ampere's"),
     "mi210": NameMatch("mi210"),
     "mi210_template": NameMatch(NOT_A_PRODUCT, (), "a design-space template named 'AMD MI210' that keeps the A100's "
