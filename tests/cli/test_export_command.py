@@ -30,7 +30,7 @@ def test_export_then_audit_round_trips_with_no_finding(capsys, tmp_path, fmt):
 def test_export_writes_the_layout_to_stdout_and_notes_to_stderr(capsys):
     code, out, err = run_cli(capsys, "export", "--to", "llm-analysis", "--gpu", "gpu-x", *KB)
     data = json.loads(out)
-    assert code == 0 and data["name"] == "gpu-x" and data["peak_fp16_TFLOPS"] == 204.8
+    assert code == 0 and data["name"] == "hwkb-gpu-x" and data["peak_fp16_TFLOPS"] == 204.8
     assert data["hbm_bandwidth_in_GB_per_sec"] == 2000 and data["intra_node_bandwidth_in_GB_per_sec"] == 300
     assert data["mem_per_GPU_in_GB"] == pytest.approx(80e9 / 2 ** 30, abs=5e-5)  # the tool reads GiB
     assert "note: intra_node_min_message_latency" in err and all(line.startswith("note: ") for line in err.splitlines())

@@ -81,8 +81,9 @@ def test_a_capacity_read_as_decimal_is_hinted_as_jedec(real_kb, tmp_path):
 
 def test_a_capacity_short_of_the_vendors_by_chance_near_a_prefix_is_not_hinted_as_one(real_kb, tmp_path):
     """AIConfigurator's L40S holds nvidia-smi's 46068 MiB, what ECC leaves of NVIDIA's 48 GB (48 GiB x 15/16): a
-    real difference, 0.937x, near 1/1.0737 by chance. Not 48e9 bytes, so no JEDEC hint."""
-    system = tmp_path / "l40s.yaml"
+    real difference, 0.937x, near 1/1.0737 by chance. Not 48e9 bytes, so no JEDEC hint. (The shipped l40s.yaml's
+    memory is not compared at all: its name table entry says it is nvidia-smi's; an exported name is.)"""
+    system = tmp_path / "hwkb-l40s.yaml"
     system.write_text("gpu:\n  mem_capacity: 48305799168\n")
     found = comparisons(real_kb, "aiconfigurator", system)[("l40s", "memory_size")]
     assert found.status == Verdict.INCONSISTENT and found.hint is None

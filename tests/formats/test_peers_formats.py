@@ -166,7 +166,8 @@ def test_a_written_figure_encloses_the_value_within_its_last_digit(x):
 @pytest.mark.parametrize("fmt", list(FORMATS))
 def test_every_writer_writes_a_file_its_reader_reads_back(kb, tmp_path, fmt):
     figures = {"tc_peak[bf16]": 2.048e14, "tc_peak[fp16]": 2.048e14, "memory_bandwidth": 1.6e13, "sm_count": 100.0,
-               "tc_fma_per_sm_cycle[fp16]": 2048.0, "partitions_per_sm": 4.0, "clock_tc": 1e9}
+               "tc_fma_per_sm_cycle[fp16]": 2048.0, "partitions_per_sm": 4.0, "clock_tc": 1e9,
+               "memory_size": 80.0 * 2 ** 30, "interconnect_bandwidth": 6e11}
     written = FORMATS[fmt].write("gpu-x", figures, kb.units)
     path = tmp_path / f"gpu-x{FORMATS[fmt].suffix}"
     path.write_text(written.text)

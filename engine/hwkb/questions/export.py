@@ -15,13 +15,14 @@ nothing against the KB.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping
 
-from hwkb.definitions.model import EntityId, VarKey
+from hwkb.definitions.model import EntityId, VarKey, split_key
 from hwkb.definitions.quantities import JEDEC_NOTE, format_number, jedec_label
-from hwkb.formats.peers.entries import PeerFormat, Written
+from hwkb.formats.peers.entries import EXPORT_PREFIX, PeerFormat, Written
 from hwkb.results import Result
+from hwkb.solving.solution import Status
 from hwkb.solving.solver import Solver
 from hwkb.solving.system import System
 from hwkb.solving.values import Value
@@ -37,6 +38,7 @@ class Export(Result):
     name: str
     written: Written
     values: Mapping[VarKey, Value]
+    na: Mapping[VarKey, str] = field(default_factory=dict)  # keys the KB states as n/a on the GPU, with why
 
     @property
     def text(self) -> str:
@@ -44,13 +46,14 @@ class Export(Result):
 
     @property
     def status(self) -> str:
-        """``ok`` when every mapped field has a KB value, ``partial`` when some are left null."""
-        return "partial" if self.written.missing else "ok"
+        """``ok`` when every mapped field has a KB value or is n/a on the GPU, ``partial`` when some are left null."""
+        return "partial" if any(k not in self.na for k in self.written.missing.values()) else "ok"
 
     @property
     def notes(self) -> tuple[str, ...]:
         """What stderr says: each field left out and why, and the layout's own remarks."""
-        missing = tuple(f"{field}: the KB cannot settle {key} for {self.entity}; left null or out"
+        missing = tuple(f"{field}: n/a on {self.entity} ({self.na[key]}); written as null" if key in self.na
+                        else f"{field}: the KB cannot settle {key} for {self.entity}; left null or out"
                         for field, key in self.written.missing.items())
         return missing + self.written.notes + self.capacities
 
@@ -87,15 +90,21 @@ def export_peer(system: System, fmt: PeerFormat, gpu: EntityId) -> Export:
     """The KB's values of every key ``fmt`` maps, for ``gpu``, written in ``fmt``'s layout."""
     solver = Solver(system, system.context(gpu))
     values = {k: solver.values[k] for k in fmt.export_keys() if k in solver.values}
+    na = {k: s.notes[0] if s.notes else f"{k} is n/a" for k in fmt.export_keys()
+          if k not in values and split_key(k)[0] in system.model.variables
+          and (s := solver.solution(k, needs=False)).status == Status.NOT_APPLICABLE}
     name = tool_name(fmt, gpu)
-    written = fmt.write(name, {k: v.canonical for k, v in values.items()}, system.units)
-    return Export(fmt, gpu, name, written, values)
+    written = fmt.write(name, {k: v.canonical for k, v in values.items()}, system.units, na=na)
+    return Export(fmt, gpu, name, written, values, na)
 
 
 def tool_name(fmt: PeerFormat, gpu: EntityId) -> str:
-    """The tool's own name for ``gpu`` when its name table has one for the whole product, else the KB's id
-    (which ``audit --from`` maps back to the entity)."""
-    return next((name for name, match in fmt.names.items() if match.entity == gpu and not match.skip), gpu)
+    """``hwkb-`` and the KB's id (``audit --from`` maps it back), a name none of the tool's shipped files has; for a
+    tool that finds measured data by the system's name (AIConfigurator's ``data/h100_sxm``), its own name for
+    ``gpu`` where its name table has one for the whole product."""
+    if fmt.finds_data_by_name:
+        return next((name for name, match in fmt.names.items() if match.entity == gpu and not match.skip), gpu)
+    return EXPORT_PREFIX + gpu
 
 
 def _source(value: Value) -> str | None:

@@ -100,14 +100,16 @@ def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:
                         known=_KNOWN)]
 
 
-def write(name: str, figures: Mapping[VarKey, float], units: Units) -> Written:
+def write(name: str, figures: Mapping[VarKey, float], units: Units, na: Mapping[VarKey, str] = {}) -> Written:
+    """``na``: keys the KB states as not applicable to the GPU (an H100's FP4), written null with why."""
     values, used, missing = tool_figures(FIELDS, figures, units)
     lines = [f"data_dir: {json.dumps('data/' + name)}  # AIConfigurator's measured data for this system, if any", "gpu:"]
     for f in FIELDS:
         if f.path[0] == "node":
             continue
         number = values[f.path]
-        lines.append(f"  {f.path[1]}: {_whole(number)}")
+        why = f"  # n/a: {na[f.key]}" if number is None and f.key in na else ""
+        lines.append(f"  {f.path[1]}: {_whole(number)}{why}")
     lines += ["node:", "  num_gpus_per_node: null  # a system's choice, not a GPU figure: fill it in",
               "  inter_node_bw: null  # the network, not a GPU figure: fill it in"]
     lines += [f"  {f.path[1]}: {_whole(values[f.path])}" for f in FIELDS if f.path[0] == "node"]
@@ -124,4 +126,4 @@ def _whole(number) -> str:
 
 
 FORMAT = PeerFormat("aiconfigurator", "NVIDIA AIConfigurator", "systems/<system>.yaml, one GPU per file", FIELDS,
-                    NAMES, read, write, ".yaml", __doc__ or "")
+                    NAMES, read, write, ".yaml", __doc__ or "", finds_data_by_name=True)

@@ -29,7 +29,7 @@ from hwkb.errors import KBError, LimitError, LoadError, Location, escaped, sugge
 from hwkb.formats.peers.documents import Item, number_of, text_of
 from hwkb.formats.stated_facts import printed
 
-__all__ = ["PeerField", "PeerDefault", "NameMatch", "NOT_A_PRODUCT", "PeerEntry", "PeerFormat", "Written", "build_entry",
+__all__ = ["PeerField", "PeerDefault", "NameMatch", "NOT_A_PRODUCT", "EXPORT_PREFIX", "PeerEntry", "PeerFormat", "Written", "build_entry",
            "tool_figures", "Number", "printable", "json_text", "nest", "display", "check_keys", "name_table", "DTYPES"]
 
 #: a tool's data-type names -> the KB's precision index
@@ -51,6 +51,10 @@ class PeerField:
     dtype: tuple[str, ...] | None = None
     doc: str = ""              # dense or sparse, per GPU or per system, anything a reader must know
 
+
+#: the start of the name ``hwkb export`` gives a GPU ("hwkb-h100-sxm"): never one of the tool's shipped names, so
+#: the tool never shadows its own config with it (or it with its own); ``audit --from`` reads the KB id after it
+EXPORT_PREFIX = "hwkb-"
 
 #: a NameMatch's entity for a file that names no product (a design point): audited against itself, not listed
 #: among the products the KB lacks
@@ -128,10 +132,11 @@ class PeerFormat:
     fields: tuple[PeerField, ...]
     names: Mapping[str, NameMatch]
     read: Callable[[object, Model, Units], list[PeerEntry]]
-    write: Callable[[str, Mapping[VarKey, float], Units], Written]
+    write: Callable[..., Written]  # (name, figures, units, na={key: why n/a}) -> Written
     suffix: str
     doc: str = ""
     keys: tuple[VarKey, ...] = field(default=())
+    finds_data_by_name: bool = False  # the tool finds measured data by the system's name: export keeps its name
 
     def export_keys(self) -> tuple[VarKey, ...]:
         """Every KB key an export asks for (a ``{dtype}`` key at the layout's default precision)."""
@@ -200,7 +205,8 @@ def build_entry(fmt: str, tool: str, name: str, item: Item | Mapping[str, Item],
                           first.where, tolerance=tolerance)
         by_key[key] = f
         written[key] = " x ".join(root.get(*p).text or printed(n) for p, n in zip((f.path, *f.times), numbers))
-    match = names.get(name) or (NameMatch(name) if name in model.entities else None)  # an id, as export writes
+    exported = name.removeprefix(EXPORT_PREFIX)
+    match = names.get(name) or (NameMatch(exported) if exported in model.entities else None)  # as export writes
     read_paths = tuple(dict.fromkeys(".".join(p) for f in fields
                                      for p in (f.path, *f.times, *((f.dtype,) if f.dtype else ()))))
     prefixes = tuple(k for k in known if k.endswith("."))  # 'misc.nccl_mem.': a mapping of any keys

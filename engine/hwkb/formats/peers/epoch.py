@@ -162,7 +162,7 @@ def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:
     return entries
 
 
-def write(name: str, figures: Mapping[VarKey, float], units: Units) -> Written:
+def write(name: str, figures: Mapping[VarKey, float], units: Units, na: Mapping[VarKey, str] = {}) -> Written:
     values, used, missing = tool_figures(FIELDS, figures, units)
     cells = {column: "" for column in COLUMNS}
     cells["Hardware name"] = name

@@ -86,7 +86,7 @@ def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:
     return entries
 
 
-def write(name: str, figures: Mapping[VarKey, float], units: Units) -> Written:
+def write(name: str, figures: Mapping[VarKey, float], units: Units, na: Mapping[VarKey, str] = {}) -> Written:
     values, used, missing = tool_figures(FIELDS, figures, units)
     system = {**nest(values), "real_values": True}
     notes = (("a null field makes GenZ fail rather than take its .get default (Flops 320, Memory_BW 40 ...); "

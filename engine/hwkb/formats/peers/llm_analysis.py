@@ -29,9 +29,9 @@ from typing import Mapping
 
 from hwkb.definitions.model import Model, VarKey
 from hwkb.definitions.units import Units
-from hwkb.errors import NotHardwareFile
+from hwkb.errors import NotHardwareFile, QueryError
 from hwkb.formats.peers.documents import read_tree, text_of
-from hwkb.formats.peers.entries import (NameMatch, PeerDefault, PeerEntry, PeerField, PeerFormat, Written, build_entry,
+from hwkb.formats.peers.entries import (EXPORT_PREFIX, NameMatch, Number, PeerDefault, PeerEntry, PeerField, PeerFormat, Written, build_entry,
                                         json_text, name_table, nest, tool_figures)
 
 __all__ = ["FORMAT", "FIELDS", "NAMES"]
@@ -91,14 +91,33 @@ def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:
     return [replace(entry, defaults=DEFAULTS)]
 
 
-def write(name: str, figures: Mapping[VarKey, float], units: Units) -> Written:
+def write(name: str, figures: Mapping[VarKey, float], units: Units, na: Mapping[VarKey, str] = {}) -> Written:
     values, used, missing = tool_figures(FIELDS, figures, units)
+    needed = [field for field in _COMPUTED_WITH if field in missing]
+    if needed:
+        raise QueryError(f"llm-analysis computes with {', '.join(needed)}, and the KB cannot settle "
+                         f"{', '.join(missing[f] for f in needed)} for {name.removeprefix(EXPORT_PREFIX)}",
+                         hint="a null there is a TypeError in llm-analysis (config.py:86-99, analysis.py:208-210, "
+                              ":1223); state the figure in the KB, or write the file by hand")
     document = {"name": name, **nest(values)}
-    document["intra_node_min_message_latency"] = None
-    ordered = {k: document.get(k) for k in _KNOWN if k in document}
-    return Written(json_text(ordered) + "\n", used, missing,
-                   ("intra_node_min_message_latency: the KB holds no message latency; fill it in (the shipped "
-                    "configs use 8e-06 s)",))
+    document["intra_node_min_message_latency"] = Number(_SHIPPED_LATENCY)
+    ordered = {k: document.get(k) for k in _KNOWN if k in document and document[k] is not None}
+    notes = [f"intra_node_min_message_latency: {_SHIPPED_LATENCY} s is not a KB figure: it is the value every config "
+             "llm-analysis ships writes (gpu_configs/*.json, commit d841e40), which analysis.py:1227 takes as the "
+             "floor of an all-reduce; GPUConfig takes no comment field (config.py:250 GPUConfig(**config_json))",
+             f"save it as llm_analysis/gpu_configs/{name}.json: llm-analysis keeps the first config of each name "
+             "(config.py:255), so a name of its own never shadows a shipped one"]
+    if "peak_i8_TFLOPS" in missing:
+        notes.append("peak_i8_TFLOPS left out: llm-analysis will take 2 x peak_fp16_TFLOPS (config.py:97-98), "
+                     "which is not this GPU's figure where INT8 runs at the FP16 rate")
+    return Written(json_text(ordered) + "\n", used, {k: v for k, v in missing.items()}, tuple(notes))
+
+
+#: the fields GPUConfig has no default for and llm-analysis's estimates compute with (config.py:86-91)
+_COMPUTED_WITH = ("mem_per_GPU_in_GB", "hbm_bandwidth_in_GB_per_sec", "intra_node_bandwidth_in_GB_per_sec",
+                  "peak_fp16_TFLOPS")
+#: intra_node_min_message_latency in every shipped config (seconds)
+_SHIPPED_LATENCY = "8e-06"
 
 
 FORMAT = PeerFormat("llm-analysis", "llm-analysis", "llm_analysis/gpu_configs/*.json, one GPU per file", FIELDS,

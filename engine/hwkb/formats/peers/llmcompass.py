@@ -101,7 +101,7 @@ def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:
                         also_read=("name",))]
 
 
-def write(name: str, figures: Mapping[VarKey, float], units: Units) -> Written:
+def write(name: str, figures: Mapping[VarKey, float], units: Units, na: Mapping[VarKey, str] = {}) -> Written:
     values, used, missing = tool_figures(FIELDS, figures, units)
     notes = []
     sms, partitions = figures.get("sm_count"), figures.get("partitions_per_sm")
