@@ -98,6 +98,8 @@ def test_the_real_findings_stand(audits):
         assert c.hint.endswith("the KB's tc_peak[int8] equals its tc_peak[fp16]")
     bandwidth = finding(audits["genz"], "H100_GPU", "Memory_BW")  # 3400 read as GiB/s: 3651 GB/s
     assert bandwidth.status == Verdict.INCONSISTENT and round(bandwidth.value) == 3651 and "Gi vs G" in bandwidth.hint
+    icn = finding(audits["genz"], "MI300X", "ICN")  # 400 GiB/s x 2 against AMD's 896 GB/s: no prefix explains it
+    assert icn.status == Verdict.INCONSISTENT and icn.hint is None  # (it was hinted 'Mi vs M', a coincidence)
     trillium = finding(audits["genz"], "TPUv6", "Flops")
     assert (trillium.status, trillium.value, trillium.kb_value) == (Verdict.INCONSISTENT, 926, 918)
     mi210 = finding(audits["llmcompass"], "AMD MI210", "systolic_array")
