@@ -189,3 +189,22 @@ def test_the_docs_name_every_format_and_field():
         assert f"`{fmt.name}`" in text
         for field in fmt.fields:
             assert field.field.rsplit(".", 1)[-1] in text, (fmt.name, field.field)
+
+
+@pytest.mark.parametrize("source, message", [
+    ("system_configs = {**other}\n", "1:21: a key must be a quoted name"),
+    ("system_configs = {'a': {'Flops': 1e999}}\n", "1:34: '1e999' is not a finite number"),
+    ("system_configs = {'a': {'Flops': 0x10}}\n", "1:34: '0x10' is not a decimal number"),
+    ("system_configs = {'a': {'Flops': 3j}}\n", "1:34: a complex where hwkb reads numbers, texts and mappings"),
+    ("system_configs = [1]\n", "1:18: system_configs is not a dict literal"),
+    ("x = 1\n", "1: no assignment to 'system_configs' in the module"),
+    ("system_configs = {'a': {'Flops': 1" + "0" * 5000 + "}}\n", "not valid Python: Exceeds the limit"),
+    ("system_configs = {'a': {}, 'a': {}}\n", "1:28: duplicate key 'a'"),
+])
+def test_genz_python_is_read_never_run_and_refused_at_its_place(tmp_path, source, message):
+    from hwkb.formats.peers.documents import read_python_dict
+    path = tmp_path / "system_configs.py"
+    path.write_text(source)
+    with pytest.raises(LoadError) as info:
+        read_python_dict(path, "system_configs")
+    assert str(info.value).startswith(f"{path}:") and message in str(info.value)
