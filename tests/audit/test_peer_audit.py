@@ -67,7 +67,9 @@ def test_an_entry_without_a_product_is_audited_alone_and_said_so(kb):
     audit = kb.audit_peer_files("genz", [PEERS / "genz" / "systems.json"])
     unlisted = audit.entries[1]
     assert unlisted.product is None and not unlisted.comparisons
-    assert "no KB entity for 'Unlisted_GPU'" in unlisted.notes[0] and audit.to_dict()["summary"]["entries_without_product"] == 1
+    assert audit.not_in_kb == ("Unlisted_GPU",) and audit.to_dict()["summary"]["entries_without_product"] == 1
+    assert "genz: Unlisted_GPU (" in audit.render() and "vs no KB entity: unchecked" in audit.render()
+    assert audit.render().count("Unlisted_GPU") == 2  # its block's head and the one 'not in the KB:' line
 
 
 def test_a_name_tables_variant_skips_the_figures_of_the_other_part(kb, monkeypatch, tmp_path):

@@ -57,8 +57,7 @@ def audit_peer_entries(system: System, fmt: PeerFormat, entries: Sequence[PeerEn
         match = entry.match
         skipped = tuple(k for k in entry.facts if match and k in match.skip)
         if match is None:
-            notes.append(f"no KB entity for {entry.name!r} in the {fmt.name} name table: the figures are audited "
-                         f"against each other only")
+            pass  # named once for all in the audit's 'not in the KB:' line
         elif match.entity == NOT_A_PRODUCT:
             notes.append(match.why)
         elif match.entity not in system.model.entities:
