@@ -91,7 +91,7 @@ def test_a_genz_value_that_is_not_a_literal_is_refused_at_its_line(tmp_path, val
 
 
 def test_the_real_findings_stand(audits):
-    for name in ("mi250-128gb", "mi250x-128gb", "mi210-64gb"):
+    for name in ("mi250-128gb", "mi250x-128gb", "mi210-64gb", "mi100-32gb"):
         c = finding(audits["llm-analysis"], name, "peak_i8_TFLOPS")
         assert c.status == Verdict.INCONSISTENT and "sparse" not in c.hint
         assert "llm-analysis's default when INT8 is not given (llm_analysis/config.py:97-98" in c.hint
