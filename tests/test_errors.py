@@ -7,7 +7,7 @@ from hypothesis import given, strategies as st
 from hwkb import errors
 from hwkb.errors import (ContextError, DimensionError, ExpressionError, KBError, KBErrors, LoadError, Location,
                          MissingExtraError, NoClosedForm, NotDetermined, QueryError, SimulationInputError, UnitError,
-                         UnknownNameError, UsageError, suggest, NotHardwareFile)
+                         UnknownNameError, UsageError, suggest)
 
 
 def test_all_names_exist():
@@ -21,7 +21,7 @@ def test_all_names_exist():
 
 
 @pytest.mark.parametrize("cls, parent", [
-    (LoadError, KBError), (NotHardwareFile, LoadError), (ExpressionError, LoadError), (UnitError, KBError), (DimensionError, UnitError),
+    (LoadError, KBError), (ExpressionError, LoadError), (UnitError, KBError), (DimensionError, UnitError),
     (UnknownNameError, KBError), (ContextError, KBError), (QueryError, KBError), (KBErrors, KBError),
     (NotDetermined, QueryError), (NoClosedForm, QueryError), (SimulationInputError, KBError),
     (SimulationInputError, ValueError), (MissingExtraError, KBError), (UsageError, KBError), (KBError, Exception),

@@ -17,11 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-__all__ = [
-    "Location", "KBError", "LoadError", "NotHardwareFile", "ExpressionError", "UnitError", "DimensionError", "UnknownNameError",
-    "ContextError", "QueryError", "NotDetermined", "NoClosedForm", "UnevaluablePoint", "SimulationInputError", "MissingExtraError",
-    "UsageError", "LimitError", "OutsideLimit", "CacheRefused", "KBErrors", "suggest", "escaped", "markdown_text",
-]
+__all__ = ["Location", "KBError", "LoadError", "NotHardwareFile", "ExpressionError", "UnitError", "DimensionError",
+           "UnknownNameError", "ContextError", "QueryError", "NotDetermined", "NoClosedForm", "UnevaluablePoint",
+           "SimulationInputError", "MissingExtraError", "UsageError", "LimitError", "OutsideLimit", "CacheRefused",
+           "KBErrors", "suggest", "escaped", "markdown_text"]
 
 
 @dataclass(frozen=True, order=True)
@@ -122,9 +121,7 @@ class LoadError(KBError):
     """A KB file that cannot be read as the format says: bad YAML, a missing field."""
 
 
-class NotHardwareFile(LoadError):
-    """A file in a peer tool's folder that describes no hardware (AIConfigurator's perf-data manifest): a folder's
-    reader skips it with one line, a lone file is this error."""
+class NotHardwareFile(LoadError): """A peer tool's file that describes no hardware: skipped in a folder, else this."""
 
 
 class ExpressionError(LoadError):

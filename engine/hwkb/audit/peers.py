@@ -30,7 +30,8 @@ from hwkb.audit.readings import reading
 from hwkb.definitions.model import Fact, VarKey, split_key, var_key
 from hwkb.definitions.printed import read_to_least_figures
 from hwkb.definitions.quantities import jedec_label
-from hwkb.errors import Location, NotHardwareFile
+from hwkb.errors import Location
+from hwkb.formats.peers.documents import NotHardwareFile
 from hwkb.formats.peers.entries import NOT_A_PRODUCT, PeerEntry, PeerFormat
 from hwkb.solving.solver import Solver
 from hwkb.solving.system import System

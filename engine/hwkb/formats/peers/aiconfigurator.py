@@ -31,8 +31,8 @@ from typing import Mapping
 
 from hwkb.definitions.model import Model, VarKey
 from hwkb.definitions.units import Units
-from hwkb.errors import LoadError, NotHardwareFile
-from hwkb.formats.peers.documents import read_tree
+from hwkb.errors import LoadError
+from hwkb.formats.peers.documents import NotHardwareFile, read_tree
 from hwkb.formats.peers.entries import (NameMatch, PeerEntry, PeerField, PeerFormat, Written, build_entry, name_table,
                                         tool_figures)
 

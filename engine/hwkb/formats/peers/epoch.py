@@ -45,8 +45,8 @@ from typing import Mapping
 
 from hwkb.definitions.model import Model, VarKey
 from hwkb.definitions.units import Units
-from hwkb.errors import LoadError, Location, NotHardwareFile
-from hwkb.formats.peers.documents import read_csv_rows, text_of
+from hwkb.errors import LoadError, Location
+from hwkb.formats.peers.documents import NotHardwareFile, read_csv_rows, text_of
 from hwkb.formats.peers.entries import (NameMatch, PeerEntry, PeerField, PeerFormat, Written, build_entry, name_table,
                                         tool_figures)
 

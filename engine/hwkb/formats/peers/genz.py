@@ -30,8 +30,8 @@ from typing import Mapping
 
 from hwkb.definitions.model import Model, VarKey
 from hwkb.definitions.units import Units
-from hwkb.errors import LoadError, NotHardwareFile
-from hwkb.formats.peers.documents import read_python_dict, read_tree
+from hwkb.errors import LoadError
+from hwkb.formats.peers.documents import NotHardwareFile, read_python_dict, read_tree
 from hwkb.formats.peers.entries import (NameMatch, PeerEntry, PeerField, PeerFormat, Written, build_entry, name_table,
                                         json_text, nest, tool_figures)
 

@@ -38,8 +38,8 @@ from typing import Mapping
 
 from hwkb.definitions.model import Model, VarKey
 from hwkb.definitions.units import Units
-from hwkb.errors import LoadError, NotHardwareFile
-from hwkb.formats.peers.documents import read_tree, text_of
+from hwkb.errors import LoadError
+from hwkb.formats.peers.documents import NotHardwareFile, read_tree, text_of
 from hwkb.formats.peers.entries import (NOT_A_PRODUCT, NameMatch, Number, PeerEntry, PeerField, PeerFormat, Written,
                                         build_entry, json_text, printable, tool_figures)
 

@@ -8,8 +8,9 @@ from typing import Iterable, Mapping
 
 from hwkb.definitions.model import Model
 from hwkb.definitions.units import Units
-from hwkb.errors import LoadError, Location, NotHardwareFile, UnknownNameError
+from hwkb.errors import LoadError, Location, UnknownNameError
 from hwkb.formats.peers import aiconfigurator, epoch, genz, llm_analysis, llmcompass
+from hwkb.formats.peers.documents import NotHardwareFile
 from hwkb.formats.peers.entries import PeerEntry, PeerFormat
 
 __all__ = ["FORMATS", "FORMAT_NAMES", "PeerFiles", "peer_format", "read_peer_files"]
