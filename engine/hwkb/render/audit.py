@@ -26,8 +26,8 @@ from hwkb.render.audit_page import audit_page
 from hwkb.render.html_pages import escape, page, table
 from hwkb.render.tables import csv_text
 
-__all__ = ["FORMS", "WHY_NOT", "render", "render_table", "render_markdown", "render_html", "render_csv", "peer_markdown",
-           "peer_html", "report_text", "entity_text", "peer_text", "peer_summary_line", "FORMATS"]
+__all__ = ["FORMS", "WHY_NOT", "render", "render_table", "render_markdown", "render_html", "render_csv",
+           "peer_markdown", "peer_html", "report_text", "entity_text", "peer_text", "peer_summary_line", "FORMATS"]
 
 FORMATS = ("table", "markdown", "html")
 _COLUMNS = ("status", "kind", "rule", "target", "value", "implied", "deviation")
@@ -197,18 +197,26 @@ def _md(text: str) -> str:
     return markdown_text(text)
 
 
+def _markdown_table(columns, numeric_from: int, rows, notes) -> list[str]:
+    """A Markdown table (columns from ``numeric_from`` on right-aligned), then a bullet per row that has notes:
+    ``notes`` holds (name, what it is about, lines) for each row."""
+    lines = ["| " + " | ".join(columns) + " |",
+             "|" + "|".join("---" if i < numeric_from else "---:" for i in range(len(columns))) + "|"]
+    lines += ["| " + " | ".join(_md(x) for x in row) + " |" for row in rows]
+    noted = [(name, about, ns) for name, about, ns in notes if ns]
+    if noted:
+        lines.append("")
+    for name, about, ns in noted:
+        lines.append(f"- **{_md(name)}** ({_md(about)}):")
+        lines += [f"  - {_md(n)}" for n in ns]
+    return lines
+
+
 def _markdown_lines(e: EntityAudit, checks: list[Check]) -> list[str]:
     lines = ["", f"## {e.entity}", "", _md(_heading(e)), ""]
     if checks:
-        lines.append("| " + " | ".join(_COLUMNS) + " |")
-        lines.append("|" + "|".join("---" if i < 4 else "---:" for i in range(len(_COLUMNS))) + "|")
-        lines += ["| " + " | ".join(_md(x) for x in _cells(c)) + " |" for c in checks]
-        notes = [(c, _notes(c)) for c in checks if _notes(c)]
-        if notes:
-            lines.append("")
-        for c, ns in notes:
-            lines.append(f"- **{_md(c.rule)}** ({_md(c.target)}):")
-            lines += [f"  - {_md(n)}" for n in ns]
+        lines += _markdown_table(_COLUMNS, 4, [_cells(c) for c in checks],
+                                 [(c.rule, c.target, _notes(c)) for c in checks])
     for note in e.notes:
         lines.append(f"_note: {_md(note)}_")
     lines += [f"_{_md(n.sentence)}_" for n in e.not_applicable]
@@ -273,7 +281,8 @@ def _peer_shown(e: PeerEntryAudit, failed_only: bool) -> tuple[list[Comparison],
 
 def _peer_heading(e: PeerEntryAudit) -> str:
     target = f"KB {e.product}" if e.product else "no KB entity"
-    return f"{e.entry.format}: {e.entry.name} ({e.entry.where}) vs {target}: {e.status.label if e.status else UNCHECKED}"
+    status = e.status.label if e.status else UNCHECKED
+    return f"{e.entry.format}: {e.entry.name} ({e.entry.where}) vs {target}: {status}"
 
 
 def _peer_internal(e: PeerEntryAudit) -> str:
@@ -330,14 +339,9 @@ def peer_markdown(audit: PeerAudit, failed_only: bool = False) -> str:
         lines += ["", f"## {_md(e.entry.name)}", "", _md(_peer_heading(e)), "", _md(_peer_internal(e))]
         lines += [f"- {_md(c.detail)}" for c in internal_failed]
         if shown:
-            lines += ["", "| " + " | ".join(_PEER_COLUMNS) + " |", "|---|---|---|---:|---:|---:|"]
-            lines += ["| " + " | ".join(_md(x) for x in _peer_cells(c)) + " |" for c in shown]
-            notes = [(c, _peer_notes(c)) for c in shown if _peer_notes(c)]
-            if notes:
-                lines.append("")
-            for c, ns in notes:
-                lines.append(f"- **{_md(c.field)}** ({_md(c.key)}):")
-                lines += [f"  - {label}: {_md(text)}" for label, text in ns]
+            lines += ["", *_markdown_table(_PEER_COLUMNS, 3, [_peer_cells(c) for c in shown],
+                                           [(c.field, c.key, [f"{label}: {text}" for label, text in _peer_notes(c)])
+                                            for c in shown])]
         lines += [f"_{_md(line)}_" for line in _peer_tail(e)]
     files = peer_files_text(audit)
     if files:
