@@ -29,7 +29,8 @@ VarKey = str    # one value of it: "tc_peak[bf16]", or "sm_count" for an unindex
 EntityId = str  # "h100-sxm"
 
 RULE_KINDS = ("law", "expectation", "simulated", "limit")
-ENTITY_KINDS = ("architecture", "product", "die", "instruction", "workload", "scenario", "datasheet", "memory")
+ENTITY_KINDS = ("architecture", "product", "die", "instruction", "workload", "scenario", "datasheet", "memory",
+                "vector-processor")
 
 
 def var_key(name: VarName, index: str | None = None) -> VarKey:
