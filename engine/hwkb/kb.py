@@ -20,7 +20,7 @@ from hwkb.definitions.model import Entity, EntityId, VarKey
 from hwkb.errors import KBError, KBErrors, NotDetermined, QueryError
 from hwkb.formats.caches import CacheDirectory, SolutionCache, cache_directory, trusted
 from hwkb.formats.load import load_model
-from hwkb.formats.query_files import load_query
+from hwkb.formats.query_files import SavedQueryList, load_query, saved_query_titles
 from hwkb.formats.resources import default_kb_dirs
 from hwkb.results import Result
 from hwkb.solving.context import Context
@@ -264,6 +264,11 @@ class KnowledgeBase(System):
         """The warp-scheduler model over the grid of the lists."""
         return SimulationRuns(tuple(run_grid(list(warps), list(ilp), list(compute), list(latency), iters=iters,
                                              policy=policy)))
+
+    @staticmethod
+    def saved_queries() -> SavedQueryList:
+        """The saved queries (``queries/*.yaml``) by name, with their titles."""
+        return SavedQueryList(saved_query_titles())
 
     def run(self, query: str | Path) -> QueryResult:
         """A saved query, by name (``'peaks'``) or path: every cell computed here."""

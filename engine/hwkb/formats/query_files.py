@@ -19,7 +19,7 @@ from hwkb.formats.caches.directory import CacheDirectory
 from hwkb.formats.resources import queries_dir
 from hwkb.formats.yaml_nodes import Node, NodeReader, read_yaml
 
-__all__ = ["Query", "Column", "Row", "Layer", "load_query", "saved_queries"]
+__all__ = ["Query", "Column", "Row", "Layer", "load_query", "saved_queries", "SavedQueryList", "saved_query_titles"]
 
 _FORMAT = re.compile(r"^\.?\d{0,2}[fgde%]$")
 _CONTEXT_FIELDS = ("gpu", "with", "set", "where", "params")
@@ -70,6 +70,25 @@ class Query:
 
 def saved_queries() -> dict[str, Path]:
     return {p.stem: p for p in sorted(queries_dir().glob("*.yaml"))}
+
+
+def saved_query_titles() -> tuple[tuple[str, str], ...]:
+    """The saved queries' names and titles, read without the YAML parser (listing them stays light)."""
+    out = []
+    for name, path in saved_queries().items():
+        title = re.search(r"^title:\s*(.+)$", path.read_text(encoding="utf-8"), re.MULTILINE)
+        out.append((name, title.group(1).strip().strip("'\"") if title else ""))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class SavedQueryList:
+    """The saved queries as a table of name and title: what ``hwkb run`` with no name prints."""
+    queries: tuple[tuple[str, str], ...]
+
+    def to_dict(self) -> dict:
+        return {"command": "run", "status": "ok", "title": "Saved queries", "columns": ["query", "title"],
+                "units": [None, None], "rows": [list(q) for q in self.queries]}
 
 
 def load_query(name_or_path: str, cache: Path | CacheDirectory | None = None) -> Query:

@@ -33,7 +33,7 @@ FORMS_OF = {
     "Solution": "hwkb.render.answers", "Explanation": "hwkb.render.answers", "Derived": "hwkb.render.answers",
     "WhatIf": "hwkb.render.answers", "SymbolicSolution": "hwkb.render.answers", "SweepResult": "hwkb.render.answers",
     "QueryResult": "hwkb.render.answers", "Export": "hwkb.render.answers", "Listing": "hwkb.render.answers",
-    "CheckReport": "hwkb.render.answers", "SimulationRuns": "hwkb.render.runs",
+    "CheckReport": "hwkb.render.answers", "SavedQueryList": "hwkb.render.answers", "SimulationRuns": "hwkb.render.runs",
     "AuditReport": "hwkb.render.audit", "PeerAudit": "hwkb.render.audit",
 }
 

@@ -14,7 +14,7 @@ from hwkb.render.question_text import render_symbolic, render_whatif
 from hwkb.render.forms import csv_text, number_text, table_forms
 from hwkb.render.solution_text import render_derived, render_solution
 
-__all__ = ["FORMS", "WHY_NOT", "sweep_chunks", "listing_text", "check_text", "query_text"]
+__all__ = ["FORMS", "WHY_NOT", "sweep_chunks", "listing_text", "check_text", "query_text", "saved_queries_text"]
 
 
 # ---------------------------------------------------------------- one value
@@ -73,6 +73,12 @@ def _listing_data(listing):
                     for item in listing.items]
 
 
+def saved_queries_text(saved) -> str:
+    """``hwkb run`` with no name: each saved query's name and title, aligned."""
+    width = max((len(name) for name, _ in saved.queries), default=0)
+    return "\n".join(["saved queries (hwkb run NAME):"] + [f"  {name:<{width}}  {title}" for name, title in saved.queries])
+
+
 def listing_text(listing, names_only: bool = False) -> str:
     """``hwkb list``: an aligned line per item, its id, kind or unit, doc and aliases; ``names_only``: only the
     names, one a line (``--names``, what completion reads)."""
@@ -122,6 +128,7 @@ FORMS = {
     "Listing": {"text": listing_text, **table_forms(lambda l: f"hwkb list {l.what}",
                                                     lambda l: _listing_data(l), _listing_data)},
     "CheckReport": {"text": check_text},
+    "SavedQueryList": {"text": saved_queries_text},
 }
 
 WHY_NOT = {
