@@ -138,3 +138,72 @@ def test_occupancy_table_names_the_limiter_of_every_cell(kb):
     assert rows["A100 256x32"][-1] == "warps & registers"                    # 8 blocks either way: both bind
     assert rows["A100 256x32 48KB"][-1] == "shared memory"
     assert rows["H100 512x128"][-1] == "registers"
+
+
+#: issue 24: the textbook's GPU section (H&P 4.4) figure by figure, each as the section prints it, by the row whose
+#: flags reproduce it ('hwkb solve COLUMN ROW') and the column naming the variable
+HP_GPUS_FIGURES = {
+    ("--gpu p100", "sm_count"): "56",
+    ("--gpu h100-sxm", "sm_count"): "132",
+    ("--gpu gp100 --set fp32_peak=10TFLOPS", "fp32_peak"): "10.0",
+    ("--gpu gp100 --set fp32_peak=10TFLOPS", "fp64_peak"): "5.0",
+    ("--gpu gp100 --set fp32_peak=10TFLOPS", "fp16_peak"): "20.0",
+    ("--gpu p100", "die_fp64_fp32_ratio"): "0.5",
+    ("--gpu p100", "memory_bus_bits"): "4096",
+    ("--gpu p100", "memory_clock"): "0.7",
+    ("--gpu p100", "memory_bandwidth"): "732",
+    ("--gpu p100", "nvlink_link_bandwidth_per_direction"): "20",
+    ("--gpu p100", "nvlink_links"): "4",
+    ("--gpu p100", "nvlink_bandwidth"): "160",
+    ("--gpu p100", "register_file_per_sm"): "65536",
+    ("--gpu p100", "registers_per_lane"): "1024",
+    ("--gpu pascal-textbook", "smem_bytes_per_sm_cycle"): "128",
+    ("--gpu p100", "max_warps_per_sm"): "64",
+    ("--gpu h100-sxm", "max_warps_per_sm"): "64",
+    ("--gpu h100-sxm", "l2_size"): "50",
+    ("--gpu p100", "ldst_units_per_partition"): "16",
+    ("--gpu p100", "sfus_per_partition"): "8",
+    ("--gpu p100", "active_lanes_per_sm"): "64",
+    ("--gpu pascal-textbook", "simd_lanes"): "16",
+    ("--gpu pascal-textbook", "issue_cycles_per_warp_instruction"): "2",
+    ("--gpu pascal --set simd_lanes=8", "issue_cycles_per_warp_instruction"): "4",
+    ("--gpu pascal-textbook", "max_regs_per_thread"): "256",
+    ("--gpu pascal-textbook", "register_elements_per_warp"): "8192",
+    ("--gpu pascal-textbook", "fp64_registers_per_thread"): "128.0",
+    ("--gpu p100 --with hp-vector-multiply", "blocks_per_grid"): "16",
+    ("--gpu p100 --with hp-vector-multiply", "warps_per_block"): "16",
+    ("--gpu pascal --with hp-vector-multiply --set block_index=15 --set thread_index_in_block=511",
+     "global_thread_index"): "8191",
+    ("--gpu p100 --with hp-daxpy", "ptx_block_shift"): "8",
+    ("--gpu p100 --with hp-daxpy", "ptx_element_shift"): "3",
+    ("--gpu pascal --with hp-block-16x36", "block_registers"): "18432",
+    ("--gpu pascal --with hp-block-32x20", "block_registers"): "20480",
+    ("--gpu pascal --set access_stride=1 --set element_bytes=4B --set memory_transaction_bytes=128B",
+     "warp_access_span"): "128",
+    ("--gpu pascal --set access_stride=1 --set element_bytes=4B --set memory_transaction_bytes=128B",
+     "memory_transactions_per_warp"): "1",
+    ("--gpu pascal --set branch_nesting_depth=1", "simd_efficiency"): "50.0%",
+    ("--gpu pascal --set branch_nesting_depth=2", "simd_efficiency"): "25.0%",
+    ("--gpu pascal --set branch_nesting_depth=3", "simd_efficiency"): "12.5%",
+    ("--gpu pascal --set branch_nesting_depth=2", "mask_combinations"): "4",
+    ("--gpu pascal --set branch_nesting_depth=3", "mask_combinations"): "8",
+    ("--gpu pascal --set active_threads_per_warp=1", "simd_efficiency"): "3.1%",
+    ("--gpu pascal --set active_threads_per_warp=29", "simd_efficiency"): "90.6%",
+    ("--gpu rv64v-2-lanes", "vector_register_elements"): "1024",
+    ("--gpu rv64v-2-lanes", "vector_chime"): "16",
+    ("--gpu rv64v-8-lanes", "vector_chime"): "4",
+}
+
+
+def test_hp_gpus_prints_the_sections_figures(kb):
+    result, rows = table(kb, "hp_gpus")
+    printed = {(label, column): rows[label][result.columns.index(column) - 1] for label, column in HP_GPUS_FIGURES}
+    assert printed == HP_GPUS_FIGURES
+
+
+@pytest.mark.parametrize("label, column", sorted(HP_GPUS_FIGURES))
+def test_hp_gpus_rows_are_the_commands_that_reproduce_their_cells(capsys, label, column):
+    """Each row's label is its context as flags: 'hwkb solve COLUMN LABEL' answers the cell."""
+    from conftest import run_cli_json
+    code, document, _ = run_cli_json(capsys, "solve", column, *label.split())
+    assert code == 0 and document["status"] in ("derived", "stated")
