@@ -43,6 +43,7 @@ DOCUMENTS = {
     "list variables": ["list", "variables"],
     "list rules": ["list", "rules"],
     "run": ["run", "peaks"],
+    "run with no name": ["run"],
     "simulate": ["simulate", "--warps", "4,8", "--ilp", "1", "--compute", "16", "--latency", "500"],
     "audit": ["audit", "--gpu", "h100-sxm", "a100"],
     "audit documents": ["audit", "--gpu", "cc-12.0"],
