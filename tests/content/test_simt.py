@@ -54,7 +54,7 @@ def test_the_p100_reproduces_the_section_and_audits_clean(real_kb):
     checks = report["entities"][0]["checks"]
     assert all(c["status"] != "inconsistent" for c in checks if c["kind"] != "documents")
     rules = {c["rule"] for c in checks}
-    assert {"fp64_ratio_by_architecture", "fp16_ratio_by_architecture", "memory_bandwidth_law"} <= rules
+    assert {"fp64_ratio_of_the_die", "fp16_ratio_of_the_die", "memory_bandwidth_law"} <= rules  # NVIDIA's 1:2, 2:1
     assert real_kb.solve("compute_capability", gpu="t4").magnitude == 7.5
     assert real_kb.solve("tc_fma_per_sm_cycle[fp16]", gpu="t4").magnitude == 512
 

@@ -14,7 +14,7 @@ from hwkb.formats.load import load_model
     ("x: {name: X}\n", ["gpus/bad.yaml:1:4: entity 'x' lacks 'kind'"]),
     ("x: {kind: gadget}\n",
      ["gpus/bad.yaml:1:11: unknown entity kind 'gadget'; use one of architecture, product, die, instruction, "
-      "workload, scenario, datasheet, memory"]),
+      "workload, scenario, datasheet, memory, vector-processor"]),
     ("x: {kind: product, extends: [chip, {a: b}]}\n",
      ["gpus/bad.yaml:1:29: extends must be a name or a list of names"]),
     ("x: {kind: product, facts: [clock]}\n",

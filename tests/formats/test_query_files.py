@@ -103,4 +103,5 @@ def test_an_empty_query_file(tmp_path):
 
 
 def test_module_surface():
-    assert sorted(query_files.__all__) == ["Column", "Layer", "Query", "Row", "load_query", "saved_queries"]
+    assert sorted(query_files.__all__) == ["Column", "Layer", "Query", "Row", "SavedQueryList", "load_query",
+                                           "saved_queries", "saved_query_titles"]

@@ -222,10 +222,7 @@ class Solver(Structure):
         the ratio of their rates. Where they do not beyond their rounding, nothing the block gives can hold.
         """
         relations = [self.relations[r] for r in step.relations]
-        key = (step.relations, step.outputs)
-        if key not in self._regular:
-            self._regular[key] = regular_at_random(relations, step.outputs)
-        if self._regular[key]:
+        if self._is_regular(step):
             return False
         known = {k: self.values[k] for r in relations for k in r.keys if k not in step.outputs}
         slack = [sum(known[k].uncertainty for k in r.keys if k in known) + 1e-9 for r in relations]
@@ -384,14 +381,19 @@ class Solver(Structure):
                 broken.append(f"{relation.rule.doc.removeprefix('given: ')!r} does not hold here ({shown})")
         return broken
 
+    def _is_regular(self, step: Step) -> bool:
+        """:func:`regular_at_random` of a block, once per KB for blocks of its own laws (every row an audit
+        checks for plausibility builds a solver), once per solver for blocks with a --where relation."""
+        key = (step.relations, step.outputs)
+        cache = self._regular if any(r in self.given for r in step.relations) else self.kb.regular_blocks
+        if key not in cache:
+            cache[key] = regular_at_random([self.relations[r] for r in step.relations], step.outputs)
+        return cache[key]
+
     def blocks_regular(self, plan: Plan, target: VarKey) -> bool:
         """Whether every joint block the target rests on is regular (:func:`~hwkb.solving.blocks.regular_at_random`)."""
         blocks = [step for step in self._steps_to(plan, target)[1] if step.is_block]
-        for step in blocks:
-            key = (step.relations, step.outputs)
-            if key not in self._regular:
-                self._regular[key] = regular_at_random([self.relations[r] for r in step.relations], step.outputs)
-        return all(self._regular[(s.relations, s.outputs)] for s in blocks)
+        return all([self._is_regular(s) for s in blocks])  # every block's answer cached, as before
 
     def derived(self) -> list[Value]:
         """Every value the plan gives that the context does not state, in plan order."""

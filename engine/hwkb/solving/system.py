@@ -35,6 +35,7 @@ class System:
         self.model, self.units, self.relations = model, units, relations
         self.directories = tuple(directories)
         self.solutions = SolutionCache() if solutions is None else solutions  # --where equalities solve through it
+        self.regular_blocks: dict[tuple, bool] = {}  # a block of the KB's laws -> regular at random inputs
         self.relation_index = {r.name: r for r in relations}
         self.limits: tuple[Limit, ...] = compile_limits(model)  # a context's facts must satisfy these
         #: plans by what a query knows (which keys, which are n/a, expectations or not): a plan follows from the
