@@ -78,7 +78,7 @@ def test_the_list_has_the_sections_sixteen_laws_and_each_rule_exists(real_kb):
 
 def _answer(real_kb, question):
     variable, gpu, layers, facts, expected = question
-    if isinstance(expected, str):  # an equality through ceil: the interval of solutions
+    if isinstance(expected, str):  # an equality through ceil: the interval of solutions (issue 24's convention)
         target = next(f for f in facts if f.startswith(("blocks_per_grid=", "warps_per_block=")))
         rest = [f for f in facts if f != target]
         answer = real_kb.solve(variable, gpu=gpu, layers=layers, facts=rest, where=[target.replace("=", " = ")])
@@ -88,13 +88,7 @@ def _answer(real_kb, question):
     return answer.magnitude, pytest.approx(expected, rel=2e-3)
 
 
-#: an equality through ceil answers with its interval of solutions: issue 24's convention, the occup branch's
-THROUGH_CEIL = pytest.mark.xfail(strict=True, reason="the interval of solutions through ceil arrives with occup")
-
-
-@pytest.mark.parametrize("law, rules, forward, backward", [
-    pytest.param(*entry, id=entry[0], marks=[THROUGH_CEIL] if isinstance(entry[3][-1], str) else [])
-    for entry in CORE_LAWS])
+@pytest.mark.parametrize("law, rules, forward, backward", CORE_LAWS, ids=[law for law, *_ in CORE_LAWS])
 def test_each_core_law_solves_both_ways(real_kb, law, rules, forward, backward):
     got, expected = _answer(real_kb, forward)
     assert got == expected
