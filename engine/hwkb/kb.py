@@ -131,11 +131,14 @@ class KnowledgeBase(System):
             from hwkb.questions.thresholds import solve_constrained
             solution = solve_constrained(self, key, context, where)
         else:
-            solution = Solver(self, context, where, lazy=True).solution(key)
+            solver = Solver(self, context, where, lazy=True)
+            solution = solver.solution(key, needs=not where)  # what would settle it, only once it is the answer
             if solution.status == Status.UNDERDETERMINED and where:  # 'blocks_per_grid = 16' through a ceil
                 from hwkb.questions.thresholds import pinned_equalities, solve_constrained
                 if pinned_equalities(self, where):
                     solution = solve_constrained(self, key, context, where)
+                else:
+                    solution = solver.solution(key)
         return solution if key == variable else solution.asked_as(variable)
 
     def explain(self, variable: VarKey, gpu: EntityId | None = None, layers: Iterable[EntityId] = (),
