@@ -106,11 +106,17 @@ def test_a_precision_ratio_is_the_architecture_s_not_a_global_law(kb):
     assert kb.solve("tc_int8_fp16_ratio", gpu="mi250").magnitude == pytest.approx(1)
 
 
-def test_a_blackwell_ultra_like_sheet_with_fp4_three_times_fp8_audits_clean(tmp_path):
-    """Made-up figures: an architecture stating FP4 = 3 x FP8 makes such a sheet consistent; on Blackwell it is flagged."""
+def _kb_with_sheet(tmp_path, text: str):
+    """The built-in KB with one file of entities of one's own (indented text, dedented here) on top."""
     from hwkb import KnowledgeBase
     (tmp_path / "gpus").mkdir()
-    (tmp_path / "gpus" / "ultra.yaml").write_text(textwrap.dedent("""\
+    (tmp_path / "gpus" / "sheet.yaml").write_text(textwrap.dedent(text))
+    return KnowledgeBase.load([tmp_path])
+
+
+def test_a_blackwell_ultra_like_sheet_with_fp4_three_times_fp8_audits_clean(tmp_path):
+    """Made-up figures: an architecture stating FP4 = 3 x FP8 makes such a sheet consistent; on Blackwell it is flagged."""
+    kb = _kb_with_sheet(tmp_path, """\
         ultra-like:
           kind: architecture
           extends: blackwell
@@ -130,8 +136,7 @@ def test_a_blackwell_ultra_like_sheet_with_fp4_three_times_fp8_audits_clean(tmp_
             sm_count: 100
             tc_peak[fp8]: 1638.4 TFLOPS
             tc_peak[fp4]: 4915.2 TFLOPS
-        """))
-    kb = KnowledgeBase.load([tmp_path])
+        """)
     ultra, plain = kb.audit(["ultra-sheet"]).entities[0], kb.audit(["plain-sheet"]).entities[0]
     assert ultra.checks and not [c for c in ultra.checks if str(c.status) == "inconsistent"]
     assert [c for c in plain.checks if str(c.status) == "inconsistent"]
@@ -376,9 +381,7 @@ def test_the_b300_sm_count_answers_with_its_secondary_source_visible(capsys):
 def test_an_mi300x_sheet_with_amd_s_lane_count_audits_clean_at_2_1_ghz(tmp_path):
     """AMD prints 64 stream processors per CU and Vector FP32 163.4 TFLOPS: packed FP32 (2 FMA per lane) makes
     that 2.1 GHz, the clock every matrix peak gives, where one FMA per lane made it 4.2 GHz."""
-    from hwkb import KnowledgeBase
-    (tmp_path / "gpus").mkdir()
-    (tmp_path / "gpus" / "sheet.yaml").write_text(textwrap.dedent("""\
+    kb = _kb_with_sheet(tmp_path, """\
         mi300x-like:
           kind: datasheet
           extends: cdna3
@@ -388,8 +391,7 @@ def test_an_mi300x_sheet_with_amd_s_lane_count_audits_clean_at_2_1_ghz(tmp_path)
             fp32_peak: 163.4 TFLOPS
             matrix_peak[bf16]: 1307.4 TFLOPS
             fp64_peak: 81.7 TFLOPS
-        """))
-    kb = KnowledgeBase.load([tmp_path])
+        """)
     audit = kb.audit(["mi300x-like"]).entities[0]
     statuses = {c.rule: str(c.status) for c in audit.checks}
     assert statuses["fp32_clock_is_tensor_clock"] in ("consistent", "within_rounding")
@@ -407,9 +409,7 @@ def test_a_b200_sheet_with_nvidia_s_exp_rate_breaks_no_law(tmp_path):
     """NVIDIA's 5 TExp/s is 148 SMs x 16 SFUs x 2.11 GHz, the clock of the 80 TFLOPS FP32 figure: the SFUs run at
     the FP32 clock. Only the expectation that one clock serves FP32 and the tensor peaks fails, as on the H100: a
     per-pipe clock difference, no figure wrong."""
-    from hwkb import KnowledgeBase
-    (tmp_path / "gpus").mkdir()
-    (tmp_path / "gpus" / "sheet.yaml").write_text(textwrap.dedent("""\
+    kb = _kb_with_sheet(tmp_path, """\
         b200-like:
           kind: datasheet
           extends: blackwell
@@ -418,8 +418,7 @@ def test_a_b200_sheet_with_nvidia_s_exp_rate_breaks_no_law(tmp_path):
             fp32_peak: 80 TFLOPS
             tc_peak[bf16]: 2250 TFLOPS
             sfu_exp_rate: 5 Texp/s
-        """))
-    kb = KnowledgeBase.load([tmp_path])
+        """)
     statuses = {c.rule: str(c.status) for c in kb.audit(["b200-like"]).entities[0].checks}
     assert statuses["sfu_exp_gpu"] in ("consistent", "within_rounding")
     assert {rule for rule, status in statuses.items() if status == "inconsistent"} == {"fp32_clock_is_tensor_clock"}
