@@ -72,3 +72,85 @@ def test_scores_count_real_findings_per_kind(precision, labels):
         assert s["judged"] == judged and 0 <= s["real"] <= judged
     gone = precision.score([f for f in frame if f["kind"] != "isolated"], labels)
     assert gone["kinds"]["isolated"]["labelled"] == 0 and sum(gone["withdrawn"].values()) == 28
+
+
+# ---------------------------------------------------------------- the held-back sample (issue 20)
+
+@pytest.fixture(scope="module")
+def heldback(precision):
+    return precision.read_labels(precision.FRESH_LABELS)
+
+
+def test_every_heldback_label_is_well_formed(precision, heldback):
+    assert heldback["seed"] == precision.FRESH_SEED and heldback["frame"].endswith(precision.FRESH_FRAME.name)
+    labels = heldback["labels"]
+    for item in labels:
+        assert {"entity", "rule", "kind", "group", "figure_checked", "stated", "implied", "unit", "label", "why",
+                "evidence"} <= set(item), item
+        assert item["label"] in precision.LABEL_VALUES and item["kind"] in precision.KINDS
+        assert item["why"].strip() and item["evidence"].strip()
+        if item["label"] == "data_error":
+            assert item.get("figure") and item.get("should_be"), item["entity"]
+        assert item["evidence"].startswith("none found") == (item["label"] == "unknown"), item["entity"]
+    assert len({(i["entity"], i["rule"]) for i in labels}) == len(labels)
+
+
+def test_the_heldback_sample_is_the_seeded_draw_from_the_frozen_findings(precision, heldback):
+    frame = precision.read_frame(precision.FRESH_FRAME)
+    assert len(frame) == 696
+    held = precision.labelled_before()
+    drawn = precision.draw_fresh_sample(frame, held)
+    assert drawn == sorted((i["entity"], i["rule"]) for i in heldback["labels"])
+    assert drawn == precision.draw_fresh_sample(list(reversed(frame)), held)
+    assert precision.draw_fresh_sample(frame, held, seed=2027) != drawn
+    kinds = {(f["entity"], f["rule"]): f["kind"] for f in frame}
+    assert all(kinds[(i["entity"], i["rule"])] == i["kind"] for i in heldback["labels"])
+
+
+def test_the_heldback_sample_holds_every_isolated_and_mixed_finding_and_only_new_systematic_ones(precision, heldback):
+    frame = precision.read_frame(precision.FRESH_FRAME)
+    labels = heldback["labels"]
+    single = {(f["entity"], f["rule"]) for f in frame if f["kind"] != "systematic"}
+    assert single == {(i["entity"], i["rule"]) for i in labels if i["kind"] != "systematic"}
+    systematic = [(i["entity"], i["rule"]) for i in labels if i["kind"] == "systematic"]
+    assert not set(systematic) & precision.labelled_before()
+    per_rule = {rule: sum(r == rule for _, r in systematic) for rule in precision.FRESH_QUOTA}
+    assert per_rule == precision.FRESH_QUOTA
+
+
+def test_agreement_counts_labels_and_verdicts_and_sets_unknown_apart(precision):
+    key = ("gpu-a", "rule")
+    kinds = {key: "mixed", ("gpu-b", "rule"): "systematic", ("gpu-c", "rule"): "mixed", ("gpu-d", "rule"): "mixed"}
+    old = [{"entity": "gpu-a", "rule": "rule", "label": "data_error"},
+           {"entity": "gpu-b", "rule": "rule", "label": "data_error"},
+           {"entity": "gpu-c", "rule": "rule", "label": "unknown"},
+           {"entity": "gpu-d", "rule": "rule", "label": "rule_too_strict"}]
+    fresh = [{"entity": "gpu-a", "rule": "rule", "label": "data_error"},
+             {"entity": "gpu-b", "rule": "rule", "label": "real_hardware_difference"},
+             {"entity": "gpu-c", "rule": "rule", "label": "data_error"},
+             {"entity": "gpu-d", "rule": "rule", "label": "real_hardware_difference"},
+             {"entity": "gpu-e", "rule": "rule", "label": "data_error"}]
+    a = precision.agreement(fresh, old, kinds)
+    assert (a["overlap"], a["judged_by_both"], a["unknown_on_one_side"]) == (4, 3, 1)
+    assert a["same_label"] == 1            # gpu-a only
+    assert a["same_verdict"] == 3          # gpu-b real either way (systematic), gpu-d not real either way (mixed)
+    assert a["disagreements"] == ["gpu-b rule: data_error -> real_hardware_difference",
+                                  "gpu-d rule: rule_too_strict -> real_hardware_difference"]
+
+
+def test_wilson_interval_brackets_the_share(precision):
+    assert precision.wilson_interval(0, 0) is None
+    low, high = precision.wilson_interval(53, 53)
+    assert 0.9 < low < 1.0 and high == 1.0
+    low, high = precision.wilson_interval(4, 11)
+    assert low < 4 / 11 < high and high - low > 0.4      # a sample of 11 pins little down
+
+
+def test_the_heldback_scores_on_the_frozen_findings(precision):
+    result = precision.score_fresh(precision.read_frame(precision.FRESH_FRAME))
+    fresh, held_back = result["fresh"], result["held_back"]
+    assert fresh["withdrawn"] == {} and fresh["recall"] == 1.0
+    assert sum(s["labelled"] for s in fresh["kinds"].values()) == 112
+    assert held_back["kinds"]["isolated"]["labelled"] == 0       # every isolated finding was labelled before
+    assert sum(s["labelled"] for s in held_back["kinds"].values()) == 71
+    assert result["agreement"]["overlap"] == 41
