@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping, MutableMapping
 
+from hwkb.definitions.citations import Document
 from hwkb.definitions.display import display_scale, format_number
 from hwkb.errors import KBError, Location, UnknownNameError
 from hwkb.definitions.expressions import Ref, RelationTree
@@ -245,6 +246,7 @@ class Model:
     rules: Mapping[str, Rule]
     entities: Mapping[EntityId, Entity]
     files: tuple[str, ...]
+    sources: Mapping[str, Document] | None = None  # the bibliography (SOURCES.yaml); None: sources are free text
     aliases: Mapping[str, VarName] = field(init=False, repr=False, compare=False)  # alias -> variable
 
     def __post_init__(self):
@@ -252,6 +254,8 @@ class Model:
             value = getattr(self, name)  # a read-only mapping (entities built as they are asked for) is kept
             if isinstance(value, MutableMapping) or not isinstance(value, Mapping):
                 object.__setattr__(self, name, MappingProxyType(dict(value)))
+        if self.sources is not None:
+            object.__setattr__(self, "sources", MappingProxyType(dict(self.sources)))
         object.__setattr__(self, "aliases", MappingProxyType(alias_table(self.variables)))
 
     def resolve_name(self, name: str) -> VarName:

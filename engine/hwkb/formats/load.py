@@ -23,10 +23,12 @@ from collections import ChainMap
 from pathlib import Path
 from typing import Iterable, Mapping, NamedTuple
 
+from hwkb.definitions.citations import Document
 from hwkb.definitions.limits import MAX_YAML_BYTES, read_regular_file
 from hwkb.definitions.model import Entity, EntityId, IndexSet, Model, Rule, Variable
 from hwkb.definitions.units import Units
 from hwkb.errors import KBError, KBErrors, LoadError, Location, UnknownNameError
+from hwkb.formats.bibliography import BIBLIOGRAPHY, citation_errors, read_bibliography, variable_citation_errors
 from hwkb.formats.caches.directory import CacheDirectory, trusted
 from hwkb.formats.caches.entities import cached_entities, store_entities
 from hwkb.formats.caches.entity_index import (EntityIndex, FileRecord, LazyEntities, Outline, fingerprint,
@@ -52,6 +54,7 @@ def load_model(directories: Iterable[Path], extra_entity_files: Iterable[Path] =
     cache = trusted(cache)
     directories = [Path(d) for d in directories]
     units = _units(directories)
+    sources = read_bibliography(directories, errors, cache)
     indices: dict[str, IndexSet] = {}
     variables: list[Declaration] = []
     rules: list[Declaration] = []
@@ -66,7 +69,9 @@ def load_model(directories: Iterable[Path], extra_entity_files: Iterable[Path] =
                 read_rule_file(NodeReader(path, errors), root, indices, variables, rules)
     extra = [Path(p) for p in extra_entity_files]
     entity_files += extra
-    texts = [_text_of(path) for path in [*map(Path, units.sources), *map(Path, files)]] if cache else []
+    bibliographies = [d / BIBLIOGRAPHY for d in directories if (d / BIBLIOGRAPHY).exists()]
+    texts = ([_text_of(path) for path in [*map(Path, units.sources), *map(Path, files), *bibliographies]]
+             if cache else [])
     if None in texts:  # a rule file that did not read: its error is reported; nothing is cached against it
         cache = None
     index = EntityIndex(cache, [str(p) for p in [*directories, *extra]],  # one index per set of directories
@@ -75,6 +80,7 @@ def load_model(directories: Iterable[Path], extra_entity_files: Iterable[Path] =
     files += map(str, entity_files)
     declared = _variables(variables, indices, units)
     check_aliases(variables, declared)
+    errors += variable_citation_errors(declared.values(), sources)
     built_rules: dict[str, Rule] = {}
     for item in rules:
         rule = build_rule(item, indices, declared, units)
@@ -91,6 +97,7 @@ def load_model(directories: Iterable[Path], extra_entity_files: Iterable[Path] =
             continue
         before = len(errors)
         file_entities = [build_entity(item, indices, declared, units) for item in slot.declarations]
+        errors += citation_errors(file_entities, sources)
         if slot.clean and len(errors) == before and slot.text is not None:
             records[str(slot.path)] = FileRecord.of(slot.text, slot.size_and_time, file_entities)
             store_entities(cache, _entities_source(index, records[str(slot.path)]), str(slot.path), file_entities)
@@ -101,8 +108,9 @@ def load_model(directories: Iterable[Path], extra_entity_files: Iterable[Path] =
     index.write(records)
     if errors:
         raise KBErrors(errors)
-    reader = _IndexedFiles(index, records, indices, declared, units, cache)
-    return Model(indices, declared, built_rules, LazyEntities(outlines, built, reader.read), tuple(files)), units
+    reader = _IndexedFiles(index, records, indices, declared, units, cache, sources)
+    return Model(indices, declared, built_rules, LazyEntities(outlines, built, reader.read), tuple(files),
+                 sources), units
 
 
 class _Slot(NamedTuple):
@@ -140,8 +148,9 @@ class _IndexedFiles:
     entity cache if the file's text is still the one indexed, else from its YAML."""
 
     def __init__(self, index: EntityIndex, records: Mapping[str, FileRecord], indices: Mapping[str, IndexSet],
-                 variables: Mapping[str, Variable], units: Units, cache: CacheDirectory | None):
-        self.index, self.records, self.cache = index, records, cache
+                 variables: Mapping[str, Variable], units: Units, cache: CacheDirectory | None,
+                 sources: Mapping[str, Document] | None):
+        self.index, self.records, self.cache, self.sources = index, records, cache, sources
         self.indices, self.variables, self.units = indices, variables, units
 
     def read(self, file: str) -> dict[EntityId, Entity]:
@@ -162,6 +171,7 @@ class _IndexedFiles:
         if root is not None:
             read_entity_file(NodeReader(path, errors), root, declarations)
         entities = [build_entity(item, self.indices, self.variables, self.units) for item in declarations]
+        errors += citation_errors(entities, self.sources)
         if errors:
             raise KBErrors(errors)
         if digest(text) == record.sha:
@@ -203,6 +213,7 @@ def _entity_files(directory: Path, errors: list[KBError]) -> list[Path]:
         here = Path(folder)
         if here == directory:
             subfolders[:] = [s for s in subfolders if s != "rules"]
+            names = [n for n in names if n != BIBLIOGRAPHY]
         subfolders.sort()
         for name in sorted([*names, *(s for s in subfolders if s.endswith((".yaml", ".yml")))]):
             if name.endswith(".yaml"):
