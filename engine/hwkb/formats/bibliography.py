@@ -4,9 +4,10 @@ documents.
 Each KB directory may hold a ``SOURCES.yaml``; an overlay's entries are added to
 the base's, and an id given twice must be given the same way. When the KB's
 directories hold a bibliography, every fact, every ``also`` figure, every
-variable's default and every entity's ``source`` must cite one of its ids
+variable's default, every rule and every entity's ``source`` must cite one of its ids
 (:func:`~hwkb.definitions.citations.split_citation`). A KB without any
-``SOURCES.yaml`` (a small KB of one's own) keeps free-text sources. A user's
+``SOURCES.yaml`` (a small KB of one's own) keeps free-text sources. A variable's ``range`` gives the reason for
+its bounds (often the span of the KB's own figures), not a document: it stays free text. A user's
 datasheet (``--file``) is not checked: its figures come from the user's own
 document, which the KB's bibliography cannot list.
 """
@@ -16,11 +17,11 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from hwkb.definitions.citations import CITATION_ID, READINGS, Document, split_citation
-from hwkb.definitions.model import Entity, Fact, Variable
+from hwkb.definitions.model import Entity, Fact, Rule, Variable
 from hwkb.errors import KBError, LoadError, Location, UnknownSourceError
 from hwkb.formats.yaml_nodes import NodeReader, read_yaml
 
-__all__ = ["BIBLIOGRAPHY", "read_bibliography", "citation_errors", "variable_citation_errors"]
+__all__ = ["BIBLIOGRAPHY", "read_bibliography", "citation_errors", "variable_citation_errors", "rule_citation_errors"]
 
 BIBLIOGRAPHY = "SOURCES.yaml"
 _FIELDS = ("title", "publisher", "date", "url", "read", "via", "doc")
@@ -104,6 +105,17 @@ def variable_citation_errors(variables: Iterable[Variable], documents: Mapping[s
     for variable in variables:
         if variable.default is not None:
             _check_fact(variable.default, documents, bibliography, errors)
+    return errors
+
+
+def rule_citation_errors(rules: Iterable[Rule], documents: Mapping[str, Document] | None,
+                         bibliography: str = BIBLIOGRAPHY) -> list[KBError]:
+    """The citations of the rules that name no document."""
+    if documents is None:
+        return []
+    errors: list[KBError] = []
+    for rule in rules:
+        _check(rule.source, rule.where, documents, bibliography, errors)
     return errors
 
 

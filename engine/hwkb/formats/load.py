@@ -28,7 +28,8 @@ from hwkb.definitions.limits import MAX_YAML_BYTES, read_regular_file
 from hwkb.definitions.model import Entity, EntityId, IndexSet, Model, Rule, Variable
 from hwkb.definitions.units import Units
 from hwkb.errors import KBError, KBErrors, LoadError, Location, UnknownNameError
-from hwkb.formats.bibliography import BIBLIOGRAPHY, citation_errors, read_bibliography, variable_citation_errors
+from hwkb.formats.bibliography import (BIBLIOGRAPHY, citation_errors, read_bibliography, rule_citation_errors,
+                                       variable_citation_errors)
 from hwkb.formats.caches.directory import CacheDirectory, trusted
 from hwkb.formats.caches.entities import cached_entities, store_entities
 from hwkb.formats.caches.entity_index import (EntityIndex, FileRecord, LazyEntities, Outline, fingerprint,
@@ -86,6 +87,7 @@ def load_model(directories: Iterable[Path], extra_entity_files: Iterable[Path] =
         rule = build_rule(item, indices, declared, units)
         if rule is not None:
             item.reader.declare(built_rules, item.name, item.key_node, rule)
+    errors += rule_citation_errors(built_rules.values(), sources)
     outlines: dict[EntityId, Outline] = {}
     built: dict[EntityId, Entity] = {}
     records: dict[str, FileRecord] = {}
