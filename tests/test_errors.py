@@ -13,7 +13,7 @@ from hwkb.errors import (ContextError, DimensionError, ExpressionError, KBError,
 def test_all_names_exist():
     assert sorted(errors.__all__) == sorted([
         "Location", "KBError", "LoadError", "NotHardwareFile", "ExpressionError", "UnitError", "DimensionError",
-        "UnknownNameError", "UnknownSourceError", "ContextError", "QueryError", "NotDetermined", "NoClosedForm", "UnevaluablePoint",
+        "UnknownNameError", "ContextError", "QueryError", "NotDetermined", "NoClosedForm", "UnevaluablePoint",
         "SimulationInputError", "MissingExtraError", "UsageError", "LimitError", "OutsideLimit", "CacheRefused",
         "KBErrors", "suggest", "escaped", "markdown_text"])
     for name in errors.__all__:

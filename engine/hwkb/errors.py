@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 __all__ = ["Location", "KBError", "LoadError", "NotHardwareFile", "ExpressionError", "UnitError", "DimensionError",
-           "UnknownNameError", "UnknownSourceError", "ContextError", "QueryError", "NotDetermined", "NoClosedForm", "UnevaluablePoint",
+           "UnknownNameError", "ContextError", "QueryError", "NotDetermined", "NoClosedForm", "UnevaluablePoint",
            "SimulationInputError", "MissingExtraError", "UsageError", "LimitError", "OutsideLimit", "CacheRefused",
            "KBErrors", "suggest", "escaped", "markdown_text"]
 
@@ -178,16 +178,6 @@ class UnknownNameError(KBError):
         else:  # nothing close: a short list is worth showing whole
             hint = f"one of {', '.join(known)}" if 0 < len(known) <= MAX_LISTED else None
         super().__init__(f"unknown {kind} {name!r}", where=where, hint=hint)
-
-
-class UnknownSourceError(UnknownNameError):
-    """A citation whose id is not a document of the KB's bibliography; carries the nearest ids."""
-
-    def __init__(self, name: str, known: Iterable[str], *, where: Location | None = None,
-                 bibliography: str = "SOURCES.yaml"):
-        super().__init__("source", name, known, where=where)
-        todo = f"cite a document of {bibliography} as 'ID, LOCATION', or add the document there"
-        self.hint = f"{self.hint} {todo}" if self.suggestions else todo
 
 
 class ContextError(KBError):

@@ -44,6 +44,6 @@ def test_list_rules_gives_each_rules_law_source_and_worked_example(capsys):
     rules = {i["id"]: i for i in doc["items"]}
     peak = rules["tensor_peak"]
     assert code == 0 and peak["eq"] == "tc_peak[precision] = sm_count * tc_fma_per_sm_cycle[precision] * clock_tc"
-    assert (peak["source"], peak["example"]) == ("chapter 'How the peak compute is computed'",
+    assert (peak["source"], peak["example"]) == ("chapter-sms-and-tensor-cores, section 'How the peak compute is computed'",
                                                  "H100 SXM, BF16: 132 SMs x 4096 FLOP/cycle x 1.83 GHz = 989 TFLOPS")
     assert rules["divergence"]["example"] == ""

@@ -169,7 +169,8 @@ def test_sm_120_keeps_both_documents_block_limits(real_kb):
     other = next(c for c in checks if c["kind"] == "documents" and c["target"] == "max_blocks_per_sm")
     assert other["status"] == "inconsistent"
     assert (other["value"]["value"], other["implied"]["value"]) == (24, 32)
-    assert "Blackwell Tuning Guide" in other["implied"]["source"] and "Programming Guide" in other["value"]["source"]
+    assert other["implied"]["source"].startswith("blackwell-tuning-guide, ")
+    assert other["value"]["source"].startswith("cuda-programming-guide-13, ")
 
 
 def test_every_nvidia_architecture_names_its_compute_capability(real_kb):
@@ -206,7 +207,7 @@ def test_stores_take_issue_slots_in_the_simulation(real_kb):
     assert with_stores.magnitude == all_compute.magnitude > without.magnitude
 
 
-PG = "CUDA Programming Guide 13.x, 5.1.3 'Features and Technical Specifications'"
+PG = "cuda-programming-guide-13, 5.1.3 'Features and Technical Specifications'"
 COPY = "(read through a copy of docs.nvidia.com/cuda/cuda-programming-guide/05-appendices/compute-capabilities.html)"
 
 

@@ -57,5 +57,5 @@ def test_an_fp8_peak_under_the_fp16_key_is_named_with_nvidias_datasheet(real_kb,
     path.write_text(json.dumps({"name": "h100-sxm-80gb", "peak_fp16_TFLOPS": 1979, "hbm_bandwidth_in_GB_per_sec": 3350}))
     (entry,) = real_kb.audit_peer_files("llm-analysis", [path]).entries
     (bad,) = [c for c in entry.comparisons if c.status == Verdict.INCONSISTENT]
-    assert bad.key == "tc_peak[fp16]" and "NVIDIA H100 datasheet (dense)" in bad.kb_source
+    assert bad.key == "tc_peak[fp16]" and "nvidia-h100-datasheet, dense" in bad.kb_source
     assert "equals the KB's tc_peak[fp8] (1979 TFLOPS): looks like the fp8 figure under the fp16 key" in bad.hint

@@ -27,7 +27,7 @@ def test_every_route_of_an_mi300x_shows_its_law_not_the_h100s_numbers(capsys):
     for line in routes:
         precision = re.search(r"by law tensor_peak\[(\w+)\]", line).group(1)
         assert (f": tc_peak[{precision}] = sm_count * tc_fma_per_sm_cycle[{precision}] * clock_tc "
-                f"— chapter 'How the peak compute is computed'") in line
+                f"— chapter-sms-and-tensor-cores, section 'How the peak compute is computed'") in line
     assert "132" not in out and "989" not in out
 
 

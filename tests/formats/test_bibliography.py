@@ -209,3 +209,15 @@ def test_a_users_datasheet_may_keep_free_text(tmp_path, built_in):
     sheet.write_text("mine:\n  extends: h100-sxm\n  source: my vendor's sheet, p. 2\n  facts:\n    sm_count: 130\n")
     entities = load_entities(sheet, built_in, units)
     assert entities["mine"].facts["sm_count"].source == "my vendor's sheet, p. 2"
+
+
+def test_an_overlay_without_a_bibliography_keeps_free_text(tmp_path, monkeypatch):
+    """A directory is held to a bibliography only if it holds one: a user's overlay of sheets need not cite."""
+    base = write_kb(tmp_path, monkeypatch, {BIBLIOGRAPHY: _SOURCES, "rules/compute.yaml": _RULES,
+                                            "gpus/chips.yaml": _CITED.replace("tiny-datashet", "tiny-datasheet")})
+    overlay = tmp_path / "overlay"
+    (overlay / "gpus").mkdir(parents=True)
+    (overlay / "gpus" / "more.yaml").write_text(
+        "chip2:\n  kind: product\n  extends: chip\n  facts:\n    sm_count: {value: 96, source: my notes}\n")
+    model, _ = load_model([base, overlay])
+    assert model.entities["chip2"].facts["sm_count"].source == "my notes"

@@ -1,15 +1,16 @@
 """The KB's bibliography (``SOURCES.yaml`` beside ``rules/``) and the check that every citation names one of its
 documents.
 
-Each KB directory may hold a ``SOURCES.yaml``; an overlay's entries are added to
-the base's, and an id given twice must be given the same way. When the KB's
-directories hold a bibliography, every fact, every ``also`` figure, every
-variable's default, every rule and every entity's ``source`` must cite one of its ids
-(:func:`~hwkb.definitions.citations.split_citation`). A KB without any
-``SOURCES.yaml`` (a small KB of one's own) keeps free-text sources. A variable's ``range`` gives the reason for
-its bounds (often the span of the KB's own figures), not a document: it stays free text. A user's
-datasheet (``--file``) is not checked: its figures come from the user's own
-document, which the KB's bibliography cannot list.
+Each KB directory may hold a ``SOURCES.yaml``; an overlay's entries are added
+to the base's, and an id given twice must be given the same way. In a
+directory that holds a bibliography, every fact, ``also`` figure, variable
+default, rule and entity ``source`` must cite an id of the merged bibliography
+(:func:`~hwkb.definitions.citations.split_citation`). A directory without one
+(a small KB of one's own, an overlay holding a sheet to check) keeps free text,
+as a user's ``--file`` datasheet does: their figures come from the user's own
+documents, which the KB's bibliography cannot list. A variable's ``range``
+keeps free text everywhere: it gives the reason for its bounds (often the span
+of the KB's own figures), not a document.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from typing import Iterable, Mapping
 
 from hwkb.definitions.citations import CITATION_ID, READINGS, Document, split_citation
 from hwkb.definitions.model import Entity, Fact, Rule, Variable
-from hwkb.errors import KBError, LoadError, Location, UnknownSourceError
+from hwkb.errors import KBError, LoadError, Location, UnknownNameError
 from hwkb.formats.yaml_nodes import NodeReader, read_yaml
 
 __all__ = ["BIBLIOGRAPHY", "read_bibliography", "citation_errors", "variable_citation_errors", "rule_citation_errors"]
@@ -134,4 +135,7 @@ def _check(source: str, where: Location, documents: Mapping[str, Document], bibl
            errors: list[KBError]) -> None:
     ident, _ = split_citation(source)
     if ident not in documents:
-        errors.append(UnknownSourceError(ident, documents, where=where, bibliography=bibliography))
+        error = UnknownNameError("source", ident, documents, where=where)
+        todo = f"cite a document of {bibliography} as 'ID, LOCATION', or add the document there"
+        error.hint = f"{error.hint} {todo}" if error.suggestions else todo
+        errors.append(error)

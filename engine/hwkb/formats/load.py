@@ -61,10 +61,15 @@ def load_model(directories: Iterable[Path], extra_entity_files: Iterable[Path] =
     rules: list[Declaration] = []
     files: list[str] = []
     entity_files: list[Path] = []
+    cited: set[str] = set()  # the files of directories that hold a bibliography: their sources must cite it
     for directory in directories:
-        entity_files += _entity_files(directory, errors)
+        held = (directory / BIBLIOGRAPHY).exists()
+        found = _entity_files(directory, errors)
+        entity_files += found
+        cited.update(map(str, found) if held else ())
         for path in sorted((directory / "rules").glob("*.yaml")):
             files.append(str(path))
+            cited.update((str(path),) if held else ())
             root = read_yaml(path, errors, cache)
             if root is not None:
                 read_rule_file(NodeReader(path, errors), root, indices, variables, rules)
@@ -81,13 +86,14 @@ def load_model(directories: Iterable[Path], extra_entity_files: Iterable[Path] =
     files += map(str, entity_files)
     declared = _variables(variables, indices, units)
     check_aliases(variables, declared)
-    errors += variable_citation_errors(declared.values(), sources)
+    errors += variable_citation_errors([v for v in declared.values() if v.default and v.default.where.file in cited],
+                                       sources)
     built_rules: dict[str, Rule] = {}
     for item in rules:
         rule = build_rule(item, indices, declared, units)
         if rule is not None:
             item.reader.declare(built_rules, item.name, item.key_node, rule)
-    errors += rule_citation_errors(built_rules.values(), sources)
+    errors += rule_citation_errors([r for r in built_rules.values() if r.where.file in cited], sources)
     outlines: dict[EntityId, Outline] = {}
     built: dict[EntityId, Entity] = {}
     records: dict[str, FileRecord] = {}
@@ -99,7 +105,7 @@ def load_model(directories: Iterable[Path], extra_entity_files: Iterable[Path] =
             continue
         before = len(errors)
         file_entities = [build_entity(item, indices, declared, units) for item in slot.declarations]
-        errors += citation_errors(file_entities, sources)
+        errors += citation_errors(file_entities if str(slot.path) in cited else (), sources)
         if slot.clean and len(errors) == before and slot.text is not None:
             records[str(slot.path)] = FileRecord.of(slot.text, slot.size_and_time, file_entities)
             store_entities(cache, _entities_source(index, records[str(slot.path)]), str(slot.path), file_entities)
@@ -110,7 +116,7 @@ def load_model(directories: Iterable[Path], extra_entity_files: Iterable[Path] =
     index.write(records)
     if errors:
         raise KBErrors(errors)
-    reader = _IndexedFiles(index, records, indices, declared, units, cache, sources)
+    reader = _IndexedFiles(index, records, indices, declared, units, cache, sources if cited else None, cited)
     return Model(indices, declared, built_rules, LazyEntities(outlines, built, reader.read), tuple(files),
                  sources), units
 
@@ -151,8 +157,8 @@ class _IndexedFiles:
 
     def __init__(self, index: EntityIndex, records: Mapping[str, FileRecord], indices: Mapping[str, IndexSet],
                  variables: Mapping[str, Variable], units: Units, cache: CacheDirectory | None,
-                 sources: Mapping[str, Document] | None):
-        self.index, self.records, self.cache, self.sources = index, records, cache, sources
+                 sources: Mapping[str, Document] | None, cited: set[str]):
+        self.index, self.records, self.cache, self.sources, self.cited = index, records, cache, sources, cited
         self.indices, self.variables, self.units = indices, variables, units
 
     def read(self, file: str) -> dict[EntityId, Entity]:
@@ -173,7 +179,7 @@ class _IndexedFiles:
         if root is not None:
             read_entity_file(NodeReader(path, errors), root, declarations)
         entities = [build_entity(item, self.indices, self.variables, self.units) for item in declarations]
-        errors += citation_errors(entities, self.sources)
+        errors += citation_errors(entities if file in self.cited else (), self.sources)
         if errors:
             raise KBErrors(errors)
         if digest(text) == record.sha:
