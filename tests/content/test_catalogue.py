@@ -236,7 +236,7 @@ def test_each_nvidia_architecture_names_its_compute_capability(kb, gpu, capabili
 @pytest.mark.parametrize("gpu, rules", [
     ("h200-sxm", ["tensor_peak[bf16] with tensor_peak[fp8]", "tensor_peak[bf16] with tensor_peak[int8]"]),
     ("gb200", ["tensor_peak[bf16] with tensor_peak[fp4]", "tensor_peak[bf16] with tensor_peak[fp8]"]),
-    ("a100-80gb-sxm", ["tensor_peak[bf16] with tensor_peak[int8]"]),
+    ("a100-80gb-sxm", ["tensor_peak[int8]", "boost_clock_is_tensor_clock"]),  # the A100's SMs and clock, inherited
     ("mi100", ["fp64_vector_peak", "memory_bandwidth_law"]),
     ("mi300x", ["boost_clock_is_tensor_clock", "tensor_peak[fp8]"]),
     ("b200", ["documents"]),            # DGX B200's 8 TB/s against AIConfigurator's HGX B200 7.7 TB/s
@@ -428,3 +428,20 @@ def test_a_b200_sheet_with_nvidia_s_exp_rate_breaks_no_law(tmp_path):
     assert statuses["sfu_exp_gpu"] in ("consistent", "within_rounding")
     assert {rule for rule, status in statuses.items() if status == "inconsistent"} == {"fp32_clock_is_tensor_clock"}
     assert kb.solve("clock_fp32", gpu="b200-like").magnitude == pytest.approx(2.111, abs=0.001)
+
+
+@pytest.mark.parametrize("gpu, memory_gb", [("a100", 40), ("a100-80gb-sxm", 80), ("l4", 24)])
+def test_the_a100s_and_the_l4_state_their_memory_from_nvidia_s_mlperf_descriptions(kb, gpu, memory_gb):
+    fact = kb.model.entities[gpu].facts["memory_size"]
+    assert fact.source.startswith("mlperf-inference-") and "closed/NVIDIA/systems/" in fact.source
+    assert kb.solve("memory_size", gpu=gpu).magnitude == pytest.approx(memory_gb)
+
+
+def test_the_a100_80gb_sxm_is_an_a100_with_its_own_memory(kb):
+    """It extends the A100 SXM4: the SM count, clocks and 5120-bit bus are the A100's, memory and bandwidth its own,
+    and the bus and the 2.039 TB/s give HBM2e's data rate without a finding."""
+    assert kb.model.entities["a100-80gb-sxm"].extends == ("a100",)
+    assert kb.solve("sm_count", gpu="a100-80gb-sxm").magnitude == 108
+    assert kb.solve("memory_bandwidth", gpu="a100-80gb-sxm").magnitude == pytest.approx(2039)
+    assert kb.solve("memory_data_rate", gpu="a100-80gb-sxm").magnitude == pytest.approx(2039e9 * 8 / 5120 / 1e9)
+    assert not [c.rule for c in kb.audit(["a100-80gb-sxm"]).entities[0].checks if str(c.status) == "inconsistent"]
