@@ -145,12 +145,12 @@ def test_a_row_that_fails_only_through_an_observed_figure_is_not_inconsistent(ob
     (row,) = report.entities
     assert row.checks == () and str(row.status) != "inconsistent"
     (na,) = row.not_applicable
+    reason = "observed in the database audited (a database: 9 of 10 rows give 1:2)"
     assert (na.rule, na.fact, na.entity, na.reason, na.observed, na.deviation) == (
-        "ratio_rule", "ratio", "counted", "a database: 9 of 10 rows give 1:2", True, -50.0)
+        "ratio_rule", "ratio", "counted", reason, True, -50.0)
     assert row.to_dict()["not_applicable"] == [{"rule": "ratio_rule", "fact": "ratio", "entity": "counted",
-                                               "reason": "a database: 9 of 10 rows give 1:2", "observed": True,
-                                               "deviation": -0.5}]
-    assert ("ratio_rule not applicable: ratio on counted is observed, drawn from the database audited (a database: "
+                                               "reason": reason, "observed": True, "deviation": -0.5}]
+    assert ("ratio_rule not applicable: ratio on counted is observed in the database audited (a database: "
             "9 of 10 rows give 1:2); this row is -50 % off it") in str(report)
     assert "no rule has all its variables known" not in str(report)
 
@@ -164,6 +164,6 @@ def test_a_vendor_figure_over_an_observed_one_stays_a_full_check(observed_kb):
 def test_a_database_summary_counts_observed_failures_by_rule_and_source(observed_kb):
     groups = {e: {"architecture": "counted"} for e in ("agrees", "differs", "differs-from-vendor")}
     summary = audit(observed_kb, list(groups), groups).summary
-    assert summary["not_applicable"] == [{"rule": "ratio_rule", "reason": "a database: 9 of 10 rows give 1:2",
-                                          "entities": 1}]
+    assert summary["not_applicable"] == [{"rule": "ratio_rule", "entities": 1,
+                                          "reason": "observed in the database audited (a database: 9 of 10 rows give 1:2)"}]
     assert summary["counts"]["inconsistent"] == 1

@@ -21,10 +21,10 @@ from typing import Sequence
 from hwkb.audit.findings import NotApplicable, Verdict
 from hwkb.audit.rows import Pattern, Row
 from hwkb.audit.verdicts import Evaluation
-from hwkb.definitions.model import VarKey
+from hwkb.definitions.model import Fact, VarKey
 from hwkb.solving.system import System
 
-__all__ = ["withheld_expectations", "observed_failures", "Withheld"]
+__all__ = ["withheld_expectations", "observed_failures", "observed_reason", "Withheld"]
 
 #: per pattern of rows, each expectation its n/a facts take out and the n/a key that does
 Withheld = dict[Pattern, tuple[tuple[str, VarKey], ...]]
@@ -71,6 +71,11 @@ def observed_failures(row: Row, evaluations: Sequence[Evaluation]) -> tuple[Sequ
         if fact is None:
             kept.append(e)
         else:
-            out.append(NotApplicable(e.check.relation.name, fact.key, fact.entity,
-                                     fact.source or fact.doc or "observed", observed=True, deviation=e.deviation))
+            out.append(NotApplicable(e.check.relation.name, fact.key, fact.entity, observed_reason(fact),
+                                     observed=True, deviation=e.deviation))
     return (kept, tuple(out)) if out else (evaluations, ())
+
+
+def observed_reason(fact: Fact) -> str:
+    """Why a check through ``fact`` cannot convict a row: it was observed in the database audited, and where."""
+    return f"observed in the database audited ({fact.source or fact.doc or 'no source given'})"

@@ -242,8 +242,7 @@ class NotApplicable:
     def sentence(self) -> str:
         if self.observed:
             off = f"; this row is {self.deviation:+.3g} % off it" if self.deviation is not None else ""
-            return (f"{self.rule} not applicable: {self.fact} on {self.entity} is observed, drawn from the "
-                    f"database audited ({self.reason}){off}")
+            return f"{self.rule} not applicable: {self.fact} on {self.entity} is {self.reason}{off}"
         return f"{self.rule} not applicable: {self.fact} is n/a on {self.entity} ({self.reason})"
 
     def to_dict(self) -> dict:

@@ -114,7 +114,7 @@ def _summary_lines(s: Mapping[str, object]) -> list[str]:
                                               f"among {i['group_by']} = {i['group']}")
         withheld = list(s.get("not_applicable", []))
         if withheld:
-            lines.append(f"not applicable (an expectation an n/a fact takes out, with its reason): "
+            lines.append(f"not applicable (an expectation an n/a fact takes out, or a check failed only through a figure observed in the database audited, with its reason): "
                          f"{sum(n['entities'] for n in withheld)}")
             lines += _listed(withheld, lambda n: f"{n['rule']} for {_count(n['entities'], 'row')}: {n['reason']}")
     return lines
