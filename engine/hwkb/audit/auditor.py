@@ -223,8 +223,12 @@ def entity_audit(row: Row, evaluations: Sequence[Evaluation], system: System,
     what the entities of one audit share)."""
     shared = Shared() if shared is None else shared
     constants = shared.checks
-    evaluations, observed = observed_failures(row, evaluations)
     failed = [e for e in evaluations if e.status == _INCONSISTENT]
+    observed: tuple = ()
+    if failed:
+        evaluations, observed = observed_failures(row, evaluations)
+        if observed:
+            failed = [e for e in evaluations if e.status == _INCONSISTENT]
     assessed = Assessed() if failed else None
     ranking, basis, ranked = _ranking(row, evaluations, failed, system, assessed) if failed else ({}, [], [])
     ordered: list[tuple[int, float, str, int, Check]] = []
