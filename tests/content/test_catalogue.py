@@ -445,3 +445,14 @@ def test_the_a100_80gb_sxm_is_an_a100_with_its_own_memory(kb):
     assert kb.solve("memory_bandwidth", gpu="a100-80gb-sxm").magnitude == pytest.approx(2039)
     assert kb.solve("memory_data_rate", gpu="a100-80gb-sxm").magnitude == pytest.approx(2039e9 * 8 / 5120 / 1e9)
     assert not [c.rule for c in kb.audit(["a100-80gb-sxm"]).entities[0].checks if str(c.status) == "inconsistent"]
+
+
+def test_blackwell_ultra_takes_its_sm_limits_from_nvidia_s_cccl_table(kb):
+    """cc-10.3 states sm_103's limits as NVIDIA's libcu++ arch_traits gives them (sm_100's), cited first-hand; the
+    B300 inherits them, and no carve-out table is invented for 10.3."""
+    assert kb.model.entities["blackwell-ultra"].extends == ("cc-10.3",)
+    facts = kb.model.entities["cc-10.3"].facts
+    assert all(f.source.startswith(("nvidia-cccl-arch-traits,", "cuda-occupancy-h,")) for f in facts.values())
+    assert not any(k.startswith("smem_capacity") for k in facts)
+    assert kb.solve("max_blocks_per_sm", gpu="b300").magnitude == 32
+    assert kb.solve("smem_per_block_max", gpu="gb300").magnitude == pytest.approx(227)
