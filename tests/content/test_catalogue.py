@@ -456,3 +456,13 @@ def test_blackwell_ultra_takes_its_sm_limits_from_nvidia_s_cccl_table(kb):
     assert not any(k.startswith("smem_capacity") for k in facts)
     assert kb.solve("max_blocks_per_sm", gpu="b300").magnitude == 32
     assert kb.solve("smem_per_block_max", gpu="gb300").magnitude == pytest.approx(227)
+
+
+def test_the_mi355x_states_amd_s_matrix_peaks(kb):
+    """AMD's ROCm blog on CDNA 4 Matrix Cores prints the MI355X's theoretical peaks (no clock: the per-CU rates stay
+    unstated, so the audit has nothing to weigh them against)."""
+    facts = kb.model.entities["mi355x"].facts
+    assert all(facts[k].source.startswith("amd-rocm-blog-matrix-cores-cdna,")
+               for k in ("tc_peak[fp64]", "tc_peak[fp16]", "tc_peak[fp8]", "tc_peak[fp6]", "tc_peak[fp4]"))
+    assert kb.solve("tc_peak[fp8]", gpu="mi355x").magnitude == pytest.approx(5000)
+    assert kb.solve("tc_peak[fp4]", gpu="mi355x").magnitude == pytest.approx(10000)
