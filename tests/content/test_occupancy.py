@@ -162,7 +162,7 @@ def test_inverse_questions_answer_with_intervals(real_kb):
 
 def test_sm_120_keeps_both_documents_block_limits(real_kb):
     answer = real_kb.solve("max_blocks_per_sm", gpu="cc-12.0")
-    assert answer.magnitude == 24                                       # the Programming Guide's, chosen
+    assert answer.magnitude == 24                    # NVIDIA's cccl arch_traits (as the Programming Guide), chosen
     assert [d["value"] for d in answer.to_dict()["derivation"]["also"]] == [32]   # the Tuning Guide's, kept
     report = real_kb.audit(["cc-12.0"]).to_dict()
     checks = report["entities"][0]["checks"]
@@ -170,7 +170,7 @@ def test_sm_120_keeps_both_documents_block_limits(real_kb):
     assert other["status"] == "inconsistent"
     assert (other["value"]["value"], other["implied"]["value"]) == (24, 32)
     assert other["implied"]["source"].startswith("blackwell-tuning-guide, ")
-    assert other["value"]["source"].startswith("cuda-programming-guide-13, ")
+    assert other["value"]["source"].startswith("nvidia-cccl-arch-traits, arch_traits<arch_id::sm_120>(): ")
 
 
 def test_every_nvidia_architecture_names_its_compute_capability(real_kb):
@@ -207,19 +207,18 @@ def test_stores_take_issue_slots_in_the_simulation(real_kb):
     assert with_stores.magnitude == all_compute.magnitude > without.magnitude
 
 
-PG = "cuda-programming-guide-13, 5.1.3 'Features and Technical Specifications'"
-COPY = "(read through a copy of docs.nvidia.com/cuda/cuda-programming-guide/05-appendices/compute-capabilities.html)"
+CCCL = "nvidia-cccl-arch-traits"
 
 
 @pytest.mark.parametrize("gpu, facts, message", [
     ("h100-sxm", ["threads_per_block=2048", "regs_per_thread=32", "smem_per_block=0"],
      f"--set: threads_per_block = 2048 thread exceeds the launch limit max_threads_per_block = 1024 thread (cc-9.0, "
-     f"{PG}, Table 30: Maximum number of threads per block 1024 (every compute capability) {COPY}): rule "
+     f"{CCCL}, max_threads_per_block = 1024 (__common_arch_traits)): rule "
      "block_threads_limit, threads_per_block <= max_threads_per_block; CUDA refuses a block of more threads than the "
      "compute capability allows (cudaErrorInvalidConfiguration)"),
     ("h100-sxm", ["threads_per_block=256", "regs_per_thread=300", "smem_per_block=0"],
      f"--set: regs_per_thread = 300 register/thread exceeds the launch limit max_regs_per_thread = 255 register/thread "
-     f"(cc-9.0, {PG}, Table 31: Maximum number of 32-bit registers per thread 255 (every compute capability) {COPY}): "
+     f"(cc-9.0, {CCCL}, max_registers_per_thread = 255 (__common_arch_traits)): "
      "rule thread_registers_limit, regs_per_thread <= max_regs_per_thread; no thread may use more 32-bit registers "
      "than the compute capability allows (the compiler caps a kernel there)"),
 ])
@@ -307,3 +306,29 @@ def test_a_grid_whose_corner_is_past_a_launch_limit_is_an_error(capsys):
                  "--sweep", "threads_per_block=256,1024", "--sweep", "regs_per_thread=32,128"])
     err = capsys.readouterr().err
     assert code == 2 and "rule block_registers_limit" in err     # 1024 threads x 128 registers: 128 K > 64 K
+
+
+LIMITS = ("max_blocks_per_sm", "max_regs_per_block", "max_regs_per_thread", "max_threads_per_block",
+          "max_threads_per_sm", "max_warps_per_sm", "smem_max_per_sm", "smem_per_block_default_max",
+          "smem_per_block_max", "smem_reserved_per_block", "threads_per_warp")
+
+
+def test_every_per_cc_limit_cites_nvidia_s_own_table_read_first_hand(real_kb):
+    """The per-SM launch limits of every cc-* entity cite NVIDIA's libcu++ arch_traits (NVIDIA/cccl), read first-hand;
+    what it does not state (carve-outs, granularities, sub-partitions) stays with its copies."""
+    assert real_kb.model.sources["nvidia-cccl-arch-traits"].read == "first-hand"
+    for eid, entity in real_kb.model.entities.items():
+        if eid.startswith("cc-"):
+            for key in LIMITS:
+                if key in entity.facts:
+                    assert entity.facts[key].source.startswith("nvidia-cccl-arch-traits, "), (eid, key)
+
+
+@pytest.mark.parametrize("cc, blocks, threads, smem_kib", [("cc-7.5", 16, 1024, 64), ("cc-8.6", 16, 1536, 100),
+                                                           ("cc-8.9", 24, 1536, 100), ("cc-9.0", 32, 2048, 228),
+                                                           ("cc-12.0", 24, 1536, 100)])
+def test_the_per_cc_limits_are_cccl_s(real_kb, cc, blocks, threads, smem_kib):
+    """Figures written here from arch_traits.h (commit 004ad198) as read, each its sm_XX specialization."""
+    assert real_kb.solve("max_blocks_per_sm", gpu=cc).magnitude == blocks
+    assert real_kb.solve("max_threads_per_sm", gpu=cc).magnitude == threads
+    assert real_kb.solve("smem_max_per_sm", gpu=cc).magnitude == pytest.approx(smem_kib)
