@@ -59,3 +59,16 @@ def test_an_fp8_peak_under_the_fp16_key_is_named_with_nvidias_datasheet(real_kb,
     (bad,) = [c for c in entry.comparisons if c.status == Verdict.INCONSISTENT]
     assert bad.key == "tc_peak[fp16]" and "nvidia-h100-datasheet, dense" in bad.kb_source
     assert "equals the KB's tc_peak[fp8] (1979 TFLOPS): looks like the fp8 figure under the fp16 key" in bad.hint
+
+
+def test_a_genz_export_leaves_out_an_icn_the_kb_cannot_settle_and_says_what_genz_then_takes(real_kb, tmp_path):
+    export = real_kb.export("genz", "mi250x")
+    (system,) = json.loads(export.text).values()
+    assert "ICN" not in system and None not in system.values()
+    assert system["comment"] == ("ICN left out: the KB cannot settle interconnect_bandwidth; GenZ takes its default "
+                                 "ICN 150 (GiB/s, LLM_inference/utils.py:94) in collectives at tensor or expert "
+                                 "parallel > 1; not a KB figure")
+    path = tmp_path / "mi250x.json"
+    path.write_text(export.text)
+    (entry,) = real_kb.audit_peer_files("genz", [path]).entries  # the comment is a key hwkb's reader knows
+    assert entry.product == "mi250x" and all(c.status != Verdict.INCONSISTENT for c in entry.comparisons)

@@ -3,6 +3,7 @@ extra: ``pip install -e .[peers]``), plus one forward estimate; skipped cleanly 
 from __future__ import annotations
 
 import json
+import warnings
 
 import pytest
 
@@ -48,19 +49,43 @@ def test_an_llm_analysis_export_the_peer_would_crash_on_is_refused_with_its_reas
         real_kb.export("llm-analysis", refused[0])
 
 
-def test_genz_loads_every_export(real_kb):
+def test_genz_loads_every_export_and_estimates_decode(real_kb):
     genz = pytest.importorskip("GenZ", reason="genz-llm is not installed (the peers extra)")
-    for name, text in exported(real_kb, "genz").items():
+    texts = exported(real_kb, "genz")
+    assert "hwkb-h100-sxm" in texts and "hwkb-mi300x" in texts
+    for name, text in texts.items():
         (system,) = json.loads(text).values()
-        assert genz.get_inference_system(system_name=system) is not None, name  # GenZ's own reader of a system
+        loaded = genz.get_inference_system(system_name=system)  # GenZ's own reader of a system dict (utils.py:90-107)
+        assert loaded.offchip_mem_bw == system["Memory_BW"] * 2 ** 30, name
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = genz.decode_moddeling(model="meta-llama/Llama-3.2-1B", batch_size=1, input_tokens=128,
+                                        output_tokens=1, system_name=system, bits="bf16")
+        assert out["Latency"] > 0, name
 
 
-def test_aiconfigurator_loads_every_export(real_kb, tmp_path):
+def test_a_genz_export_the_peer_would_crash_on_is_refused_with_its_reason(real_kb):
+    refused = [gpu for gpu in products(real_kb) if not _exports(real_kb, "genz", gpu)]
+    assert refused
+    with pytest.raises(QueryError, match="GenZ computes with .*, and the KB cannot settle"):
+        real_kb.export("genz", refused[0])
+
+
+def test_aiconfigurator_loads_every_export_and_estimates_in_its_sol_mode(real_kb, tmp_path):
     pytest.importorskip("aiconfigurator", reason="aiconfigurator is not installed (the peers extra)")
-    yaml = pytest.importorskip("yaml")
-    for name, text in exported(real_kb, "aiconfigurator").items():
-        spec = yaml.safe_load(text)  # the loader AIConfigurator reads systems with (SafeLoader)
-        assert spec["gpu"]["mem_bw"] is None or spec["gpu"]["mem_bw"] > 0, name
+    from aiconfigurator.cli.api import cli_estimate
+    from aiconfigurator_core.sdk.perf_database import PerfDatabase
+
+    texts = exported(real_kb, "aiconfigurator")
+    assert "h100_sxm" in texts and "mi300x" in texts
+    for name, text in texts.items():
+        (tmp_path / f"{name}.yaml").write_text(text)
+    for name in sorted(texts):
+        spec = PerfDatabase(name, "trtllm", "estimate", systems_root=str(tmp_path)).system_spec  # its own loader
+        assert spec["gpu"]["mem_bw"] > 0 and spec["node"]["intra_node_bw"] > 0, name
+        result = cli_estimate("Qwen/Qwen3-0.6B", name, database_mode="SOL", systems_paths=str(tmp_path),
+                              isl=128, osl=2, batch_size=1)  # its Rust engine reads the file again
+        assert result.tpot > 0, name
 
 
 def _exports(kb, fmt: str, gpu: str) -> bool:

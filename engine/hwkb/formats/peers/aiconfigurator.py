@@ -31,7 +31,7 @@ from typing import Mapping
 
 from hwkb.definitions.model import Model, VarKey
 from hwkb.definitions.units import Units
-from hwkb.errors import LoadError
+from hwkb.errors import LoadError, QueryError
 from hwkb.formats.peers.documents import NotHardwareFile, read_tree
 from hwkb.formats.peers.entries import (NameMatch, PeerEntry, PeerField, PeerFormat, Written, build_entry, name_table,
                                         tool_figures)
@@ -101,21 +101,53 @@ def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:
 
 
 def write(name: str, figures: Mapping[VarKey, float], units: Units, na: Mapping[VarKey, str] = {}) -> Written:
-    """``na``: keys the KB states as not applicable to the GPU (an H100's FP4), written null with why."""
+    """``na``: keys the KB states as not applicable to the GPU (an H100's FP4), written null with why. The node and
+    ``misc`` keys that are no GPU figure are written as every system AIConfigurator ships has them, each commented as
+    its figure: its Rust loader takes no null there (system_spec.rs), and its estimates compute with them."""
     values, used, missing = tool_figures(FIELDS, figures, units)
+    needed = [field for field in _COMPUTED_WITH if field in missing]
+    if needed:
+        raise QueryError(f"AIConfigurator computes with {', '.join(needed)}, and the KB cannot settle "
+                         f"{', '.join(missing[f] for f in needed)} for {name}",
+                         hint="its Rust loader refuses a null there ('invalid type: unit value, expected f64', "
+                              f"{_RS}:31-110); state the figure in the KB, or write the system by hand")
     lines = [f"data_dir: {json.dumps('data/' + name)}  # AIConfigurator's measured data for this system, if any", "gpu:"]
-    for f in FIELDS:
-        if f.path[0] == "node":
-            continue
-        number = values[f.path]
-        why = f"  # n/a: {na[f.key]}" if number is None and f.key in na else ""
-        lines.append(f"  {f.path[1]}: {_whole(number)}{why}")
-    lines += ["node:", "  num_gpus_per_node: null  # a system's choice, not a GPU figure: fill it in",
-              "  inter_node_bw: null  # the network, not a GPU figure: fill it in"]
-    lines += [f"  {f.path[1]}: {_whole(values[f.path])}" for f in FIELDS if f.path[0] == "node"]
-    notes = ("node.num_gpus_per_node and node.inter_node_bw: null, not GPU figures; fill them in",
+    gpu = [_line(f, values[f.path], na) for f in FIELDS if f.path[0] == "gpu"]
+    node = [_line(f, values[f.path], na) for f in FIELDS if f.path[0] == "node"]
+    lines += gpu + ["node:"] + [f"  {key}: {value}  # {_SHIPPED}{why}" for key, value, why in _NODE_SHIPPED] + node
+    lines += ["misc:", f"  nccl_mem:  # {_SHIPPED}: observed NCCL buffers by GPU count, not a KB figure"]
+    lines += [f"    {gpus}: {size}" for gpus, size in _NCCL_MEM]
+    lines.append(f"  other_mem: {_OTHER_MEM}  # {_SHIPPED}: a safety reserve, not a KB figure")
+    notes = (f"node.num_gpus_per_node {_NODE_SHIPPED[0][1]}, node.inter_node_bw {_NODE_SHIPPED[1][1]} B/s and misc are "
+             f"{_SHIPPED}, not KB figures (its loader takes no null there): set your system's",
              f"save it as systems/{name}.yaml: AIConfigurator names a system by its file")
     return Written("\n".join(lines) + "\n", used, missing, notes)
+
+
+#: the fields AIConfigurator's Rust SystemSpec reads as numbers with no default, and every estimate computes with
+_COMPUTED_WITH = ("gpu.mem_bw", "gpu.mem_capacity", "gpu.bfloat16_tc_flops", "node.intra_node_bw")
+_SHIPPED = "AIConfigurator's figure in its shipped systems/*.yaml (commit 095f58a)"
+#: node keys no GPU figure settles: every shipped single-GPU-board system has 8 a node; 50 GB/s is h100_sxm's network
+_NODE_SHIPPED = (("num_gpus_per_node", "8", ", a system's choice"),
+                 ("inter_node_bw", "50000000000", " for h100_sxm (one 400 Gb/s NIC a GPU), the network's"))
+_NCCL_MEM = ((1, 0), (2, 358612992), (4, 411041792), (8, 411041792))
+_OTHER_MEM = 3758096384
+
+
+def _line(f: PeerField, number, na: Mapping[VarKey, str]) -> str:
+    """A field's line; one the KB cannot settle is a comment, as AIConfigurator reads an absent key (never a null,
+    which its Python side turns into a TypeError: ``int(None)`` at perf_database.py:344)."""
+    if number is not None:
+        return f"  {f.path[1]}: {_whole(number)}"
+    why = f"n/a: {na[f.key]}" if f.key in na else f"the KB cannot settle {f.key}"
+    return f"  # {f.path[1]} left out ({why}); {_ABSENT.get(f.path[1], _ABSENT_ANY)}"
+
+
+#: what AIConfigurator does where a key the export cannot settle is absent
+_ABSENT = {"sm_version": "AIConfigurator takes -1 (sdk/perf_database.py:344, operations/attention.py:61)",
+           **{k: "AIConfigurator reads no key as no such hardware (sdk/common.py:1329-1366)"
+              for k in ("int8_tc_flops", "fp8_tc_flops", "fp4_tc_flops")}}
+_ABSENT_ANY = "an optional key of AIConfigurator's SystemSpec (system_spec.rs)"
 
 
 def _whole(number) -> str:

@@ -30,9 +30,9 @@ from typing import Mapping
 
 from hwkb.definitions.model import Model, VarKey
 from hwkb.definitions.units import Units
-from hwkb.errors import LoadError
+from hwkb.errors import LoadError, QueryError
 from hwkb.formats.peers.documents import NotHardwareFile, read_python_dict, read_tree
-from hwkb.formats.peers.entries import (NameMatch, PeerEntry, PeerField, PeerFormat, Written, build_entry, name_table,
+from hwkb.formats.peers.entries import (EXPORT_PREFIX, NameMatch, PeerEntry, PeerField, PeerFormat, Written, build_entry, name_table,
                                         json_text, nest, tool_figures)
 
 __all__ = ["FORMAT", "FIELDS", "NAMES"]
@@ -78,7 +78,7 @@ def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:
         if not isinstance(system.value, dict):
             raise LoadError(f"system {name!r} must be a mapping of 'field: value'", where=system.where)
         entry = build_entry("genz", "GenZ", name, system, system.where, FIELDS, NAMES, model, units,
-                            also_read=("real_values",), known=("ICN_LL",))
+                            also_read=("real_values",), known=("ICN_LL", COMMENT))
         real = system.get("real_values")
         if real is None or real.value is not True:
             entry = entry.with_note("real_values is not true: GenZ does not use these figures (utils.py:90)")
@@ -88,10 +88,29 @@ def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:
 
 def write(name: str, figures: Mapping[VarKey, float], units: Units, na: Mapping[VarKey, str] = {}) -> Written:
     values, used, missing = tool_figures(FIELDS, figures, units)
-    system = {**nest(values), "real_values": True}
-    notes = (("a null field makes GenZ fail rather than take its .get default (Flops 320, Memory_BW 40 ...); "
-              "fill it in"),) if missing else ()
+    needed = [field for field in _COMPUTED_WITH if field in missing]
+    if needed:
+        raise QueryError(f"GenZ computes with {', '.join(needed)}, and the KB cannot settle "
+                         f"{', '.join(missing[f] for f in needed)} for {name.removeprefix(EXPORT_PREFIX)}",
+                         hint="a null there is a TypeError in GenZ (LLM_inference/utils.py:107, system.py:30-35) and a "
+                              "missing key its .get default (Flops 320, Memory_BW 40, Memory_size 2000, utils.py:91-93); "
+                              "state the figure in the KB, or write the system by hand")
+    system = {**nest({path: value for path, value in values.items() if value is not None}), "real_values": True}
+    notes = ()
+    if "ICN" in missing:
+        key = missing["ICN"]
+        why = f"{key} is n/a on this GPU ({na[key]})" if key in na else f"the KB cannot settle {key}"
+        comment = (f"ICN left out: {why}; GenZ takes its default ICN 150 (GiB/s, LLM_inference/utils.py:94) "
+                   "in collectives at tensor or expert parallel > 1; not a KB figure")
+        system[COMMENT] = comment
+        notes = (comment,)
     return Written(json_text({name: system}) + "\n", used, missing, notes)
+
+
+#: the fields GenZ's System does arithmetic with on every estimate (utils.py:107, system.py:30-35)
+_COMPUTED_WITH = ("Flops", "Memory_BW", "Memory_size")
+#: a key GenZ's get_inference_system does not read (it reads the dict by .get), where hwkb says what it left out
+COMMENT = "comment"
 
 
 FORMAT = PeerFormat("genz", "GenZ-LLM-Analyzer", "Systems/system_configs.py's dict as JSON: name -> fields", FIELDS,
