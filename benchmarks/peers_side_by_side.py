@@ -1,0 +1,204 @@
+"""hwkb's ideal LLM bounds side by side with llm-analysis 0.2.2 and GenZ 0.0.16 (issue 25).
+
+Run by hand from a checkout with the peers extra installed (``pip install -e '.[peers]'``):
+``python benchmarks/peers_side_by_side.py [--models ...] [--gpus ...] [--prompt N]``. A peer that is
+not installed is skipped with one line; a GPU the KB cannot export to a peer is printed with the
+refusal's reason.
+
+Equal inputs: each peer reads the hardware file ``hwkb export`` writes for it (the same figures the
+KB's own bounds use), and a model config written from the KB's workload (kb/workloads/llm.yaml:
+layers, hidden size, heads, KV heads, MLP width, vocabulary, experts, each read from the published
+config file). One case is batch 1, a prompt of ``--prompt`` tokens (prefill), and the next token
+generated with that prompt in the key/value cache (decode), on one GPU, in BF16 (weights and cache)
+or FP8 (``--precision fp8``: hwkb's ``fp8`` scenario, llm-analysis's ``w8a8e16``, GenZ's ``bits='fp8'``).
+A model too large for the GPU's memory is refused by both peers (their message is printed); hwkb's
+bound does not ask (``gpus_needed`` does).
+
+Per case it prints hwkb's ideal bound (``decode_tokens_per_s`` with ``context`` = the prompt;
+``prefill_time``), the peer's estimate, the ratio peer / hwkb, and the model's weights in memory
+as each side counts them (the peer's from its own functions), the first cause of a ratio. The peers' efficiency factors, read in their code, are all 1 by default (listed at the
+top of the output); docs/peers_side_by_side.md explains every ratio from the peers' code.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import logging
+import sys
+import tempfile
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+from hwkb import KnowledgeBase
+from hwkb.errors import QueryError
+
+MODELS = ["llama-3-8b", "llama-3-70b", "mixtral-8x7b", "qwen2-72b"]
+GPUS = ["h100-sxm", "a100-80gb-sxm", "mi300x", "b200"]
+
+FACTORS = {
+    "llm-analysis": [
+        "flops_efficiency = FLOPS_EFFICIENCY = 1 (llm_analysis/constant.py:29-31; analysis.py:141-153 takes it when "
+        "neither flops_efficiency nor achieved_tflops is given)",
+        "hbm_memory_efficiency = HBM_MEMORY_EFFICIENCY = 1 (constant.py:32; analysis.py:120-134)",
+        "intra/inter_node_memory_efficiency = 1.0 (constant.py:33-34; unused at tensor parallel 1)",
+    ],
+    "GenZ": [
+        "system_eff = 1: compute_efficiency = memory_efficiency = 1 (GenZ/LLM_inference/llm_decode.py:15, :35; "
+        "llm_prefill.py:14, :31; applied per operator in operator_base.py:250-253)",
+        "comm_efficiency = 1 (GenZ/system.py:14; unused on one chip)",
+        "Bb = 4 beams by default in decode_moddeling (llm_decode.py:14): set to 1 here, as hwkb's batch of 1",
+    ],
+}
+
+
+@dataclass(frozen=True)
+class Model:
+    """The KB's figures of one workload, as the peers' model configs need them."""
+    id: str
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    intermediate: int
+    vocab: int
+    experts: int
+    experts_per_token: int
+
+
+def kb_model(kb: KnowledgeBase, workload: str) -> Model:
+    def get(name):
+        return kb.solve(name, layers=[workload]).magnitude
+    return Model(workload, int(get("layers")), int(get("hidden_size")), int(get("heads")), int(get("kv_heads")),
+                 int(get("intermediate_size")), int(get("vocab_size")), int(get("experts")),
+                 int(get("experts_per_token")))
+
+
+def hwkb_bounds(kb: KnowledgeBase, gpu: str, workload: str, prompt: int, precision: str) -> tuple[float, float, float]:
+    """The ideal decode rate (token/s, the prompt in the cache), the prefill time (ms), batch 1, and the model's
+    weights in memory (bytes)."""
+    layers = [workload, precision]
+    decode = kb.solve("decode_tokens_per_s", gpu=gpu, layers=layers, facts=["batch=1", f"context={prompt}"])
+    prefill = kb.solve("prefill_time", gpu=gpu, layers=layers, facts=["batch=1", f"prompt_tokens={prompt}"])
+    weights = kb.solve("weight_bytes", layers=layers)
+    in_bytes = kb.units.from_canonical(kb.units.to_canonical(weights.magnitude, weights.unit), "B")
+    return decode.magnitude, prefill.magnitude, in_bytes
+
+
+class LlmAnalysis:
+    name = "llm-analysis"
+
+    def __init__(self, folder: Path):
+        from llm_analysis import analysis, config
+        self.analysis, self.config, self.folder = analysis, config, folder
+
+    def estimate(self, kb: KnowledgeBase, gpu: str, model: Model, prompt: int, precision: str):
+        export = kb.export("llm-analysis", gpu)
+        gpu_config = self.config.GPUConfig(**json.loads(export.text))  # as config.read_configs builds it
+        self.config.gpu_configs[gpu_config.name] = gpu_config
+        path = self.folder / f"{model.id}.json"
+        path.write_text(json.dumps({
+            "name": f"hwkb-{model.id}", "num_layers": model.layers, "n_head": model.heads, "hidden_dim": model.hidden,
+            "vocab_size": model.vocab, "num_key_value_heads": model.kv_heads, "ffn_embed_dim": model.intermediate,
+            "expansion_ratio": model.intermediate / model.hidden, "model_type": "llama",
+            "moe_num_experts": model.experts, "moe_top_k": model.experts_per_token}))
+        dtype = {"bf16": "w16a16e16", "fp8": "w8a8e16"}[precision]
+        try:
+            summary = self.analysis.infer(model_name=str(path), gpu_name=gpu_config.name, dtype_name=dtype, tp_size=1,
+                                          batch_size_per_gpu=1, seq_len=prompt, num_tokens_to_generate=1,
+                                          log_level="ERROR")
+        except AssertionError as refused:  # analysis.py:1487, a model larger than the GPU's memory
+            raise QueryError(f"llm-analysis refuses: {refused}") from None
+        return 1 / summary["decode_latency"], summary["prefill_latency"] * 1e3, summary["weight_memory_per_gpu"]
+
+
+class GenZ:
+    name = "GenZ"
+
+    def __init__(self, folder: Path):
+        import GenZ as genz
+        self.genz = genz
+
+    def estimate(self, kb: KnowledgeBase, gpu: str, model: Model, prompt: int, precision: str):
+        (system,) = json.loads(kb.export("genz", gpu).text).values()
+        config = self.genz.ModelConfig(
+            model=f"hwkb/{model.id}", hidden_size=model.hidden, num_attention_heads=model.heads,
+            num_key_value_heads=model.kv_heads, num_ffi=2, intermediate_size=model.intermediate,
+            num_decoder_layers=model.layers, vocab_size=model.vocab, num_experts=model.experts,
+            expert_top_k=model.experts_per_token, hidden_act="silu")
+        common = dict(model=config, batch_size=1, input_tokens=prompt, system_name=system, bits=precision)
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+            warnings.simplefilter("ignore")
+            try:
+                decode = self.genz.decode_moddeling(output_tokens=1, Bb=1, **common)
+                prefill = self.genz.prefill_moddeling(**common)
+            except ValueError as refused:  # llm_decode.py:60-67, a model larger than the chip's memory
+                raise QueryError(f"GenZ refuses: {str(refused).splitlines()[0]}") from None
+        weights = decode["summary_table"].filter(like="Total Weights").values[0][0] * 2 ** 20  # GenZ's MB are MiB
+        return decode["Throughput"], prefill["Latency"], weights
+
+
+def run(kb: KnowledgeBase, peer, models: list[Model], gpus: list[str], prompt: int, precision: str) -> list[dict]:
+    rows = []
+    for gpu in gpus:
+        for model in models:
+            row = {"peer": peer.name, "gpu": gpu, "model": model.id, "precision": precision}
+            try:
+                decode, prefill, weights = peer.estimate(kb, gpu, model, prompt, precision)
+            except QueryError as refused:
+                rows.append({**row, "refused": str(refused).split(";")[0]})
+                continue
+            ideal_decode, ideal_prefill, ideal_weights = hwkb_bounds(kb, gpu, model.id, prompt, precision)
+            rows.append({**row, "hwkb_decode": ideal_decode, "peer_decode": decode,
+                         "decode_ratio": decode / ideal_decode, "hwkb_prefill_ms": ideal_prefill,
+                         "peer_prefill_ms": prefill, "prefill_ratio": prefill / ideal_prefill,
+                         "hwkb_weights_gb": ideal_weights / 1e9, "peer_weights_gb": weights / 1e9,
+                         "weights_ratio": weights / ideal_weights})
+    return rows
+
+
+def table(rows: list[dict]) -> str:
+    head = ("| peer | GPU | model | precision | hwkb decode token/s | peer | peer/hwkb | hwkb prefill ms | peer | peer/hwkb "
+            "| weights GB hwkb / peer |")
+    lines = [head, "|" + "---|" * head.count(" | ") + "---|"]
+    for r in rows:
+        if "refused" in r:
+            lines.append(f"| {r['peer']} | {r['gpu']} | {r['model']} | {r['precision']} | {r['refused']} ||||||")
+            continue
+        lines.append(f"| {r['peer']} | {r['gpu']} | {r['model']} | {r['precision']} | {r['hwkb_decode']:.4g} | {r['peer_decode']:.4g} "
+                     f"| {r['decode_ratio']:.3f} | {r['hwkb_prefill_ms']:.4g} | {r['peer_prefill_ms']:.4g} "
+                     f"| {r['prefill_ratio']:.3f} | {r['hwkb_weights_gb']:.4g} / {r['peer_weights_gb']:.4g} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", nargs="+", default=MODELS)
+    parser.add_argument("--gpus", nargs="+", default=GPUS)
+    parser.add_argument("--prompt", type=int, default=1024, help="prompt tokens (default 1024)")
+    parser.add_argument("--precision", nargs="+", choices=["bf16", "fp8"], default=["bf16", "fp8"])
+    parser.add_argument("--json", action="store_true", help="the rows as JSON")
+    args = parser.parse_args(argv)
+    logging.disable(logging.WARNING)
+    kb = KnowledgeBase.load()
+    models = [kb_model(kb, m) for m in args.models]
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        for cls, module in ((LlmAnalysis, "llm_analysis"), (GenZ, "GenZ")):
+            try:
+                peer = cls(Path(folder))
+            except ImportError:
+                print(f"{cls.name}: not installed ({module}); skipped", file=sys.stderr)
+                continue
+            print(f"{peer.name}'s efficiency factors (defaults, read in its code):")
+            print("\n".join(f"  - {factor}" for factor in FACTORS[peer.name]))
+            for precision in args.precision:
+                rows += run(kb, peer, models, args.gpus, args.prompt, precision)
+    print(json.dumps(rows, indent=1) if args.json else "\n" + table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
