@@ -173,6 +173,42 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+#: the peers' own configs of the KB's models: GenZ's by name (GenZ/Models/Model_sets/*.py), AIConfigurator's copies
+#: of the Hugging Face config.json (aiconfigurator_core/model_configs/); llm-analysis ships none of them
+PEER_CONFIGS = {"llama-3-8b": ("meta-llama/Llama-3.1-8B", "meta-llama--Meta-Llama-3.1-8B"),
+                "llama-3-70b": ("meta-llama/Llama-3.1-70B", "meta-llama--Meta-Llama-3.1-70B"),
+                "llama-3-405b": ("meta-llama/Llama-3.1-405B", "meta-llama--Meta-Llama-3.1-405B"),
+                "mixtral-8x7b": ("mistralai/Mixtral-8x7B", None)}
+_GENZ_FIELDS = {"layers": "num_decoder_layers", "hidden": "hidden_size", "heads": "num_attention_heads",
+                "kv_heads": "num_key_value_heads", "intermediate": "intermediate_size", "vocab": "vocab_size",
+                "experts": "num_experts", "experts_per_token": "expert_top_k"}
+_HF_FIELDS = {"layers": "num_hidden_layers", "hidden": "hidden_size", "heads": "num_attention_heads",
+              "kv_heads": "num_key_value_heads", "intermediate": "intermediate_size", "vocab": "vocab_size"}
+
+
+def config_differences(kb: KnowledgeBase) -> list[str]:
+    """Each field where a peer's own config of a KB model differs from the KB's (the published config), and what
+    was compared where none differs."""
+    lines = []
+    for workload, (genz_name, aic_name) in PEER_CONFIGS.items():
+        model = kb_model(kb, workload)
+        peers = []
+        with contextlib.suppress(ImportError):
+            from GenZ.Models.get_language_model import get_configs
+            peers.append(("GenZ " + genz_name, {f: getattr(get_configs(genz_name), a) for f, a in _GENZ_FIELDS.items()}))
+        if aic_name:
+            with contextlib.suppress(ImportError):
+                import aiconfigurator_core
+                path = Path(aiconfigurator_core.__file__).parent / "model_configs" / f"{aic_name}_config.json"
+                raw = json.loads(path.read_text())
+                peers.append((f"AIConfigurator {path.name}", {f: raw[a] for f, a in _HF_FIELDS.items()}))
+        for peer, fields in peers:
+            differ = [f"{f} {v} (KB {getattr(model, f)})" for f, v in fields.items() if v != getattr(model, f)]
+            lines.append(f"{peer} vs KB {workload}: " + ("; ".join(differ) if differ else
+                                                         f"{len(fields)} fields agree ({', '.join(fields)})"))
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="+", default=MODELS)
@@ -180,9 +216,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prompt", type=int, default=1024, help="prompt tokens (default 1024)")
     parser.add_argument("--precision", nargs="+", choices=["bf16", "fp8"], default=["bf16", "fp8"])
     parser.add_argument("--json", action="store_true", help="the rows as JSON")
+    parser.add_argument("--configs", action="store_true", help="only the peers' own model configs against the KB's")
     args = parser.parse_args(argv)
     logging.disable(logging.WARNING)
     kb = KnowledgeBase.load()
+    if args.configs:
+        print("\n".join(config_differences(kb)))
+        return 0
     models = [kb_model(kb, m) for m in args.models]
     rows = []
     with tempfile.TemporaryDirectory() as folder:
