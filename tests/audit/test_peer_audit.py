@@ -101,3 +101,16 @@ def test_failed_only_shows_the_failing_entries(kb):
     audit = kb.audit_peer_files("genz", [PEERS / "genz" / "systems.json", PEERS / "genz" / "planted.json"])
     text = audit.render(failed_only=True)
     assert text.count("genz: gpu-x") == 1 and "genz: Unlisted_GPU" not in text and "3 entries in 2 files" in text
+
+
+def test_a_part_without_sparsity_is_never_hinted_sparse_under_dense(kb, tmp_path):
+    """2:4 sparsity is an expectation, not a law: the KB derives no sparse figure for a part whose datasheet has none
+    (CDNA 2), so a doubled figure there is hinted by what the KB does hold."""
+    path = tmp_path / "systems.json"
+    path.write_text(json.dumps({"gpu-x": {"Flops": 409.6, "real_values": True},
+                                "gpu-nosparse": {"Flops": 409.6, "real_values": True}}))
+    hints = {e.product: c.hint for e in kb.audit_peer_files("genz", [path]).entries for c in e.comparisons
+             if c.status == Verdict.INCONSISTENT}
+    assert "a sparse figure under a dense key" in hints["gpu-x"]
+    assert hints["gpu-nosparse"] == ("equals the KB's tc_peak[fp8] (409.6 TFLOPS): looks like the fp8 figure under "
+                                     "the bf16 key")
