@@ -76,15 +76,27 @@ def kb_model(kb: KnowledgeBase, workload: str) -> Model:
                  int(get("experts_per_token")))
 
 
-def hwkb_bounds(kb: KnowledgeBase, gpu: str, workload: str, prompt: int, precision: str) -> tuple[float, float, float]:
-    """The ideal decode rate (token/s, the prompt in the cache), the prefill time (ms), batch 1, and the model's
-    weights in memory (bytes)."""
+@dataclass(frozen=True)
+class Estimate:
+    """One side's answer for a case, with the counts behind it."""
+    decode_tokens_per_s: float
+    prefill_ms: float
+    decode_bytes: float      # device memory one decode step reads, as this side counts it
+    prefill_flop: float      # the prefill's work, as this side counts it
+    weight_bytes: float      # the model's weights in memory, as this side counts them
+
+
+def hwkb_bounds(kb: KnowledgeBase, gpu: str, workload: str, prompt: int, precision: str) -> Estimate:
+    """The KB's ideal bounds at batch 1: the decode rate with the prompt in the cache, the prefill time."""
     layers = [workload, precision]
-    decode = kb.solve("decode_tokens_per_s", gpu=gpu, layers=layers, facts=["batch=1", f"context={prompt}"])
-    prefill = kb.solve("prefill_time", gpu=gpu, layers=layers, facts=["batch=1", f"prompt_tokens={prompt}"])
-    weights = kb.solve("weight_bytes", layers=layers)
-    in_bytes = kb.units.from_canonical(kb.units.to_canonical(weights.magnitude, weights.unit), "B")
-    return decode.magnitude, prefill.magnitude, in_bytes
+    decode_facts, prefill_facts = ["batch=1", f"context={prompt}"], ["batch=1", f"prompt_tokens={prompt}"]
+
+    def get(name, facts=(), gpu_=None, unit=None):
+        solution = kb.solve(name, gpu=gpu_, layers=layers, facts=list(facts))
+        return kb.units.from_canonical(kb.units.to_canonical(solution.magnitude, solution.unit), unit or solution.unit)
+    return Estimate(get("decode_tokens_per_s", decode_facts, gpu), get("prefill_time", prefill_facts, gpu, "ms"),
+                    get("decode_bytes_per_step", decode_facts, unit="B"), get("prefill_flop", prefill_facts, unit="FLOP"),
+                    get("weight_bytes", unit="B"))
 
 
 class LlmAnalysis:
@@ -94,7 +106,7 @@ class LlmAnalysis:
         from llm_analysis import analysis, config
         self.analysis, self.config, self.folder = analysis, config, folder
 
-    def estimate(self, kb: KnowledgeBase, gpu: str, model: Model, prompt: int, precision: str):
+    def estimate(self, kb: KnowledgeBase, gpu: str, model: Model, prompt: int, precision: str) -> Estimate:
         export = kb.export("llm-analysis", gpu)
         gpu_config = self.config.GPUConfig(**json.loads(export.text))  # as config.read_configs builds it
         self.config.gpu_configs[gpu_config.name] = gpu_config
@@ -111,7 +123,9 @@ class LlmAnalysis:
                                           log_level="ERROR")
         except AssertionError as refused:  # analysis.py:1487, a model larger than the GPU's memory
             raise QueryError(f"llm-analysis refuses: {refused}") from None
-        return 1 / summary["decode_latency"], summary["prefill_latency"] * 1e3, summary["weight_memory_per_gpu"]
+        return Estimate(1 / summary["decode_latency"], summary["prefill_latency"] * 1e3,
+                        summary["weight_memory_per_gpu"] + summary["kv_cache_memory_per_gpu"],
+                        summary["prefill_num_flops_fwd_total"], summary["weight_memory_per_gpu"])
 
 
 class GenZ:
@@ -121,7 +135,7 @@ class GenZ:
         import GenZ as genz
         self.genz = genz
 
-    def estimate(self, kb: KnowledgeBase, gpu: str, model: Model, prompt: int, precision: str):
+    def estimate(self, kb: KnowledgeBase, gpu: str, model: Model, prompt: int, precision: str) -> Estimate:
         (system,) = json.loads(kb.export("genz", gpu).text).values()
         config = self.genz.ModelConfig(
             model=f"hwkb/{model.id}", hidden_size=model.hidden, num_attention_heads=model.heads,
@@ -136,8 +150,10 @@ class GenZ:
                 prefill = self.genz.prefill_moddeling(**common)
             except ValueError as refused:  # llm_decode.py:60-67, a model larger than the chip's memory
                 raise QueryError(f"GenZ refuses: {str(refused).splitlines()[0]}") from None
-        weights = decode["summary_table"].filter(like="Total Weights").values[0][0] * 2 ** 20  # GenZ's MB are MiB
-        return decode["Throughput"], prefill["Latency"], weights
+        step, whole = decode["summary_table"].iloc[0], prefill["summary_table"].iloc[0]
+        # GenZ's MB are MiB (unit.py:6, binary_dicts); its "MACs (MFLOP)" column sums each operator's FLOP
+        return Estimate(decode["Throughput"], prefill["Latency"], step["Total Data (MB)"] * 2 ** 20,
+                        whole["MACs (MFLOP)"] * 1e6, step["Total Weights (MB)"] * 2 ** 20)
 
 
 def run(kb: KnowledgeBase, peer, models: list[Model], gpus: list[str], prompt: int, precision: str) -> list[dict]:
@@ -146,30 +162,37 @@ def run(kb: KnowledgeBase, peer, models: list[Model], gpus: list[str], prompt: i
         for model in models:
             row = {"peer": peer.name, "gpu": gpu, "model": model.id, "precision": precision}
             try:
-                decode, prefill, weights = peer.estimate(kb, gpu, model, prompt, precision)
+                theirs = peer.estimate(kb, gpu, model, prompt, precision)
             except QueryError as refused:
                 rows.append({**row, "refused": str(refused).split(";")[0]})
                 continue
-            ideal_decode, ideal_prefill, ideal_weights = hwkb_bounds(kb, gpu, model.id, prompt, precision)
-            rows.append({**row, "hwkb_decode": ideal_decode, "peer_decode": decode,
-                         "decode_ratio": decode / ideal_decode, "hwkb_prefill_ms": ideal_prefill,
-                         "peer_prefill_ms": prefill, "prefill_ratio": prefill / ideal_prefill,
-                         "hwkb_weights_gb": ideal_weights / 1e9, "peer_weights_gb": weights / 1e9,
-                         "weights_ratio": weights / ideal_weights})
+            ours = hwkb_bounds(kb, gpu, model.id, prompt, precision)
+            rows.append({**row, "hwkb": ours.__dict__, "peer_estimate": theirs.__dict__,
+                         "decode_ratio": theirs.decode_tokens_per_s / ours.decode_tokens_per_s,
+                         "decode_bytes_ratio": theirs.decode_bytes / ours.decode_bytes,
+                         "prefill_ratio": theirs.prefill_ms / ours.prefill_ms,
+                         "prefill_flop_ratio": theirs.prefill_flop / ours.prefill_flop,
+                         "weights_ratio": theirs.weight_bytes / ours.weight_bytes})
     return rows
 
 
 def table(rows: list[dict]) -> str:
-    head = ("| peer | GPU | model | precision | hwkb decode token/s | peer | peer/hwkb | hwkb prefill ms | peer | peer/hwkb "
-            "| weights GB hwkb / peer |")
-    lines = [head, "|" + "---|" * head.count(" | ") + "---|"]
+    """Ratios peer / hwkb: decode rate and the bytes a step reads, prefill time and its FLOP, and the rest once the
+    count is taken out (decode: rate x bytes; prefill: time / FLOP), which the peer's per-operator rules explain."""
+    head = ("| peer | GPU | model | prec. | hwkb decode token/s | peer | decode peer/hwkb | bytes/step peer/hwkb "
+            "| rest | hwkb prefill ms | peer | prefill peer/hwkb | FLOP peer/hwkb | rest | weights GB hwkb / peer |")
+    lines = [head, "|" + "---|" * (head.count(" | ") + 1)]
     for r in rows:
         if "refused" in r:
-            lines.append(f"| {r['peer']} | {r['gpu']} | {r['model']} | {r['precision']} | {r['refused']} ||||||")
+            lines.append(f"| {r['peer']} | {r['gpu']} | {r['model']} | {r['precision']} | {r['refused']} |" + " |" * 10)
             continue
-        lines.append(f"| {r['peer']} | {r['gpu']} | {r['model']} | {r['precision']} | {r['hwkb_decode']:.4g} | {r['peer_decode']:.4g} "
-                     f"| {r['decode_ratio']:.3f} | {r['hwkb_prefill_ms']:.4g} | {r['peer_prefill_ms']:.4g} "
-                     f"| {r['prefill_ratio']:.3f} | {r['hwkb_weights_gb']:.4g} / {r['peer_weights_gb']:.4g} |")
+        ours, theirs = r["hwkb"], r["peer_estimate"]
+        lines.append(
+            f"| {r['peer']} | {r['gpu']} | {r['model']} | {r['precision']} | {ours['decode_tokens_per_s']:.4g} "
+            f"| {theirs['decode_tokens_per_s']:.4g} | {r['decode_ratio']:.3f} | {r['decode_bytes_ratio']:.3f} "
+            f"| {r['decode_ratio'] * r['decode_bytes_ratio']:.3f} | {ours['prefill_ms']:.4g} | {theirs['prefill_ms']:.4g} "
+            f"| {r['prefill_ratio']:.3f} | {r['prefill_flop_ratio']:.3f} | {r['prefill_ratio'] / r['prefill_flop_ratio']:.3f} "
+            f"| {ours['weight_bytes'] / 1e9:.4g} / {theirs['weight_bytes'] / 1e9:.4g} |")
     return "\n".join(lines)
 
 
