@@ -148,7 +148,7 @@ class GenZ:
             try:
                 decode = self.genz.decode_moddeling(output_tokens=1, Bb=1, **common)
                 prefill = self.genz.prefill_moddeling(**common)
-            except ValueError as refused:  # llm_decode.py:60-67, a model larger than the chip's memory
+            except ValueError as refused:  # llm_decode.py:66-74, a model larger than the chip's memory
                 raise QueryError(f"GenZ refuses: {str(refused).splitlines()[0]}") from None
         step, whole = decode["summary_table"].iloc[0], prefill["summary_table"].iloc[0]
         # GenZ's MB are MiB (unit.py:6, binary_dicts); its "MACs (MFLOP)" column sums each operator's FLOP
