@@ -1,4 +1,4 @@
-"""hwkb's ideal LLM bounds side by side with llm-analysis 0.2.2 and GenZ 0.0.16 (issue 25).
+"""hwkb's ideal LLM bounds side by side with llm-analysis 0.2.2, GenZ 0.0.16 and AIConfigurator 0.12.0 (issue 25).
 
 Run by hand from a checkout with the peers extra installed (``pip install -e '.[peers]'``):
 ``python benchmarks/peers_side_by_side.py [--models ...] [--gpus ...] [--prompt N]``. A peer that is
@@ -10,7 +10,8 @@ KB's own bounds use), and a model config written from the KB's workload (kb/work
 layers, hidden size, heads, KV heads, MLP width, vocabulary, experts, each read from the published
 config file). One case is batch 1, a prompt of ``--prompt`` tokens (prefill), and the next token
 generated with that prompt in the key/value cache (decode), on one GPU, in BF16 (weights and cache)
-or FP8 (``--precision fp8``: hwkb's ``fp8`` scenario, llm-analysis's ``w8a8e16``, GenZ's ``bits='fp8'``).
+or FP8 (``--precision fp8``: hwkb's ``fp8`` scenario, llm-analysis's ``w8a8e16``, GenZ's ``bits='fp8'``;
+AIConfigurator ``gemm_quant_mode='fp8'`` with a BF16 cache).
 A model too large for the GPU's memory is refused by both peers (their message is printed); hwkb's
 bound does not ask (``gpus_needed`` does).
 
@@ -26,6 +27,7 @@ import contextlib
 import io
 import json
 import logging
+import math
 import sys
 import tempfile
 import warnings
@@ -44,6 +46,12 @@ FACTORS = {
         "neither flops_efficiency nor achieved_tflops is given)",
         "hbm_memory_efficiency = HBM_MEMORY_EFFICIENCY = 1 (constant.py:32; analysis.py:120-134)",
         "intra/inter_node_memory_efficiency = 1.0 (constant.py:33-34; unused at tensor parallel 1)",
+    ],
+    "AIConfigurator": [
+        "database_mode SOL: every operator on its analytic speed-of-light branch (sdk/engine.py:1050-1062), no "
+        "measured data; gpu.mem_bw_empirical_scaling_factor (0.8 in every shipped system) is not applied there: "
+        "the same TPOT with and without it in hwkb's H100 export",
+        "static mode: TTFT is one prefill of the prompt (agg mode's TTFT adds a scheduled decode step)",
     ],
     "GenZ": [
         "system_eff = 1: compute_efficiency = memory_efficiency = 1 (GenZ/LLM_inference/llm_decode.py:15, :35; "
@@ -156,6 +164,36 @@ class GenZ:
                         whole["MACs (MFLOP)"] * 1e6, step["Total Weights (MB)"] * 2 ** 20)
 
 
+class AIConfigurator:
+    """AIConfigurator 0.12.0 in its SOL mode (the analytic speed-of-light branch of its Rust engine, no measured
+    data), static mode (one prefill of the prompt, then decode steps), on its own config of the model: it reads
+    models by Hugging Face name from aiconfigurator_core/model_configs/, whose Llama 3.1 configs agree with the KB's
+    (``--configs``); it has none of Mixtral 8x7B or Qwen2 72B."""
+    name = "AIConfigurator"
+    MODELS = {"llama-3-8b": "meta-llama/Meta-Llama-3.1-8B", "llama-3-70b": "meta-llama/Meta-Llama-3.1-70B",
+              "llama-3-405b": "meta-llama/Meta-Llama-3.1-405B"}
+
+    def __init__(self, folder: Path):
+        from aiconfigurator.cli.api import cli_estimate
+        self.cli_estimate, self.folder = cli_estimate, folder / "aiconfigurator"
+        self.folder.mkdir(exist_ok=True)
+
+    def estimate(self, kb: KnowledgeBase, gpu: str, model: Model, prompt: int, precision: str) -> Estimate:
+        if model.id not in self.MODELS:
+            raise QueryError(f"AIConfigurator ships no config of {model.id}")
+        export = kb.export("aiconfigurator", gpu)
+        (self.folder / f"{export.name}.yaml").write_text(export.text)
+        quant = {} if precision == "bf16" else {"gemm_quant_mode": "fp8", "kvcache_quant_mode": "bfloat16",
+                                                "fmha_quant_mode": "bfloat16"}  # hwkb's fp8: W8A8, a BF16 cache
+        try:
+            result = self.cli_estimate(self.MODELS[model.id], export.name, mode="static", database_mode="SOL",
+                                       systems_paths=str(self.folder), isl=prompt, osl=2, batch_size=1, **quant)
+        except RuntimeError as refused:  # its memory check: 'OOM: the model ... does not fit in GPU memory'
+            raise QueryError(f"AIConfigurator refuses: {str(refused).split('.')[0]}") from None
+        nan = float("nan")
+        return Estimate(1e3 / result.tpot, result.ttft, nan, nan, nan)
+
+
 def run(kb: KnowledgeBase, peer, models: list[Model], gpus: list[str], prompt: int, precision: str) -> list[dict]:
     rows = []
     for gpu in gpus:
@@ -187,6 +225,12 @@ def table(rows: list[dict]) -> str:
             lines.append(f"| {r['peer']} | {r['gpu']} | {r['model']} | {r['precision']} | {r['refused']} |" + " |" * 10)
             continue
         ours, theirs = r["hwkb"], r["peer_estimate"]
+        if math.isnan(theirs["decode_bytes"]):  # a peer whose counts the benchmark cannot read
+            lines.append(f"| {r['peer']} | {r['gpu']} | {r['model']} | {r['precision']} "
+                         f"| {ours['decode_tokens_per_s']:.4g} | {theirs['decode_tokens_per_s']:.4g} "
+                         f"| {r['decode_ratio']:.3f} | - | - | {ours['prefill_ms']:.4g} | {theirs['prefill_ms']:.4g} "
+                         f"| {r['prefill_ratio']:.3f} | - | - | {ours['weight_bytes'] / 1e9:.4g} / - |")
+            continue
         lines.append(
             f"| {r['peer']} | {r['gpu']} | {r['model']} | {r['precision']} | {ours['decode_tokens_per_s']:.4g} "
             f"| {theirs['decode_tokens_per_s']:.4g} | {r['decode_ratio']:.3f} | {r['decode_bytes_ratio']:.3f} "
@@ -249,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
     models = [kb_model(kb, m) for m in args.models]
     rows = []
     with tempfile.TemporaryDirectory() as folder:
-        for cls, module in ((LlmAnalysis, "llm_analysis"), (GenZ, "GenZ")):
+        for cls, module in ((LlmAnalysis, "llm_analysis"), (GenZ, "GenZ"), (AIConfigurator, "aiconfigurator")):
             try:
                 peer = cls(Path(folder))
             except ImportError:
