@@ -94,3 +94,49 @@ def _exports(kb, fmt: str, gpu: str) -> bool:
     except QueryError:
         return False
     return True
+
+
+def _llama_3_8b(kb) -> dict:
+    return {name: int(kb.solve(name, layers=["llama-3-8b"]).magnitude)
+            for name in ("layers", "hidden_size", "heads", "kv_heads", "intermediate_size", "vocab_size")}
+
+
+def test_llm_analysis_counts_llama_3_8b_without_a_third_of_each_mlp_and_the_output_embedding(real_kb, tmp_path,
+                                                                                            monkeypatch):
+    """docs/peers_side_by_side.md's explanation of llm-analysis's decode ratio, held to its own weight count: two MLP
+    matrices where SwiGLU has three (analysis.py:285), the output embedding counted as tied (analysis.py:244)."""
+    config = pytest.importorskip("llm_analysis.config", reason="llm-analysis is not installed (the peers extra)")
+    analysis = pytest.importorskip("llm_analysis.analysis")
+    m = _llama_3_8b(real_kb)
+    gpu = config.GPUConfig(**json.loads(real_kb.export("llm-analysis", "h100-sxm").text))
+    monkeypatch.setitem(config.gpu_configs, gpu.name, gpu)
+    model = tmp_path / "llama-3-8b.json"
+    model.write_text(json.dumps({"name": "hwkb-llama-3-8b", "num_layers": m["layers"], "n_head": m["heads"],
+                                 "hidden_dim": m["hidden_size"], "vocab_size": m["vocab_size"],
+                                 "num_key_value_heads": m["kv_heads"], "ffn_embed_dim": m["intermediate_size"],
+                                 "expansion_ratio": m["intermediate_size"] / m["hidden_size"]}))
+    summary = analysis.infer(model_name=str(model), gpu_name=gpu.name, seq_len=1024, num_tokens_to_generate=1,
+                             log_level="ERROR")
+    hwkb_bytes = real_kb.solve("weight_bytes", layers=["llama-3-8b"]).magnitude * 1e9
+    missing = 2 * (m["layers"] * m["hidden_size"] * m["intermediate_size"] + m["vocab_size"] * m["hidden_size"])
+    assert summary["weight_memory_per_gpu"] == pytest.approx(hwkb_bytes - missing, rel=1e-9)
+
+
+def test_genz_decodes_llama_3_8b_at_hwkbs_bound_less_the_input_embedding(real_kb):
+    """docs/peers_side_by_side.md's explanation of GenZ's decode ratio: GenZ reads what hwkb's decode_traffic reads
+    but the vocab x hidden input table (a lookup), at the exported bandwidth, with its efficiencies at 1."""
+    genz = pytest.importorskip("GenZ", reason="genz-llm is not installed (the peers extra)")
+    m = _llama_3_8b(real_kb)
+    (system,) = json.loads(real_kb.export("genz", "h100-sxm").text).values()
+    config = genz.ModelConfig(model="hwkb/llama-3-8b", hidden_size=m["hidden_size"], num_attention_heads=m["heads"],
+                              num_key_value_heads=m["kv_heads"], num_ffi=2, intermediate_size=m["intermediate_size"],
+                              num_decoder_layers=m["layers"], vocab_size=m["vocab_size"], hidden_act="silu")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = genz.decode_moddeling(model=config, batch_size=1, input_tokens=1024, output_tokens=1, Bb=1,
+                                    system_name=system, bits="bf16")
+    step = real_kb.solve("decode_bytes_per_step", gpu="h100-sxm", layers=["llama-3-8b"],
+                         facts=["batch=1", "context=1024"]).magnitude * 1e9
+    bandwidth = real_kb.solve("memory_bandwidth", gpu="h100-sxm").magnitude * 1e9
+    lookup_saved = 2 * m["vocab_size"] * m["hidden_size"]
+    assert out["Throughput"] == pytest.approx(bandwidth / (step - lookup_saved), rel=2e-3)
