@@ -3,7 +3,8 @@
 Every figure written is a KB value, stated with its source or derived by the
 laws (the same values ``hwkb solve`` gives), converted into the unit the tool's
 own code reads the field in (:mod:`hwkb.formats.peers`). A field the KB cannot
-settle is written as null (or left out where the tool has its own default) and
+settle is never a null the tool computes with: the format leaves it out with what
+the tool then does, or refuses the product with the reason (a QueryError); it is
 named in :attr:`Export.notes`, so ``hwkb audit --from`` on the written file finds
 nothing against the KB.
 
@@ -46,7 +47,7 @@ class Export(Result):
 
     @property
     def status(self) -> str:
-        """``ok`` when every mapped field has a KB value or is n/a on the GPU, ``partial`` when some are left null."""
+        """``ok`` when every mapped field has a KB value or is n/a on the GPU, ``partial`` when some are left out."""
         return "partial" if any(k not in self.na for k in self.written.missing.values()) else "ok"
 
     @property

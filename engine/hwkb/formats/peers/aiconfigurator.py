@@ -101,9 +101,11 @@ def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:
 
 
 def write(name: str, figures: Mapping[VarKey, float], units: Units, na: Mapping[VarKey, str] = {}) -> Written:
-    """``na``: keys the KB states as not applicable to the GPU (an H100's FP4), written null with why. The node and
-    ``misc`` keys that are no GPU figure are written as every system AIConfigurator ships has them, each commented as
-    its figure: its Rust loader takes no null there (system_spec.rs), and its estimates compute with them."""
+    """Never a null: a key the KB cannot settle, or states as n/a on the GPU (``na``: an H100's FP4), is a comment
+    saying why and what AIConfigurator does without it; the node and ``misc`` keys that are no GPU figure are
+    written as every system AIConfigurator ships has them, each commented as its figure (its Rust loader takes no
+    null there, system_spec.rs, and its estimates compute with them); a product without a figure it computes with
+    is refused."""
     values, used, missing = tool_figures(FIELDS, figures, units)
     needed = [field for field in _COMPUTED_WITH if field in missing]
     if needed:
@@ -151,9 +153,7 @@ _ABSENT_ANY = "an optional key of AIConfigurator's SystemSpec (system_spec.rs)"
 
 
 def _whole(number) -> str:
-    """A figure in base units as an integer (PyYAML reads '3.35e12' as text), null where there is none."""
-    if number is None:
-        return "null"
+    """A figure in base units as an integer (PyYAML reads '3.35e12' as text)."""
     return str(int(round(number.value)))
 
 
