@@ -23,8 +23,8 @@ BLOCK = [frozenset({"a", "x", "y"}), frozenset({"b", "x", "y"}), frozenset({"z",
 
 
 def test_all_names_exist():
-    assert sorted(plan_module.__all__) == ["Plan", "Step", "components_in_order", "find_needs", "make_plan",
-                                           "maximum_matching"]
+    assert sorted(plan_module.__all__) == ["NeedSearch", "Plan", "Step", "components_in_order", "find_needs",
+                                           "make_plan", "maximum_matching", "search_needs"]
 
 
 def test_plan_uses_networkx_only_when_a_block_may_exist():

@@ -27,11 +27,15 @@ import itertools
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
-__all__ = ["Step", "Plan", "make_plan", "find_needs", "maximum_matching", "components_in_order"]
+__all__ = ["Step", "Plan", "make_plan", "find_needs", "search_needs", "NeedSearch", "maximum_matching",
+           "components_in_order"]
 
 CanSolve = Callable[[int, str], bool]
 MAX_NEED_SIZE = 3
 MAX_NEED_CANDIDATES = 40
+#: trial plans one search for needs may make: every set of up to 3 of the 40 nearest keys is 10,700, each
+#: trial a few tens of microseconds (:class:`_Trials`), so the bound is about a second of planning
+MAX_NEED_TRIALS = 12_000
 
 
 @dataclass(frozen=True)
@@ -85,8 +89,11 @@ def make_plan(relations: Sequence[frozenset[str]], known: Iterable[str], can_sol
     return Plan(tuple(steps), frozenset(known), checks)
 
 
-def _propagate(relations, known: set, can_solve, by_key, steps, used):
-    frontier = sorted({r for rs in by_key.values() for r in rs if r not in used})
+def _propagate(relations, known: set, can_solve, by_key, steps, used, frontier=None):
+    """Solve each relation left with one unknown, round after round. A caller that knows every other relation
+    is already stuck (a trial adding keys to a finished plan's knowns) starts from the relations of the new keys."""
+    if frontier is None:
+        frontier = sorted({r for rs in by_key.values() for r in rs if r not in used})
     while frontier:
         fresh: list[str] = []
         for r in frontier:
@@ -129,28 +136,31 @@ def _next_block(relations, known: set, by_key, used: set, usable) -> Step | None
     return None
 
 
-def _block_core(unknowns: dict[int, frozenset[str]]) -> set[int]:
+def _block_core(unknowns: dict[int, frozenset[str]], peeled: dict[int, tuple[int, str]] | None = None) -> set[int]:
     """The relations left after dropping, again and again, each one with an unknown no other left one has.
 
     Such a relation is in no block: that unknown could only be matched to it, and nothing else would need
     it, so it would be a component of its own. A core of fewer than two relations means there is no block,
-    found without matching (most queries, every time), and without importing NetworkX.
+    found without matching (most queries, every time), and without importing NetworkX. ``peeled``, when
+    given, receives each dropped relation's turn and the unknown that let it go (:class:`_Trials` replays them).
     """
     holders: dict[str, set[int]] = {}
     for r, keys in unknowns.items():
         for k in keys:
             holders.setdefault(k, set()).add(r)
     alive = set(unknowns)
-    stack = [r for rs in holders.values() if len(rs) == 1 for r in rs]
+    stack = [(r, k) for k, rs in holders.items() if len(rs) == 1 for r in rs]
     while stack:
-        r = stack.pop()
+        r, witness = stack.pop()
         if r not in alive:
             continue
         alive.discard(r)
+        if peeled is not None:
+            peeled[r] = (len(peeled), witness)
         for k in unknowns[r]:
             holders[k].discard(r)
             if len(holders[k]) == 1:
-                stack.extend(holders[k])
+                stack.extend((h, k) for h in holders[k])
     return alive
 
 
@@ -197,10 +207,33 @@ def maximum_matching(unknowns: dict[int, list[str]]) -> dict[str, int]:
             if node >= len(relations)}
 
 
+@dataclass(frozen=True)
+class NeedSearch:
+    """What :func:`search_needs` found, and how far it looked."""
+    sets: list[tuple[str, ...]]   # the smallest sets found, closest to the target first
+    tried: int                    # trial plans made
+    candidates: int               # the nearest variables the sets were drawn from
+    largest: int                  # the largest set size tried
+    complete: bool                # False when the trial budget ran out before that size was done
+
+
 def find_needs(relations: Sequence[frozenset[str]], known: Iterable[str], target: str, can_solve: CanSolve,
                usable: Callable[[int], bool] = lambda r: True, excluded: Iterable[str] = (),
                accept: Callable[[Plan], bool] = lambda plan: True) -> list[tuple[str, ...]]:
+    """The smallest sets of additional keys, any one of which makes ``target`` determined (see :func:`search_needs`)."""
+    return search_needs(relations, known, target, can_solve, usable, excluded, accept).sets
+
+
+def search_needs(relations: Sequence[frozenset[str]], known: Iterable[str], target: str, can_solve: CanSolve,
+                 usable: Callable[[int], bool] = lambda r: True, excluded: Iterable[str] = (),
+                 accept: Callable[[Plan], bool] = lambda plan: True, budget: int = MAX_NEED_TRIALS) -> NeedSearch:
     """The smallest sets of additional keys, any one of which makes ``target`` determined.
+
+    Sets of 1, then 2, then up to ``MAX_NEED_SIZE`` keys are tried among the ``MAX_NEED_CANDIDATES`` keys
+    nearest the target that can reach it: a key outside the target's component of the graph of undetermined
+    keys and their relations could settle nothing there, so it is never tried. Each trial plans from the
+    knowns' finished plan (:class:`_Trials`), and at most ``budget`` trials are made: when it runs out the
+    search returns what the finished sizes found and says so (``complete=False``).
 
     Structure cannot see that two equations are one equation twice (two peaks
     that both fix only ``sm_count * clock``); ``accept`` is asked of each
@@ -210,25 +243,121 @@ def find_needs(relations: Sequence[frozenset[str]], known: Iterable[str], target
     """
     known = set(known)
     base = make_plan(relations, known, can_solve, usable)
+    trials = None
     if target in base.determined:
         if accept(base):
-            return []
-        base = Plan((), frozenset(known), ())
+            return NeedSearch([], 0, 0, 0, True)
+        base = Plan((), frozenset(known), ())  # not a finished plan: every trial plans from scratch
+    else:
+        trials = _Trials(relations, base.determined, can_solve, usable)
     excluded = set(excluded) | {target}
     near = _distances(relations, usable, target)
     if not near:
-        return []
-    candidates = sorted((k for k in near if k not in base.determined and k not in excluded),
-                        key=lambda k: (near[k], k))[:MAX_NEED_CANDIDATES]
+        return NeedSearch([], 0, 0, 0, True)
+    nearest = sorted((k for k in near if k not in base.determined and k not in excluded),
+                     key=lambda k: (near[k], k))[:MAX_NEED_CANDIDATES]
+    reach = _reach(relations, usable, base.determined, target)
+    candidates = [k for k in nearest if k in reach]
+    tried = 0
     for size in range(1, MAX_NEED_SIZE + 1):
         found = []
         for combo in itertools.combinations(candidates, size):
-            plan = make_plan(relations, base.determined | set(combo), can_solve, usable)
+            if tried == budget:
+                return NeedSearch(_closest_first(found, near), tried, len(candidates), size, False)
+            tried += 1
+            plan = trials.plan(combo) if trials else make_plan(relations, base.determined | set(combo), can_solve,
+                                                                 usable)
             if target in plan.determined and accept(plan):
                 found.append(combo)
-        if found:  # the sets closest to the target first (its own rule's inputs before far-off ones)
-            return sorted((tuple(sorted(c)) for c in found), key=lambda c: (sum(near[k] for k in c), c))
-    return []
+        if found:
+            return NeedSearch(_closest_first(found, near), tried, len(candidates), size, True)
+    return NeedSearch([], tried, len(candidates), MAX_NEED_SIZE, True)
+
+
+def _closest_first(found: list[tuple[str, ...]], near: dict[str, int]) -> list[tuple[str, ...]]:
+    """The sets closest to the target first (its own rule's inputs before far-off ones)."""
+    return sorted((tuple(sorted(c)) for c in found), key=lambda c: (sum(near[k] for k in c), c))
+
+
+def _reach(relations: Sequence[frozenset[str]], usable: Callable[[int], bool], determined: frozenset[str],
+           target: str) -> set[str]:
+    """The undetermined keys joined to ``target`` through usable relations and other undetermined keys
+    (NetworkX's connected component): only these can take part in a plan step that leads to it."""
+    import networkx as nx
+    graph = nx.Graph()
+    graph.add_node(target)
+    for r, keys in enumerate(relations):
+        open_keys = sorted(keys - determined)
+        if usable(r) and len(open_keys) >= 2:
+            graph.add_edges_from(zip(open_keys, open_keys[1:]))
+    return nx.node_connected_component(graph, target) - {target}
+
+
+class _Trials:
+    """Plans of a finished plan's knowns plus a few keys, each the plan :func:`make_plan` would make, cheaply.
+
+    The finished plan is a fixed point: no relation left has one unknown it can be solved for. So a trial's
+    propagation starts from the relations of the added keys only. Its search for a block needs the core of
+    the relations left with two or more unknowns; replaying the finished plan's peeling (each relation
+    dropped in turn for an unknown no other left one had) drops every relation again whose unknown is still
+    unknown and unshared, so the core lies within the old core and the relations that replay sticks at. Only
+    when that core holds two relations or more is the trial planned by :func:`make_plan` itself.
+    """
+
+    def __init__(self, relations: Sequence[frozenset[str]], determined: frozenset[str], can_solve: CanSolve,
+                 usable: Callable[[int], bool]):
+        self.relations, self.determined, self.can_solve, self.usable = relations, determined, can_solve, usable
+        self.by_key: dict[str, list[int]] = {}
+        for r, keys in enumerate(relations):
+            if usable(r):
+                for k in keys:
+                    self.by_key.setdefault(k, []).append(r)
+        self.pending = {r: relations[r] - determined for r in range(len(relations))
+                        if usable(r) and len(relations[r] - determined) >= 2}
+        self.peeled: dict[int, tuple[int, str]] = {}
+        self.core = _block_core(self.pending, self.peeled)
+        self.let_go_by: dict[str, list[tuple[int, int]]] = {}  # an unknown -> (turn, relation) it let go
+        for r, (turn, witness) in self.peeled.items():
+            self.let_go_by.setdefault(witness, []).append((turn, r))
+        self.checks = {r for r in range(len(relations)) if usable(r) and relations[r] <= determined}
+
+    def plan(self, added: Iterable[str]) -> Plan:
+        known = set(self.determined) | set(added)
+        fresh = set(added) - self.determined
+        steps: list[Step] = []
+        used: set[int] = set()
+        frontier = sorted({r for k in fresh for r in self.by_key.get(k, ())})
+        _propagate(self.relations, known, self.can_solve, self.by_key, steps, used, frontier)
+        new = known - self.determined
+        touched = {r for k in new for r in self.by_key.get(k, ()) if r in self.pending}
+        left = {r: self.pending[r] - new for r in touched if r not in used}  # the touched relations still pending
+        left = {r: unknowns for r, unknowns in left.items() if len(unknowns) >= 2}
+        stuck = self._stuck(left, touched, new)
+        if len(stuck) >= 2 and len(self.pending) - len(touched) + len(left) >= 2 and \
+                len(_block_core({r: left.get(r, self.pending[r]) for r in stuck})) >= 2:
+            return make_plan(self.relations, self.determined | set(added), self.can_solve, self.usable)
+        checks = self.checks | {r for k in new for r in self.by_key.get(k, ())
+                                if r not in used and self.relations[r] <= known}
+        return Plan(tuple(steps), frozenset(known), tuple(sorted(checks)))
+
+    def _stuck(self, left: dict[int, frozenset[str]], touched: set[int], new: set[str]) -> set[int]:
+        """The old core's relations still pending, and those the replayed peeling cannot drop: a relation
+        whose unknown is now known, and, after it, one whose unknown a relation stuck before it still holds.
+        ``left`` holds the unknowns of the touched relations still pending (the others keep theirs)."""
+        def unknowns(r):
+            return left.get(r) if r in touched else self.pending[r]
+
+        stuck = {r for r in self.core if unknowns(r)}
+        queue = [r for r in left if r in self.peeled and self.peeled[r][1] in new]
+        while queue:
+            r = queue.pop()
+            if r in stuck:
+                continue
+            stuck.add(r)
+            turn = self.peeled[r][0]
+            for k in unknowns(r):
+                queue.extend(h for later, h in self.let_go_by.get(k, ()) if later > turn and unknowns(h))
+        return stuck
 
 
 def _distances(relations: Sequence[frozenset[str]], usable: Callable[[int], bool], target: str) -> dict[str, int]:

@@ -18,7 +18,7 @@ from hwkb.errors import DimensionError, Location
 from hwkb.formats.caches import SolutionCache
 from hwkb.solving.context import Context, build_context
 from hwkb.solving.limit_rules import Limit, check_limits, compile_limits
-from hwkb.solving.plan import Plan
+from hwkb.solving.plan import NeedSearch, Plan
 from hwkb.solving.relations import Relation, check_dimensions, compile_relations
 
 __all__ = ["System"]
@@ -41,6 +41,8 @@ class System:
         #: plans by what a query knows (which keys, which are n/a, expectations or not): a plan follows from the
         #: structure alone, so queries that know the same keys share one (solving.solver fills it)
         self.plans: dict[tuple, Plan] = {}
+        #: searches for what would settle an undetermined key, by the same known keys and that key
+        self.needs: dict[tuple, NeedSearch] = {}
 
     def context(self, gpu: str | None = None, layers: Iterable[str] = (), facts: Iterable = (),
                 via: str = "set", base: Context | None = None) -> Context:
