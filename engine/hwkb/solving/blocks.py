@@ -20,7 +20,8 @@ from hwkb.solving.relations import Relation, key_of_symbol, symbol_of
 if TYPE_CHECKING:
     import sympy
 
-__all__ = ["BlockRoots", "Misfit", "positive_roots", "newton_positive", "regular_at_random", "least_misfit"]
+__all__ = ["BlockRoots", "Misfit", "positive_roots", "newton_positive", "regular_at_random", "singular_everywhere",
+           "least_misfit"]
 
 #: the relative step of the finite differences (Jacobians, uncertainty)
 STEP = 1e-6
@@ -106,6 +107,23 @@ def regular_at_random(relations: Sequence[Relation], outputs: Sequence[VarKey]) 
         return False
     point.update({key_of_symbol(x): float(v) for x, v in root.items()})
     return _rank(relations, outputs, point) == len(outputs)
+
+
+def singular_everywhere(relations: Sequence[Relation], outputs: Sequence[VarKey]) -> bool:
+    """The block's Jacobian in its outputs is short of full rank at a random point, so everywhere.
+
+    Two equations that fix only a product (a GPU's shading units and its FP32 peak, both through
+    sm_count * fp32_lanes_per_sm) are such a block: where the figures agree every split of the product is a
+    root, so a root found is arbitrary, and where they do not there is none. No root is needed to see it.
+    """
+    if any(r.template is None for r in relations):
+        return False  # a simulated rule: no equation to differentiate
+    rng = random.Random(2027)  # a fixed point: the same answer every run
+    point = {k: math.exp(rng.uniform(-1.0, 1.0)) for r in relations for k in r.keys}
+    try:
+        return _rank(relations, outputs, point) < len(outputs)
+    except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+        return False  # not defined there: left to the roots
 
 
 @dataclass(frozen=True)
