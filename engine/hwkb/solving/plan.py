@@ -112,10 +112,13 @@ def _propagate(relations, known: set, can_solve, by_key, steps, used, frontier=N
 
 def _next_block(relations, known: set, by_key, used: set, usable) -> Step | None:
     """The first square system, in dependency order, that the knowns settle."""
-    pending = [r for r in range(len(relations)) if usable(r) and r not in used and len(relations[r] - known) >= 2]
-    if len(pending) < 2 or len(_block_core({r: relations[r] - known for r in pending})) < 2:
+    pending = {r: relations[r] - known for r in range(len(relations))
+               if usable(r) and r not in used and len(relations[r] - known) >= 2}
+    core = _block_core(pending) if len(pending) >= 2 else set()
+    if len(core) < 2:
         return None
-    owner = maximum_matching({r: sorted(relations[r] - known) for r in pending})
+    joined = _joined(pending, core)  # a block and whatever it waits for share unknowns with the core
+    owner = maximum_matching({r: sorted(keys) for r, keys in pending.items() if r in joined})
     depends: dict[str, list[str]] = {}  # key -> the keys that need it
     for key, r in sorted(owner.items(), key=lambda item: item[1]):
         depends.setdefault(key, [])
@@ -134,6 +137,24 @@ def _next_block(relations, known: set, by_key, used: set, usable) -> Step | None
             settled |= members
         # else: this component is not settled; one that does not depend on it may still be
     return None
+
+
+def _joined(unknowns: dict[int, frozenset[str]], start: set[int]) -> set[int]:
+    """The relations that share an unknown with ``start``'s, step by step: the parts of the pending system the
+    core lies in. The other parts are matched and ordered on their own, so leaving them out of the matching
+    and the condensation changes neither the blocks found nor their order."""
+    holders: dict[str, list[int]] = {}
+    for r, keys in unknowns.items():
+        for k in keys:
+            holders.setdefault(k, []).append(r)
+    joined, stack = set(start), list(start)
+    while stack:
+        for k in unknowns[stack.pop()]:
+            for h in holders[k]:
+                if h not in joined:
+                    joined.add(h)
+                    stack.append(h)
+    return joined
 
 
 def _block_core(unknowns: dict[int, frozenset[str]], peeled: dict[int, tuple[int, str]] | None = None) -> set[int]:
