@@ -207,8 +207,9 @@ def test_hp_gpus_prints_the_sections_figures(kb):
 
 
 @pytest.mark.parametrize("label, column", sorted(HP_GPUS_FIGURES))
-def test_hp_gpus_rows_are_the_commands_that_reproduce_their_cells(capsys, label, column):
-    """Each row's label is its context as flags: 'hwkb solve COLUMN LABEL' answers the cell."""
-    from conftest import run_cli_json
+def test_hp_gpus_rows_are_the_commands_that_reproduce_their_cells(capsys, monkeypatch, kb, label, column):
+    """Each row's label is its context as flags: 'hwkb solve COLUMN LABEL' answers the cell (on the KB loaded once)."""
+    from conftest import run_cli_json, share_kb_with_cli
+    share_kb_with_cli(monkeypatch, kb)
     code, document, _ = run_cli_json(capsys, "solve", column, *label.split())
     assert code == 0 and document["status"] in ("derived", "stated")
