@@ -7,7 +7,7 @@ import pytest
 
 from hwkb.cli import flags
 from hwkb.cli.main import COMMANDS
-from conftest import BAD, TINY, build_kb, run_cli
+from conftest import BAD, TINY, build_kb, run_cli, share_kb_with_cli
 from json_schema_subset import errors
 
 SCHEMA = json.loads(flags.SCHEMA.read_text(encoding="utf-8"))
@@ -72,7 +72,8 @@ def document(capsys, argv: list[str]) -> tuple[int, dict, str]:
 
 
 @pytest.mark.parametrize("name", DOCUMENTS)
-def test_every_document_validates(capsys, name):
+def test_every_document_validates(capsys, monkeypatch, real_kb, name):
+    share_kb_with_cli(monkeypatch, real_kb)  # the documents, not the loading, are under test: one load for all
     code, doc, _ = document(capsys, DOCUMENTS[name])
     assert errors(doc, SCHEMA) == []
     assert isinstance(doc["status"], str) and doc["command"] == (DOCUMENTS[name][0] if doc["command"] else None)
