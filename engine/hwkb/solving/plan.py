@@ -139,6 +139,16 @@ def _next_block(relations, known: set, by_key, used: set, usable) -> Step | None
     return None
 
 
+def _may_close(core: set[int], unknowns: dict[int, frozenset[str]], largest: int = 10) -> bool:
+    """Whether some two or more of the core's relations hold exactly as many unknowns as they are: the square
+    systems closed over their unknowns that a block must be. Assumed so for a core of more than ``largest``."""
+    if len(core) > largest:
+        return True
+    members = sorted(core)
+    return any(len(frozenset().union(*(unknowns[r] for r in subset))) == size
+               for size in range(2, len(members) + 1) for subset in itertools.combinations(members, size))
+
+
 def _joined(unknowns: dict[int, frozenset[str]], start: set[int]) -> set[int]:
     """The relations that share an unknown with ``start``'s, step by step: the parts of the pending system the
     core lies in. The other parts are matched and ordered on their own, so leaving them out of the matching
@@ -322,7 +332,9 @@ class _Trials:
     the relations left with two or more unknowns; replaying the finished plan's peeling (each relation
     dropped in turn for an unknown no other left one had) drops every relation again whose unknown is still
     unknown and unshared, so the core lies within the old core and the relations that replay sticks at. Only
-    when that core holds two relations or more is the trial planned by :func:`make_plan` itself.
+    when that core holds two relations or more, and is not the finished plan's own core untouched, is the trial
+    planned by :func:`make_plan` itself: a block is a square system closed over its unknowns, so it lies in the
+    core, and an untouched core holds only the systems the finished plan already found no block in.
     """
 
     def __init__(self, relations: Sequence[frozenset[str]], determined: frozenset[str], can_solve: CanSolve,
@@ -354,8 +366,9 @@ class _Trials:
         left = {r: self.pending[r] - new for r in touched if r not in used}  # the touched relations still pending
         left = {r: unknowns for r, unknowns in left.items() if len(unknowns) >= 2}
         stuck = self._stuck(left, touched, new)
-        if len(stuck) >= 2 and len(self.pending) - len(touched) + len(left) >= 2 and \
-                len(_block_core({r: left.get(r, self.pending[r]) for r in stuck})) >= 2:
+        core = _block_core({r: left.get(r, self.pending[r]) for r in stuck}) if len(stuck) >= 2 else set()
+        if len(core) >= 2 and not (core == self.core and not core & touched) and \
+                _may_close(core, {r: left.get(r, self.pending[r]) for r in core}):
             return make_plan(self.relations, self.determined | set(added), self.can_solve, self.usable)
         checks = self.checks | {r for k in new for r in self.by_key.get(k, ())
                                 if r not in used and self.relations[r] <= known}
