@@ -33,8 +33,7 @@ __all__ = ["Step", "Plan", "make_plan", "find_needs", "search_needs", "NeedSearc
 CanSolve = Callable[[int, str], bool]
 MAX_NEED_SIZE = 3
 MAX_NEED_CANDIDATES = 40
-#: trial plans one search for needs may make: every set of up to 3 of the 40 nearest keys is 10,700, each
-#: trial a few tens of microseconds (:class:`_Trials`), so the bound is about a second of planning
+#: trial plans one search for needs may make (every set of up to 3 of the 40 nearest keys is 10,700)
 MAX_NEED_TRIALS = 12_000
 
 
@@ -90,8 +89,7 @@ def make_plan(relations: Sequence[frozenset[str]], known: Iterable[str], can_sol
 
 
 def _propagate(relations, known: set, can_solve, by_key, steps, used, frontier=None):
-    """Solve each relation left with one unknown, round after round. A caller that knows every other relation
-    is already stuck (a trial adding keys to a finished plan's knowns) starts from the relations of the new keys."""
+    """Solve each relation left with one unknown, round after round, starting from ``frontier`` when given."""
     if frontier is None:
         frontier = sorted({r for rs in by_key.values() for r in rs if r not in used})
     while frontier:
@@ -142,17 +140,16 @@ def _next_block(relations, known: set, by_key, used: set, usable) -> Step | None
 def _may_close(core: set[int], unknowns: dict[int, frozenset[str]], largest: int = 10) -> bool:
     """Whether some two or more of the core's relations hold exactly as many unknowns as they are: the square
     systems closed over their unknowns that a block must be. Assumed so for a core of more than ``largest``."""
-    if len(core) > largest:
-        return True
     members = sorted(core)
+    if len(members) > largest:
+        return True
     return any(len(frozenset().union(*(unknowns[r] for r in subset))) == size
                for size in range(2, len(members) + 1) for subset in itertools.combinations(members, size))
 
 
 def _joined(unknowns: dict[int, frozenset[str]], start: set[int]) -> set[int]:
-    """The relations that share an unknown with ``start``'s, step by step: the parts of the pending system the
-    core lies in. The other parts are matched and ordered on their own, so leaving them out of the matching
-    and the condensation changes neither the blocks found nor their order."""
+    """The relations sharing an unknown with ``start``'s, step by step: the parts of the pending system the core
+    lies in. Other parts match and order on their own, so leaving them out changes no block nor its order."""
     holders: dict[str, list[int]] = {}
     for r, keys in unknowns.items():
         for k in keys:
@@ -251,7 +248,7 @@ class NeedSearch:
 def find_needs(relations: Sequence[frozenset[str]], known: Iterable[str], target: str, can_solve: CanSolve,
                usable: Callable[[int], bool] = lambda r: True, excluded: Iterable[str] = (),
                accept: Callable[[Plan], bool] = lambda plan: True) -> list[tuple[str, ...]]:
-    """The smallest sets of additional keys, any one of which makes ``target`` determined (see :func:`search_needs`)."""
+    """The sets :func:`search_needs` finds."""
     return search_needs(relations, known, target, can_solve, usable, excluded, accept).sets
 
 
@@ -290,24 +287,22 @@ def search_needs(relations: Sequence[frozenset[str]], known: Iterable[str], targ
     reach = _reach(relations, usable, base.determined, target)
     candidates = [k for k in nearest if k in reach]
     tried = 0
+    def closest_first(found):  # its own rule's inputs before far-off ones
+        return sorted((tuple(sorted(c)) for c in found), key=lambda c: (sum(near[k] for k in c), c))
     for size in range(1, MAX_NEED_SIZE + 1):
         found = []
         for combo in itertools.combinations(candidates, size):
             if tried == budget:
-                return NeedSearch(_closest_first(found, near), tried, len(candidates), size, False)
+                return NeedSearch(closest_first(found), tried, len(candidates), size, False)
             tried += 1
             plan = trials.plan(combo) if trials else make_plan(relations, base.determined | set(combo), can_solve,
                                                                  usable)
             if target in plan.determined and accept(plan):
                 found.append(combo)
         if found:
-            return NeedSearch(_closest_first(found, near), tried, len(candidates), size, True)
+            return NeedSearch(closest_first(found), tried, len(candidates), size, True)
     return NeedSearch([], tried, len(candidates), MAX_NEED_SIZE, True)
 
-
-def _closest_first(found: list[tuple[str, ...]], near: dict[str, int]) -> list[tuple[str, ...]]:
-    """The sets closest to the target first (its own rule's inputs before far-off ones)."""
-    return sorted((tuple(sorted(c)) for c in found), key=lambda c: (sum(near[k] for k in c), c))
 
 
 def _reach(relations: Sequence[frozenset[str]], usable: Callable[[int], bool], determined: frozenset[str],
@@ -332,9 +327,8 @@ class _Trials:
     the relations left with two or more unknowns; replaying the finished plan's peeling (each relation
     dropped in turn for an unknown no other left one had) drops every relation again whose unknown is still
     unknown and unshared, so the core lies within the old core and the relations that replay sticks at. Only
-    when that core holds two relations or more, and is not the finished plan's own core untouched, is the trial
-    planned by :func:`make_plan` itself: a block is a square system closed over its unknowns, so it lies in the
-    core, and an untouched core holds only the systems the finished plan already found no block in.
+    when that core may hold a block (a square system closed over its unknowns) the finished plan did not
+    already rule out (its own core, untouched) is the trial planned by :func:`make_plan` itself.
     """
 
     def __init__(self, relations: Sequence[frozenset[str]], determined: frozenset[str], can_solve: CanSolve,
@@ -378,9 +372,7 @@ class _Trials:
         """The old core's relations still pending, and those the replayed peeling cannot drop: a relation
         whose unknown is now known, and, after it, one whose unknown a relation stuck before it still holds.
         ``left`` holds the unknowns of the touched relations still pending (the others keep theirs)."""
-        def unknowns(r):
-            return left.get(r) if r in touched else self.pending[r]
-
+        unknowns = lambda r: left.get(r) if r in touched else self.pending[r]  # noqa: E731
         stuck = {r for r in self.core if unknowns(r)}
         queue = [r for r in left if r in self.peeled and self.peeled[r][1] in new]
         while queue:
@@ -395,8 +387,7 @@ class _Trials:
 
 
 def _distances(relations: Sequence[frozenset[str]], usable: Callable[[int], bool], target: str) -> dict[str, int]:
-    """How far each key is from ``target`` in the graph of keys and usable relations (a key to a relation
-    is one step; NetworkX's breadth-first lengths); empty when no usable relation has the target."""
+    """Each key's steps from ``target`` in the graph of keys and usable relations ({} if none has the target)."""
     import networkx as nx
     keys = sorted({k for r, ks in enumerate(relations) if usable(r) for k in ks})
     if target not in keys:

@@ -15,7 +15,8 @@ from hwkb.definitions.model import Fact, VarKey
 from hwkb.simulation.rules import run_simulated_rule
 from hwkb.solving.blocks import STEP, least_misfit, positive_roots, regular_at_random, singular_everywhere
 from hwkb.solving.context import Context
-from hwkb.solving.plan import NeedSearch, Plan, Step, make_plan, search_needs
+from hwkb.solving.needs import budget_note, needs_of
+from hwkb.solving.plan import Plan, Step, make_plan
 from hwkb.solving.plausibility import implausible_values, outside_range
 from hwkb.solving.relations import Relation, key_of_symbol, symbol_of
 from hwkb.solving.routes import ordered_routes
@@ -38,7 +39,7 @@ class Structure:
     """
 
     def __init__(self, kb: System, context: Context, where: Iterable[str] = (), use_expectations: bool = False):
-        self.kb, self.context = kb, context
+        self.kb, self.context, self.use_expectations = kb, context, use_expectations
         kinds = ("law", "simulated", "expectation") if use_expectations else ("law", "simulated")
         extra = kb.where_relations(where)
         self.relations: list[Relation] = [r for r in kb.relations if r.kind in kinds] + extra
@@ -66,7 +67,6 @@ class Solver(Structure):
     def __init__(self, kb: System, context: Context, where: Iterable[str] = (), use_expectations: bool = False,
                  lazy: bool = False):
         super().__init__(kb, context, where, use_expectations)
-        self.use_expectations = use_expectations
         self.notes: list[str] = []
         self._note_keys: dict[str, frozenset[VarKey]] = {}  # a note -> the keys it is about
         self._regular: dict[tuple, bool] = {}
@@ -193,10 +193,9 @@ class Solver(Structure):
 
     def _evaluate_block(self, step: Step) -> None:
         names = ", ".join(self.relations[r].name for r in step.relations)
-        if self._singular_everywhere(step):  # any root SymPy or Newton found would be one of many
-            if not self._singular(step, names):
-                self._note(f"{names} fix only a combination of {', '.join(step.outputs)}", step.outputs)
-            return
+        if self._of_block(step, singular_everywhere):  # any root SymPy or Newton found would be one of many
+            return None if self._singular(step, names) else self._note(
+                f"{names} fix only a combination of {', '.join(step.outputs)}", step.outputs)
         equations = []
         for r in step.relations:
             subs = {symbol_of(k): self.values[k].canonical for k in self.relations[r].keys if k in self.values}
@@ -205,7 +204,7 @@ class Solver(Structure):
         found = positive_roots(equations, unknowns)
         if found.numeric:
             self._note(f"{', '.join(step.outputs)} solved numerically (SymPy found no closed form)", step.outputs)
-        if not found.roots and not self._is_regular(step) and self._singular(step, names):
+        if not found.roots and not self._of_block(step, regular_at_random) and self._singular(step, names):
             return
         if len(found.roots) != 1:
             self._note(f"the system {names} has {len(found.roots)} positive solutions for "
@@ -221,13 +220,9 @@ class Solver(Structure):
             self.producer[key] = step.relations[0]
 
     def _singular(self, step: Step, names: str) -> bool:
-        """Whether a singular block's known values fit (noted) or contradict one another (noted as a contradiction);
-        False when no fit can be computed (a side not positive). Either way the block gives no value.
-
-        Two peaks and no SM count or clock fix only their product; a root exists only where the peaks stand in
-        the ratio of their rates, and then any SM count would do. Where they do not beyond their rounding,
-        nothing the block gives can hold.
-        """
+        """Whether a singular block's values fit (noted) or contradict one another beyond their rounding (noted as a
+        contradiction); False when no fit can be computed. Two peaks and no SM count or clock fix only their product:
+        where they stand in the ratio of their rates any SM count would do, where not nothing can hold."""
         relations = [self.relations[r] for r in step.relations]
         known = {k: self.values[k] for r in relations for k in r.keys if k not in step.outputs}
         slack = [sum(known[k].uncertainty for k in r.keys if k in known) + 1e-9 for r in relations]
@@ -343,7 +338,7 @@ class Solver(Structure):
             return Solution(key, Status.INCONSISTENT, unit, notes=self.notes_about(key))
         if value is None:
             self._evaluate_rest()
-            search = self.needs_of(key) if needs else None
+            search = needs_of(self, key) if needs else None
             needs = search.sets if search else []
             absent = sorted({k for r, ks in enumerate(self.keysets) if key in ks and not self.usable(r)
                              for k in ks & self.context.not_applicable})
@@ -351,11 +346,8 @@ class Solver(Structure):
                 where = ", ".join(f"{k} ({self.context.facts[k].where})" for k in absent)
                 return Solution(key, Status.NOT_APPLICABLE, unit,
                                 notes=(f"{key} rests on what this context states as n/a: {where}",))
-            stopped = () if search is None or search.complete else (
-                f"the search for what would settle {key} stopped at its budget of {search.tried} trial plans, "
-                f"during the sets of {search.largest} of the {search.candidates} nearest variables that reach it",)
             return Solution(key, Status.UNDERDETERMINED, unit, needs=tuple(needs),
-                            notes=self.notes_about(key) + stopped)
+                            notes=self.notes_about(key) + budget_note(key, search))
         value, *others = ordered_routes(self.kb.model, (value, *self.alternatives(key)))
         alternatives = tuple(others)
         broken = self.broken_givens()
@@ -373,22 +365,6 @@ class Solver(Structure):
                       f"({outside.source})",)
         return Solution(key, status, unit, value, alternatives, notes=notes, implausible=implausible)
 
-    def needs_of(self, key: VarKey) -> NeedSearch:
-        """The search for the sets of facts that would settle ``key``, once per KB for the same known keys
-        (a search, like a plan, follows from which keys are known; --where equalities make their own)."""
-        memo = None if self.given else (self.use_expectations, frozenset(self.values), self.context.not_applicable,
-                                        key)
-        search = self.kb.needs.get(memo) if memo else None
-        if search is None:
-            search = search_needs(self.keysets, self.values, key, self.can_solve, self.usable,
-                                  accept=lambda plan: self.blocks_regular(plan, key),
-                                  excluded=self.context.not_applicable)
-            if memo:
-                if len(self.kb.needs) >= MAX_PLANS:
-                    self.kb.needs.clear()
-                self.kb.needs[memo] = search
-        return search
-
     def broken_givens(self) -> list[str]:
         """The --where equalities that the values of this context contradict, each as a note."""
         broken = []
@@ -405,27 +381,19 @@ class Solver(Structure):
                 broken.append(f"{relation.rule.doc.removeprefix('given: ')!r} does not hold here ({shown})")
         return broken
 
-    def _is_regular(self, step: Step) -> bool:
-        """:func:`regular_at_random` of a block, once per KB for blocks of its own laws (every row an audit
-        checks for plausibility builds a solver), once per solver for blocks with a --where relation."""
-        key = (step.relations, step.outputs)
+    def _of_block(self, step: Step, test) -> bool:
+        """``test`` (:func:`regular_at_random`, :func:`singular_everywhere`) of a block, once per KB for blocks of its
+        own laws (each row an audit checks for plausibility builds a solver), once per solver with a --where one."""
+        key = (test.__name__, step.relations, step.outputs)
         cache = self._regular if any(r in self.given for r in step.relations) else self.kb.regular_blocks
         if key not in cache:
-            cache[key] = regular_at_random([self.relations[r] for r in step.relations], step.outputs)
-        return cache[key]
-
-    def _singular_everywhere(self, step: Step) -> bool:
-        """:func:`singular_everywhere`, cached like :meth:`_is_regular`."""
-        key = ("rank", step.relations, step.outputs)
-        cache = self._regular if any(r in self.given for r in step.relations) else self.kb.regular_blocks
-        if key not in cache:
-            cache[key] = singular_everywhere([self.relations[r] for r in step.relations], step.outputs)
+            cache[key] = test([self.relations[r] for r in step.relations], step.outputs)
         return cache[key]
 
     def blocks_regular(self, plan: Plan, target: VarKey) -> bool:
         """Whether every joint block the target rests on is regular (:func:`~hwkb.solving.blocks.regular_at_random`)."""
         blocks = [step for step in self._steps_to(plan, target)[1] if step.is_block]
-        return all([self._is_regular(s) for s in blocks])  # every block's answer cached, as before
+        return all([self._of_block(s, regular_at_random) for s in blocks])  # every block's answer cached, as before
 
     def derived(self) -> list[Value]:
         """Every value the plan gives that the context does not state, in plan order."""
