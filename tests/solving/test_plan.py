@@ -204,3 +204,32 @@ def test_the_plan_is_the_same_whatever_the_hash_seed():
                for seed in ("0", "1", "77")]
     assert outputs[0] == outputs[1] == outputs[2]
     assert "Step(relations=(0, 1), outputs=('x1', 'x2'))" in outputs[0]
+
+
+def test_the_needs_search_stops_at_its_budget_and_says_how_far_it_got():
+    full = plan_module.search_needs(TINY, {"rate[fp16]"}, "clock", ANY)
+    assert (full.tried, full.candidates, full.largest, full.complete) == (6, 3, 2, True)
+    cut = plan_module.search_needs(TINY, {"rate[fp16]"}, "clock", ANY, budget=5)
+    assert (cut.tried, cut.largest, cut.complete) == (5, 2, False)
+    assert cut.sets == [("peak[bf16]", "peak[fp16]"), ("peak[bf16]", "sms")]  # what the budget reached, no more
+
+
+def test_a_search_cut_by_its_budget_is_noted():
+    from hwkb.solving.needs import budget_note
+    cut = plan_module.search_needs(TINY, {"rate[fp16]"}, "clock", ANY, budget=2)
+    assert budget_note("clock", cut) == ("the search for what would settle clock stopped at its budget of 2 trial "
+                                         "plans, during the sets of 1 of the 3 nearest variables that reach it",)
+    assert budget_note("clock", plan_module.search_needs(TINY, {"rate[fp16]"}, "clock", ANY)) == ()
+
+
+def test_a_trial_plan_is_the_plan_make_plan_makes():
+    """The needs search's trials start from the finished plan; each must be the plan made from scratch."""
+    import itertools
+    rels = [frozenset(s.split()) for s in ["a x1 x2", "b x1 x2", "x1 x2 y1 y2", "x1 y1 y2", "c y1 y2 z", "p q d",
+                                           "z w", "w x1 y2 e", "q f", "y1 y2 z w", "x2 z", "a b c d"]]
+    base = make_plan(rels, {"f"}, ANY)
+    trials = plan_module._Trials(rels, base.determined, ANY, lambda r: True)
+    keys = sorted({k for ks in rels for k in ks} - base.determined)
+    for size in (1, 2, 3):
+        for added in itertools.combinations(keys, size):
+            assert trials.plan(added) == make_plan(rels, base.determined | set(added), ANY), added
