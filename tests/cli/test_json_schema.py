@@ -42,6 +42,7 @@ DOCUMENTS = {
     "list entities": ["list"],
     "list variables": ["list", "variables"],
     "list rules": ["list", "rules"],
+    "sources": ["sources"],
     "run": ["run", "peaks"],
     "run with no name": ["run"],
     "simulate": ["simulate", "--warps", "4,8", "--ilp", "1", "--compute", "16", "--latency", "500"],

@@ -17,7 +17,7 @@ run_json = run_cli_json
 def test_every_command_of_the_contract_is_registered():
     parser = build_parser()
     (subparsers,) = [a for a in parser._actions if a.dest == "command"]
-    assert list(subparsers.choices) == ["solve", "explain", "derive", "check", "list", "run", "simulate", "audit",
+    assert list(subparsers.choices) == ["solve", "explain", "derive", "check", "list", "sources", "run", "simulate", "audit",
                                         "whatif", "compare", "sheet", "roofline", "export", "completion"]
     assert all(subparsers.choices[name].get_default("handler") for name in subparsers.choices)
     assert len(COMMANDS) == len(subparsers.choices)

@@ -34,6 +34,7 @@ COMMANDS = {
     "derive": ("hwkb.cli.derive", "every value derivable but not stated"),
     "check": ("hwkb.cli.check", "validate the KB"),
     "list": ("hwkb.cli.listing", "what the KB holds"),
+    "sources": ("hwkb.cli.sources", "the documents the KB cites, with how many facts each backs"),
     "run": ("hwkb.cli.run", "a saved query, by name or path"),
     "simulate": ("hwkb.cli.simulate", "the warp-scheduler model over a grid of configurations"),
     "audit": ("hwkb.cli.audit", "check stated facts against the rules; name the likely culprit"),

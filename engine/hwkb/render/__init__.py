@@ -12,6 +12,7 @@ one form for every result: its ``to_dict()`` as the command's document.
 * :mod:`~hwkb.render.answers`: solutions, explanations, derived values, what-ifs, closed forms, sweeps, saved
   queries, exports, checks, listings; :mod:`~hwkb.render.runs`: simulation runs;
 * :mod:`~hwkb.render.forms`: the pieces of every table form (CSV, a Markdown table, a page of one table);
+* :mod:`~hwkb.render.bibliography`: the bibliography (``hwkb sources``);
 * :mod:`~hwkb.render.audit`: the audit report and the peer files' audit (:mod:`~hwkb.render.audit_page` its HTML);
 * :mod:`~hwkb.render.html_pages`: the self-contained HTML pieces every page is made of;
 * :mod:`~hwkb.render.json_form`: the one JSON form; :mod:`~hwkb.render.plots`: figures (matplotlib, an extra).
@@ -35,6 +36,7 @@ FORMS_OF = {
     "QueryResult": "hwkb.render.answers", "Export": "hwkb.render.answers", "Listing": "hwkb.render.answers",
     "CheckReport": "hwkb.render.answers", "SavedQueryList": "hwkb.render.answers", "SimulationRuns": "hwkb.render.runs",
     "AuditReport": "hwkb.render.audit", "PeerAudit": "hwkb.render.audit",
+    "Bibliography": "hwkb.render.bibliography",
 }
 
 
