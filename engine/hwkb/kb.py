@@ -13,9 +13,11 @@ clock_tc = 1.83 GHz  (derived)
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
+from hwkb.definitions.citations import cited_documents
 from hwkb.definitions.model import Entity, EntityId, VarKey
 from hwkb.errors import KBError, KBErrors, NotDetermined, QueryError
 from hwkb.formats.caches import CacheDirectory, SolutionCache, cache_directory, trusted
@@ -145,7 +147,8 @@ class KnowledgeBase(System):
     def explain(self, variable: VarKey, gpu: EntityId | None = None, layers: Iterable[EntityId] = (),
                 facts: Iterable[str] = (), where: Iterable[str] = ()) -> Explanation:
         """The solution with its derivation trees, every rule and fact with its source."""
-        return Explanation(self.solve(variable, gpu, layers, facts, where))
+        explanation = Explanation(self.solve(variable, gpu, layers, facts, where))
+        return replace(explanation, documents=cited_documents(self.model.sources, explanation.citations()))
 
     def derive(self, gpu: EntityId | None = None, layers: Iterable[EntityId] = (),
                facts: Iterable[str] = ()) -> Derived:

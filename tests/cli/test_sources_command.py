@@ -46,3 +46,40 @@ def test_a_kb_without_a_bibliography_lists_its_free_text_sources(capsys):
     assert code == 0 and doc["cited"] is False
     assert {d["id"]: d["facts"] for d in doc["documents"]} == {
         "tiny whitepaper": 1, "tiny whitepaper, table 3": 1, "tiny datasheet": 2, "tiny book, page 1": 0, "tiny book, page 2": 0}
+
+
+def test_sheet_lists_each_cited_document_with_its_title_and_link(capsys):
+    code, out, _ = run_cli(capsys, "sheet", "--gpu", "mi300x")
+    assert code == 0
+    assert ("  amd-cdna3-whitepaper: Introducing AMD CDNA 3 Architecture (white paper) (AMD, as published 9 April "
+            "2025) <https://www.amd.com/content/dam/amd/en/documents/instinct-tech-docs/white-papers/"
+            "amd-cdna-3-white-paper.pdf>") in out.splitlines()
+    code, doc, _ = run_cli_json(capsys, "sheet", "--gpu", "mi300x")
+    assert "amd-cdna3-whitepaper" in [d["id"] for d in doc["documents"]]
+
+
+def test_the_sheet_page_links_a_source_to_its_document(capsys):
+    code, out, _ = run_cli(capsys, "sheet", "--gpu", "tpu7x", "--format", "html")
+    assert code == 0
+    assert ('<a href="https://docs.cloud.google.com/tpu/docs/tpu7x" title="Cloud TPU documentation, &#x27;TPU7x '
+            '(Ironwood)&#x27; (Google)" rel="noreferrer">google-tpu7x, ') in out
+    assert "<h2>Documents</h2>" in out
+
+
+def test_explain_ends_with_the_documents_its_tree_cites(capsys):
+    code, out, _ = run_cli(capsys, "explain", "clock_tc", "--gpu", "h100-sxm")
+    lines = out.splitlines()
+    documents = lines[lines.index("documents:") + 1:]
+    assert code == 0 and [line.split(":")[0].strip() for line in documents] == [
+        "chapter-sms-and-tensor-cores", "nvidia-h100-datasheet"]
+    code, doc, _ = run_cli_json(capsys, "explain", "clock_tc", "--gpu", "h100-sxm")
+    assert [d["id"] for d in doc["documents"]] == ["chapter-sms-and-tensor-cores", "nvidia-h100-datasheet"]
+
+
+def test_only_an_http_address_becomes_a_link(tmp_path):
+    from hwkb.definitions.citations import Document
+    from hwkb.errors import Location
+    make = lambda url: Document("d", "T", "P", "first-hand", "d", Location("x"), url=url)
+    assert make("https://example.com/a.pdf").link == "https://example.com/a.pdf"
+    assert make('https://example.com/"onmouseover="x').link is None
+    assert make("javascript:alert(1)").link is None and make(None).link is None

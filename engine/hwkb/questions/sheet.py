@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hwkb.definitions.citations import Document, cited_documents, split_citation
 from hwkb.definitions.display import display_scale
 from hwkb.definitions.model import split_key
 from hwkb.definitions.quantities import jedec_label
@@ -70,12 +71,19 @@ class Sheet(Result):
     name: str
     rows: tuple[SheetRow, ...]
     findings: tuple[Finding, ...] = ()
+    documents: tuple[Document, ...] = ()  # the documents the stated rows cite, in the sheet's order
 
     status = "ok"  # a display: findings are notes, not a negative answer
 
     def to_dict(self) -> dict:
         return {"command": "sheet", "status": self.status, "entity": self.entity, "name": self.name,
-                "rows": [r.to_dict() for r in self.rows], "findings": [f.to_dict() for f in self.findings]}
+                "rows": [r.to_dict() for r in self.rows], "findings": [f.to_dict() for f in self.findings],
+                "documents": [d.to_dict() for d in self.documents]}
+
+    def document_of(self, row: SheetRow) -> Document | None:
+        """The document a stated row's origin cites first, if the KB's bibliography lists it."""
+        return {d.id: d for d in self.documents}.get(split_citation(row.origin)[0]) if row.cell.status != "derived" \
+            else None
 
 
 def findings_of(kb, gpu: str) -> tuple[Finding, ...]:
@@ -97,8 +105,10 @@ def sheet(kb, gpu: str) -> Sheet:
     def also_row(key: str, other) -> SheetRow:
         return SheetRow(key, unit_of(key), stated_cell(kb, other), "", (), label_of(key))
     origins: dict[str, tuple[Cell, str]] = {}
+    citations: dict[str, list[str | None]] = {}
     for key, fact in kb.context(gpu).facts.items():
         if fact.entity is not None:
+            citations[key] = [fact.source, *(other.source for other in fact.also)]
             inherited = f" [{fact.entity}]" if fact.entity != gpu else ""
             others = "".join(f"; also {also_row(key, other).value_text()} per {other.source}" for other in fact.also)
             origins[key] = (stated_cell(kb, fact), (fact.source or fact.doc or "") + inherited + others)
@@ -112,4 +122,5 @@ def sheet(kb, gpu: str) -> Sheet:
             by_key.setdefault(key, []).append(finding.text)
     rows = tuple(SheetRow(key, unit_of(key), *origins[key], tuple(by_key.get(key, ())), label_of(key))
                  for key in declared_keys(kb) if key in origins)
-    return Sheet(gpu, entity.name or gpu, rows, findings)
+    documents = cited_documents(kb.model.sources, [c for r in rows for c in citations.get(r.variable, ())])
+    return Sheet(gpu, entity.name or gpu, rows, findings, documents)

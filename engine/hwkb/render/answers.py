@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
+from hwkb.definitions.citations import documents_text
 from hwkb.definitions.quantities import format_number
 from hwkb.render.question_text import render_symbolic, render_whatif
 from hwkb.render.forms import csv_text, number_text, table_forms
@@ -117,7 +118,7 @@ def sweep_chunks(result, fmt: str):
 
 FORMS = {
     "Solution": {"text": render_solution, "csv": _solution_csv},
-    "Explanation": {"text": lambda e: render_solution(e.solution, explain=True)},
+    "Explanation": {"text": lambda e: "\n".join([render_solution(e.solution, explain=True), *documents_text(e.documents)])},
     "Derived": {"text": lambda d: render_derived(d.values, d.conflicts, d.implausible),
                 **table_forms(lambda d: f"hwkb derive --gpu {d.entity}", _derived_shown, _derived_data, (1,))},
     "WhatIf": {"text": render_whatif, **table_forms(lambda w: "hwkb whatif", _whatif_shown, _whatif_data, (1, 2, 4))},

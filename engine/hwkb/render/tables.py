@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from hwkb.definitions.citations import documents_text
 from hwkb.definitions.display import format_number, format_quantity
 from hwkb.definitions.quantities import JEDEC_NOTE
 from hwkb.errors import markdown_text
@@ -131,7 +132,8 @@ def sheet_text(result: Sheet) -> str:
     for r in result.rows:
         lines.append(f"  {r.variable.ljust(width)}  {r.value_text():<18}  {r.origin}".rstrip())
         lines += [f"  {'':{width}}  ! {finding}" for finding in r.findings]
-    return "\n".join(lines + _jedec_line(result.rows) + ["* derived from the stated figures", *_findings_note(result)])
+    return "\n".join(lines + _jedec_line(result.rows) + ["* derived from the stated figures", *_findings_note(result)]
+                     + documents_text(result.documents))
 
 
 def sheet_markdown(result: Sheet) -> str:
@@ -141,16 +143,40 @@ def sheet_markdown(result: Sheet) -> str:
         cells = [r.variable, *r.shown(), r.origin, "; ".join(r.findings)]
         lines.append("| " + " | ".join(markdown_text(c) for c in cells) + " |")
     return "\n".join(lines + ["", *_jedec_line(result.rows), "\\* derived from the stated figures",
-                              *_findings_note(result)])
+                              *_findings_note(result), *_documents_markdown(result.documents)])
+
+
+def _documents_markdown(documents) -> list[str]:
+    """The reference list of a Markdown page: each title, linked where it has an http(s) URL."""
+    def title(d) -> str:
+        return f"[{markdown_text(d.title)}](<{d.link}>)" if d.link else markdown_text(d.title)
+    rest = lambda d: markdown_text(", ".join(x for x in (d.publisher, d.date) if x))
+    return ["", "## Documents", "", *(f"- `{d.id}`: {title(d)} ({rest(d)})" for d in documents)] if documents else []
 
 
 def sheet_html(result: Sheet) -> str:
-    rows = [[r.variable, *r.shown(), html_pages.link(r.origin, html_pages.first_url(r.origin)),
-             "; ".join(r.findings)] for r in result.rows]  # a source with a web address links to it
-    return html_table_page(f"{result.name} ({result.entity})", ["variable", "value", "unit", "from", "audit"], rows,
-                           " ".join([*_jedec_line(result.rows),
-                                     "* derived from the stated figures; the audit column names every failed check.",
-                                     *_findings_note(result)]), numeric=(1,))
+    """The sheet as a page: a stated figure's source links to its document's URL (its title shown on hover), or to
+    the first web address its text holds; the cited documents follow the table, each title a link."""
+    def origin(r):
+        document = result.document_of(r)
+        if document is not None and document.link:
+            return html_pages.link(r.origin, document.link, title=document.about)
+        return html_pages.link(r.origin, html_pages.first_url(r.origin))
+    rows = [[r.variable, *r.shown(), origin(r), "; ".join(r.findings)] for r in result.rows]
+    note = " ".join([*_jedec_line(result.rows), "* derived from the stated figures; the audit column names every "
+                     "failed check.", *_findings_note(result)])
+    table = html_pages.table(["variable", "value", "unit", "from", "audit"], rows, table_id="table", numeric=(1,),
+                             filter_box=True)
+    return html_pages.page(f"{result.name} ({result.entity})",
+                           [table, f"<p>{html_pages.escape(note)}</p>", *_documents_html(result.documents)])
+
+
+def _documents_html(documents) -> list[str]:
+    if not documents:
+        return []
+    items = "".join(f"<li><code>{html_pages.escape(d.id)}</code>: {html_pages.link(d.title, d.link)} "
+                    f"({html_pages.escape(', '.join(x for x in (d.publisher, d.date) if x))})</li>" for d in documents)
+    return [f"<h2>Documents</h2><ul>{items}</ul>"]
 
 
 def sheet_csv(result: Sheet) -> str:

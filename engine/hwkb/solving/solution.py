@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Mapping
 
+from hwkb.definitions.citations import Document
 from hwkb.definitions.model import EntityId, VarKey
 from hwkb.solving.plausibility import Implausible
 from hwkb.results import Result
@@ -130,12 +131,24 @@ class Solution(Result):
 class Explanation(Result):
     """A solution with its derivation trees: what ``hwkb explain`` prints (its JSON is the solution's)."""
     solution: Solution
+    documents: tuple[Document, ...] = ()  # the documents the trees cite, in the order first cited
 
     def __repr__(self) -> str:
         return str(self)
 
     def to_dict(self) -> dict:
-        return {**self.solution.to_dict(), "command": "explain"}
+        return {**self.solution.to_dict(), "command": "explain", "documents": [d.to_dict() for d in self.documents]}
+
+    def citations(self) -> list[str | None]:
+        """Every source the trees name: the facts', the other documents' beside them, the rules'."""
+        found: list[str | None] = []
+        pending = [v for v in (self.solution.value, *self.solution.alternatives) if v is not None]
+        while pending:
+            value = pending.pop(0)
+            found.append(value.origin.source)
+            found += [other.source for other in getattr(value.origin, "also", ())]
+            pending += getattr(value.origin, "inputs", ())
+        return found
 
 
 @dataclass(frozen=True, repr=False)
