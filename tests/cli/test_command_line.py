@@ -109,7 +109,7 @@ def test_completion_completes_commands_and_entities(capsys, tmp_path):
     fake = tmp_path / "hwkb"  # what `hwkb list --names entities` would print, without loading a KB
     fake.write_text("#!/bin/sh\necho h100-sxm\necho h100-pcie\n")
     fake.chmod(0o755)
-    probe = script + ('COMP_WORDS=(hwkb so); COMP_CWORD=1; _hwkb; echo "${COMPREPLY[@]}"\n'
+    probe = script + ('COMP_WORDS=(hwkb sol); COMP_CWORD=1; _hwkb; echo "${COMPREPLY[@]}"\n'
                       'COMP_WORDS=(hwkb solve --gpu h100-s); COMP_CWORD=3; _hwkb; echo "${COMPREPLY[@]}"\n')
     done = subprocess.run(["bash", "-c", probe], capture_output=True, text=True,
                           env={"PATH": f"{tmp_path}:/usr/bin:/bin"})
