@@ -224,7 +224,7 @@ class KnowledgeBase(System):
         tally, sources = auditor.stream(items, lambda index, audit: each(audit_order(audit, index), audit), groups={})
         if not tally.entities:
             raise nothing_to_audit()
-        return AuditReport((), tally.to_dict(), sources)
+        return AuditReport((), tally.to_dict(), sources, self.model.sources or {})
 
     def audit_peer_files(self, fmt: str, paths: Sequence[Path | str]) -> PeerAudit:
         """A peer tool's hardware files (``hwkb audit --from``): each entry against itself and the KB's catalogue."""

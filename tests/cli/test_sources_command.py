@@ -83,3 +83,8 @@ def test_only_an_http_address_becomes_a_link(tmp_path):
     assert make("https://example.com/a.pdf").link == "https://example.com/a.pdf"
     assert make('https://example.com/"onmouseover="x').link is None
     assert make("javascript:alert(1)").link is None and make(None).link is None
+
+
+def test_the_audit_page_links_a_findings_source_to_its_document():
+    page = KnowledgeBase.load().audit(["b200"]).render("html")
+    assert '<a href="https://www.nvidia.com/en-us/data-center/hgx" title="NVIDIA HGX platform, technical ' in page

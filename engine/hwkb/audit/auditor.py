@@ -110,7 +110,7 @@ class Auditor:
         tally, sources = self.stream(entities, lambda i, a: audits.append((audit_order(a, i), a)), groups,
                                      vectorised, chunk)
         audits.sort(key=lambda item: item[0])
-        return AuditReport(tuple(a for _, a in audits), tally.to_dict(), sources)
+        return AuditReport(tuple(a for _, a in audits), tally.to_dict(), sources, self.system.model.sources or {})
 
     def stream(self, entities: Iterable[Audited], take: Callable[[int, EntityAudit], None],
                groups: Groups | None = None, vectorised: bool = True,

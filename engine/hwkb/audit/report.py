@@ -12,6 +12,7 @@ from typing import Iterable, Iterator, Mapping
 
 from hwkb.audit.findings import EXPECTATION_CAVEAT, UNCHECKED, Check, CheckKind, EntityAudit, Verdict
 from hwkb.audit.population import Outcome, Population
+from hwkb.definitions.citations import Document
 from hwkb.results import Result
 
 __all__ = ["AuditReport", "Tally", "summarise", "FINDINGS"]
@@ -27,6 +28,7 @@ class AuditReport(Result):
     entities: tuple[EntityAudit, ...]
     summary: Mapping[str, object]
     sources: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # entity -> key -> a failed fact's source
+    documents: Mapping[str, Document] = field(default_factory=dict)  # the bibliography: a cited source's title, URL
 
     def failed(self, laws_only: bool = False) -> bool:
         by_kind = self.summary.get("by_kind", {})

@@ -15,6 +15,7 @@ from typing import Mapping, Sequence
 from urllib.parse import urlsplit
 
 from hwkb.audit.findings import Check, EntityAudit, Verdict
+from hwkb.definitions.citations import Document, split_citation
 from hwkb.definitions.model import EntityId, Fact, VarKey
 from hwkb.render.html_pages import Markup, anchor, escape, first_url, link, page, strip_plot, table
 
@@ -29,11 +30,15 @@ _CHECK_COLUMNS = ("status", "kind", "rule", "target", "value", "implied", "devia
 Shown = tuple[EntityAudit, str, Sequence[tuple[Check, Sequence[str], Sequence[str]]]]
 
 
-def _source(sources: Mapping[VarKey, str], check: Check) -> Markup:
-    """A link to the source of the check's target (else of the first of its facts that has one)."""
+def _source(sources: Mapping[VarKey, str], check: Check, documents: Mapping[str, Document]) -> Markup:
+    """A link to the source of the check's target (else of the first of its facts that has one): to its cited
+    document's URL, titled with the document and the place in it, else to a web address the text holds."""
     text = next((sources[k] for k in (check.target, *check.variables) if k in sources), None)
     if text is None:
         return Markup("")
+    document = documents.get(split_citation(text)[0])
+    if document is not None and document.link:
+        return link(document.id, document.link, title=f"{document.about}: {text}")
     url = first_url(text)
     if url:
         return link((urlsplit(url).hostname or url).removeprefix("www."), url, title=text)
@@ -50,7 +55,8 @@ def _entity_link(e: EntityAudit) -> Markup:
     return link(e.entity, f"#{anchor('e', e.entity)}", title=e.name or None)
 
 
-def _findings_table(entities: Sequence[EntityAudit], sources, table_id: str) -> str:
+def _findings_table(entities: Sequence[EntityAudit], sources, table_id: str,
+                    documents: Mapping[str, Document]) -> str:
     rows, classes = [], []
     for e in entities:
         for c in e.checks:
@@ -58,7 +64,8 @@ def _findings_table(entities: Sequence[EntityAudit], sources, table_id: str) -> 
                 continue
             group = e.groups.get("architecture") or next(iter(e.groups.values()), "")
             rows.append([_entity_link(e), c.kind.label, c.rule, c.target, (c.value.text, c.value.value),
-                         (c.implied.text, c.implied.value), _deviation(c), group, _source(sources.get(e.entity, {}), c)])
+                         (c.implied.text, c.implied.value), _deviation(c), group,
+                         _source(sources.get(e.entity, {}), c, documents)])
             classes.append(str(c.status))
     if not rows:
         return "<p>No check is inconsistent.</p>"
@@ -98,7 +105,7 @@ def _group_sections(report, sources) -> list[str]:
             out.append(strip_plot(sorted(points.items())))
         out.append(table(("entity", "rule", "value", "implied", "deviation", "source"),
                          [[_entity_link(e), c.rule, (c.value.text, c.value.value), (c.implied.text, c.implied.value),
-                           _deviation(c), _source(sources.get(e.entity, {}), c)] for e, c in failed],
+                           _deviation(c), _source(sources.get(e.entity, {}), c, report.documents)] for e, c in failed],
                          numeric=(2, 3, 4)))
         out.append("</section>")
     out.append("</section>")
@@ -144,7 +151,7 @@ def audit_page(report, summary: Sequence[str], shown: Sequence[Shown],
     body.append("</ul></section>")
     body.append('<section id="findings"><h2>Findings</h2><p>Every inconsistent check. Click a column to sort, '
                 "type to filter; a source links to the document the figure comes from where there is one.</p>")
-    body.append(_findings_table(report.entities, sources, "findings-table"))
+    body.append(_findings_table(report.entities, sources, "findings-table", report.documents))
     body.append("</section>")
     body += groups
     body.append('<section id="entities"><h2>Entities</h2>')
