@@ -30,12 +30,13 @@ def test_the_counts_are_the_facts_that_cite_each_document():
 
 
 def test_sources_text_csv_and_html(capsys):
+    most = KnowledgeBase.load().sources().rows[0]
     code, out, _ = run_cli(capsys, "sources")
     first = out.splitlines()[1].split()
-    assert code == 0 and first[2] == "cuda-programming-guide-13" and first[3] == "copy"
+    assert code == 0 and first[:4] == [str(most["facts"]), str(most["rules"]), most["id"], most["read"]]
     code, out, _ = run_cli(capsys, "sources", "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert rows[0]["id"] == "cuda-programming-guide-13" and int(rows[0]["facts"]) > 100
+    assert (rows[0]["id"], int(rows[0]["facts"])) == (most["id"], most["facts"])
     code, out, _ = run_cli(capsys, "sources", "--format", "html")
     assert ('<a href="https://docs.cloud.google.com/tpu/docs/tpu7x" rel="noreferrer">'
             "Cloud TPU documentation, &#x27;TPU7x (Ironwood)&#x27;</a>") in out
