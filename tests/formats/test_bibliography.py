@@ -151,7 +151,11 @@ def test_a_cited_kb_loads_with_its_documents(tmp_path, monkeypatch):
      "SOURCES.yaml:2:3: document 'tiny-whitepaper' was read through a copy but does not say which; name the copy "
      "in 'via'"),
     ("tiny-whitepaper:\n  title: T\n  publisher: P\n  read: first-hand\n  url: javascript:alert(1)\n  doc: d\n",
-     "SOURCES.yaml:5:8: the url of 'tiny-whitepaper' is not an http(s) address; write the address as https://..."),
+     "SOURCES.yaml:5:8: the url of 'tiny-whitepaper' is not an http(s) address a page can link to; write the "
+     "address as https://..., with no space, quote or angle bracket"),
+    ("tiny-whitepaper:\n  title: T\n  publisher: P\n  read: first-hand\n  url: 'https://a.b/\"x'\n  doc: d\n",
+     "SOURCES.yaml:5:8: the url of 'tiny-whitepaper' is not an http(s) address a page can link to; write the "
+     "address as https://..., with no space, quote or angle bracket"),
     ("Tiny Whitepaper:\n  title: T\n  publisher: P\n  read: first-hand\n  doc: d\n",
      "SOURCES.yaml:1:1: document id 'Tiny Whitepaper' is not lowercase words joined by '-' or '.'; write it as e.g. "
      "'nvidia-h100-datasheet'"),

@@ -16,7 +16,7 @@ from typing import Iterable, Mapping
 
 from hwkb.errors import Location
 
-__all__ = ["Document", "READINGS", "split_citation", "cited_documents", "documents_text", "CITATION_ID"]
+__all__ = ["Document", "READINGS", "split_citation", "linkable", "cited_documents", "documents_text", "CITATION_ID"]
 
 READINGS = ("first-hand", "copy", "unrecorded")
 
@@ -57,7 +57,12 @@ class Document:
     @property
     def link(self) -> str | None:
         """The URL if it is an http(s) one, the only kind a page may turn into a link."""
-        return self.url if self.url and _LINKABLE.fullmatch(self.url) else None
+        return self.url if linkable(self.url) else None
+
+
+def linkable(url: str | None) -> bool:
+    """Whether a page may link to ``url``: an http(s) address with nothing that could end the link around it."""
+    return bool(url) and _LINKABLE.fullmatch(url) is not None
 
 
 def split_citation(source: str) -> tuple[str, str]:

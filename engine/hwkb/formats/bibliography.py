@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from hwkb.definitions.citations import CITATION_ID, READINGS, Document, split_citation
+from hwkb.definitions.citations import CITATION_ID, READINGS, Document, linkable, split_citation
 from hwkb.definitions.model import Entity, Fact, Rule, Variable
 from hwkb.errors import KBError, LoadError, Location, UnknownNameError
 from hwkb.formats.yaml_nodes import NodeReader, read_yaml
@@ -75,9 +75,9 @@ def _document(reader: NodeReader, ident: str, key_node, node) -> Document | None
                      "name the copy in 'via'")
         return None
     url = text.get("url")
-    if url is not None and not url.lower().startswith(("https://", "http://")):
-        reader.error(fields["url"][1], f"the url of {ident!r} is not an http(s) address",
-                     "write the address as https://...")
+    if url is not None and not linkable(url):
+        reader.error(fields["url"][1], f"the url of {ident!r} is not an http(s) address a page can link to",
+                     "write the address as https://..., with no space, quote or angle bracket")
         return None
     return Document(ident, text["title"], text["publisher"], text["read"], text["doc"], reader.at(key_node),
                     text.get("date"), url, text.get("via"))
