@@ -225,3 +225,10 @@ def test_an_overlay_without_a_bibliography_keeps_free_text(tmp_path, monkeypatch
         "chip2:\n  kind: product\n  extends: chip\n  facts:\n    sm_count: {value: 96, source: my notes}\n")
     model, _ = load_model([base, overlay])
     assert model.entities["chip2"].facts["sm_count"].source == "my notes"
+
+
+def test_a_fact_without_any_source_in_a_cited_directory_is_refused(tmp_path, monkeypatch):
+    chips = _CITED.replace("tiny-datashet", "tiny-datasheet").replace('      source: "tiny-whitepaper, table 2"\n', "")
+    kb = write_kb(tmp_path, monkeypatch, {BIBLIOGRAPHY: _SOURCES, "rules/compute.yaml": _RULES, "gpus/chips.yaml": chips})
+    assert load_errors(kb) == [
+        'gpus/chips.yaml:6:15: sm_count cites no source; add source: "ID, LOCATION" with ID a document of SOURCES.yaml']
