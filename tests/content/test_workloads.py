@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from hwkb import KnowledgeBase
 from hwkb.formats.query_files import load_query
@@ -94,14 +94,15 @@ def test_measured_decode_share_scales_the_bandwidth_bound(kb, gpu, scenario, sha
     assert measured == pytest.approx(ideal * share)
 
 MODELS = ["llama-3-8b", "llama-3-70b", "llama-3-405b", "mixtral-8x7b", "qwen2-72b", "deepseek-v3"]
-# GPUs whose bandwidth is only stated: on the MI300X and MI325X bus width x data rate fixes it once the stated
-# figure is set aside, and the backward question answers that route (inconsistent with a higher target)
-GPUS = ["h100-sxm", "h100-pcie", "h200-sxm", "b200", "a100", "tpu-v6e", "gaudi3", "l40s"]
+# on the MI300X and MI325X bus width x data rate also fix the bandwidth: the backward question sets them aside too
+GPUS = ["h100-sxm", "h100-pcie", "h200-sxm", "b200", "a100", "tpu-v6e", "gaudi3", "l40s", "mi300x", "mi325x"]
 
 
 @settings(max_examples=12, deadline=None)
 @given(model=st.sampled_from(MODELS), gpu=st.sampled_from(GPUS), rate_ratio=st.floats(1.01, 5.0),
        context=st.sampled_from([0, 4096]))
+@example(model="llama-3-70b", gpu="mi300x", rate_ratio=2.0, context=4096)
+@example(model="deepseek-v3", gpu="mi325x", rate_ratio=1.5, context=0)
 def test_backward_bandwidth_reads_the_forward_answer_backwards(kb, model, gpu, rate_ratio, context):
     facts = ["batch=1", f"context={context}"]
     forward = kb.solve("decode_tokens_per_s", gpu=gpu, layers=[model], facts=facts).magnitude
@@ -115,6 +116,27 @@ def test_backward_bandwidth_reads_the_forward_answer_backwards(kb, model, gpu, r
     needed = admissible.lower
     again = kb.solve("decode_tokens_per_s", gpu=gpu, layers=[model], facts=[*facts, f"memory_bandwidth={needed} GB/s"])
     assert again.magnitude == pytest.approx(target, rel=1e-6)
+
+
+@pytest.mark.parametrize("gpu, bus_bits, data_rate", [("mi300x", "8192", "5.2"), ("mi325x", "8192", "6")])
+def test_backward_bandwidth_sets_aside_the_bus_and_data_rate_that_fix_it(kb, gpu, bus_bits, data_rate):
+    needed = kb.solve("memory_bandwidth", gpu=gpu, layers=["llama-3-70b"],
+                      facts=["batch=1", "target_tokens_per_s=100"], where=["decode_tokens_per_s >= target_tokens_per_s"])
+    assert needed.status == "derived"
+    assert needed.intervals[0].lower == pytest.approx(LLAMA_70B * 2 * 100 / 1e9, rel=1e-6)  # GB/s, BF16 weights
+    assert needed.notes[1] == (f"set aside memory_bus_bits = {bus_bits} and memory_data_rate = {data_rate} Gbit/s "
+                               f"({gpu}) too: they fix memory_bandwidth through memory_bandwidth_law")
+
+
+def test_a_data_rate_given_with_set_fixes_the_bandwidth_and_is_checked(kb):
+    needed = kb.solve("memory_bandwidth", gpu="mi300x", layers=["llama-3-70b"],
+                      facts=["batch=1", "target_tokens_per_s=100", "memory_data_rate=5.2 Gbit/s",
+                             "memory_bus_bits=8192"],
+                      where=["decode_tokens_per_s >= target_tokens_per_s"])
+    assert needed.status == "inconsistent"
+    assert needed.notes[1] == ("memory_bandwidth is fixed by memory_bus_bits (given with --set), memory_data_rate (given with --set) "
+                               "through "
+                               "memory_bandwidth_law: the constraints check that value")
 
 
 def test_llm_decode_query_tabulates_the_bounds(kb):

@@ -24,9 +24,10 @@ upper). The domain is the positive numbers up to the launch limits that name the
 variable (:mod:`hwkb.solving.limit_rules`). No admissible value there is
 ``infeasible``: the answer names the best value the constrained quantity reaches
 and the limit that holds it there. A fact of the variable that an entity or a
-default states is set aside (the question is which values would do); one given
-with ``--set``, or a value the context derives, is checked against the
-constraints instead.
+default states is set aside (the question is which values would do), and with it
+the stated figures that would still fix it (the MI300X's bus width and data rate,
+once its bandwidth is set aside), each named in a note; one given with ``--set``,
+or a value the context derives, is checked against the constraints instead.
 
 >>> from hwkb import KnowledgeBase
 >>> kb = KnowledgeBase.load()
@@ -154,10 +155,12 @@ def solve_constrained(kb: System, variable: VarKey, context: Context, where: lis
     if fact is not None and fact.applicable and variable not in context.overrides:
         context = context.without([variable])
         notes.append(f"set aside {variable} = {fact.value:g} {fact.unit} ({fact.entity or 'default'}) to solve for it")
+        context, fixing_notes = set_aside_fixing_figures(kb, variable, context, where)
+        notes += fixing_notes
     solver = Solver(kb, context, where)
     base = solver.solution(variable, needs=False)  # only whether it is determined: no search for needs
     if base.determined or base.status == Status.NOT_APPLICABLE:
-        return _checked(base, solver, constraints)
+        return _checked(base, solver, constraints, notes)
     pinned = pinned_equalities(kb, where)
     if pinned:  # the laws cannot invert them: search them as constraints
         where = [w for w in where if w not in pinned]
@@ -196,6 +199,34 @@ def solve_constrained(kb: System, variable: VarKey, context: Context, where: lis
     value = _threshold_value(kb, variable, unit, float(magnitude), context, constraints, where)
     extra = {"bound": side, **({"upper": float(high)} if side == "both" else {})}
     return Solution(variable, Status.DERIVED, unit, value, intervals=intervals, notes=tuple(notes), extra=extra)
+
+
+_KEPT = {"set": "given with --set", "default": "a default", "scenario": "a scenario's"}
+
+
+def set_aside_fixing_figures(kb: System, variable: VarKey, context: Context,
+                             where: Sequence[str]) -> tuple[Context, list[str]]:
+    """``context`` without the stated figures that still fix ``variable`` once its own figure is set aside
+    (the MI300X's bus width and data rate fix its bandwidth): the question is which values would do, so the
+    figures that would move with it go too, route after route, each named in a note. A figure given with
+    ``--set``, a scenario's or a default is kept: when only such figures fix the variable, the answer is that
+    value, checked against the constraints, with a note naming what fixes it."""
+    notes: list[str] = []
+    while True:
+        base = Solver(kb, context, where).solution(variable, needs=False)
+        if not base.determined or base.value is None or base.value.stated:
+            return context, notes
+        rests_on = base.value.facts()
+        stated = [v for v in rests_on if v.origin.via == "fact"]
+        route = getattr(base.value.origin, "rule", "")
+        if not stated:
+            kept = ", ".join(f"{v.key} ({_KEPT.get(v.origin.via, v.origin.via)})" for v in rests_on)
+            notes.append(f"{variable} is fixed by {kept} through {route}: the constraints check that value")
+            return context, notes
+        figures = " and ".join(f"{v.key} = {format_number(v.magnitude)} {v.unit}".rstrip() for v in stated)
+        entities = ", ".join(dict.fromkeys(v.origin.entity for v in stated if v.origin.entity))
+        notes.append(f"set aside {figures} ({entities}) too: they fix {variable} through {route}")
+        context = context.without([v.key for v in stated])
 
 
 def launch_domain(kb: System, variable: VarKey, context: Context) -> Domain:
@@ -346,12 +377,13 @@ def _threshold_value(kb, variable, unit, magnitude, context, constraints, where)
     return Value(variable, magnitude, unit, kb.units.to_canonical(magnitude, unit), origin)
 
 
-def _checked(base: Solution, solver, constraints) -> Solution:
-    """A determined variable: the constraints are checks on the values ``solver`` gave it from the context."""
+def _checked(base: Solution, solver, constraints, notes: Sequence[str] = ()) -> Solution:
+    """A determined variable: the constraints are checks on the values ``solver`` gave it from the context
+    (``notes``: what was set aside before)."""
     if base.value is None:
         return base
     values = {k: v.canonical for k, v in solver.values.items()}
-    notes, broken = list(base.notes), []
+    notes, broken = [*base.notes, *notes], []
     for c in constraints:
         state = c.holds(values)
         if state is None:
