@@ -234,12 +234,14 @@ class KnowledgeBase(System):
         read = read_peer_files(peer, paths, self.model, self.units)
         return audit_peer_entries(self, peer, read.entries, read.skipped)
 
-    def compare(self, gpus: Sequence[EntityId], variables: Sequence[VarKey] = (), every: bool = False) -> Comparison:
-        """``gpus`` side by side: the headline set in sections, every figure (``every``) or the ``variables``."""
+    def compare(self, gpus: Sequence[EntityId], variables: Sequence[VarKey] = (), every: bool = False,
+                layers: Iterable[EntityId] = (), facts: Iterable[str] = ()) -> Comparison:
+        """``gpus`` side by side: the headline set in sections, every figure (``every``) or the ``variables``;
+        ``layers`` (a workload, a serving precision) and ``facts`` on every GPU, the workload's bounds first."""
         if not gpus:
             raise QueryError("nothing to compare", hint="name one or more GPUs, e.g. h100-sxm mi300x")
         from hwkb.questions.comparison import compare
-        return compare(self, gpus, variables, every)
+        return compare(self, gpus, variables, every, list(layers), list(facts))
 
     def sheet(self, gpu: EntityId) -> Sheet:
         """``gpu``'s spec sheet: every stated and derived value with its origin; audit findings as notes."""

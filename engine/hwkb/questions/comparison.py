@@ -10,6 +10,12 @@ values). A row an index-free name brings in that no GPU compared states, derives
 (``tc_peak[fp6]`` when comparing Hopper parts) is left out and counted in ``left_out``; an exact key
 (``'tc_peak[fp6]'``) is always kept. How a comparison prints is the render stage's
 (:mod:`hwkb.render.tables`).
+
+``layers`` (``--with``: a workload, a serving precision) and ``facts`` (``--set``) are layered on every GPU,
+as a solve layers them: each column is that GPU running the workload. When a layer is a workload, the
+headline begins with its section (:data:`WORKLOAD_HEADLINE`: the decode rate bound, the prefill time bound,
+the GPUs needed to hold it), each derived cell carrying the limits of the min/max law that binds it
+(``bound_by``, from its derivation); a workload row no GPU settles is named with what it needs (``unsettled``).
 """
 from __future__ import annotations
 
@@ -18,12 +24,13 @@ from pathlib import Path
 from typing import Sequence
 
 from hwkb.definitions.display import display_scale, format_number
+from hwkb.definitions.expressions import references
 from hwkb.definitions.model import split_key
 from hwkb.definitions.quantities import jedec_label
 from hwkb.results import Result
 
 __all__ = ["Cell", "Row", "Comparison", "compare", "stated_cell", "gpu_cells", "declared_keys", "picked_keys",
-           "HEADLINE", "DERIVED_MARK"]
+           "HEADLINE", "WORKLOAD_HEADLINE", "DERIVED_MARK"]
 
 #: the rows ``compare`` shows by default: each section's variables (an index-free name takes every index value)
 HEADLINE = (
@@ -33,6 +40,9 @@ HEADLINE = (
     ("power", ("tdp",)),
     ("clocks", ("clock_base", "clock_boost", "clock_tc")),
 )
+#: the section a workload layered with ``--with`` puts first in the headline: its bounds on each GPU
+WORKLOAD_HEADLINE = ("workload", ("decode_tokens_per_s", "prefill_time", "gpus_needed", "gemm_time",
+                                  "gemm_compute_share", "attention_compute_time", "attention_exp_time"))
 DERIVED_MARK = "*"
 
 
@@ -42,6 +52,7 @@ class Cell:
     value: float | None
     status: str  # stated | derived | not_applicable
     printed: str = ""  # a stated figure's digits as its file prints them, when in the row's unit
+    bound_by: tuple[str, ...] = ()  # a derived figure's binding limits: the min/max law's nearest in its derivation
 
     def text(self, factor: float = 1) -> str:
         """The figure as a table cell, times the ``factor`` of its row's display unit (:func:`display_scale`):
@@ -53,7 +64,8 @@ class Cell:
         return format_number(self.value * factor) + (DERIVED_MARK if self.status == "derived" else "")
 
     def to_dict(self) -> dict:
-        return {"value": self.value, "status": self.status}
+        return {"value": self.value, "status": self.status, **({"bound_by": list(self.bound_by)} if self.bound_by
+                                                                else {})}
 
 
 @dataclass(frozen=True)
@@ -84,6 +96,9 @@ class Comparison(Result):
     left_out: tuple[str, ...] = ()  # keys an index-free name picked that no GPU compared has a figure for
     names: tuple[str, ...] = ()
     headline: bool = False  # the default headline set, not every row (--all) or the rows named (--vars)
+    layers: tuple[str, ...] = ()  # the entities layered on every GPU (--with)
+    facts: tuple[str, ...] = ()   # the facts given on every GPU (--set)
+    unsettled: tuple[tuple[str, tuple[str, ...]], ...] = ()  # workload rows no GPU settles, with what would
 
     @property
     def headers(self) -> tuple[str, ...]:
@@ -92,8 +107,12 @@ class Comparison(Result):
         return names if len(set(names)) == len(names) else self.gpus
 
     def to_dict(self) -> dict:
-        return {"command": "compare", "status": "ok", "gpus": list(self.gpus), "names": list(self.headers),
-                "headline": self.headline, "rows": [r.to_dict() for r in self.rows], "left_out": list(self.left_out)}
+        out = {"command": "compare", "status": "ok", "gpus": list(self.gpus), "names": list(self.headers),
+               "headline": self.headline, "rows": [r.to_dict() for r in self.rows], "left_out": list(self.left_out)}
+        if self.layers or self.facts:
+            out.update({"with": list(self.layers), "given": list(self.facts),
+                        "unsettled": [{"variable": v, "needs": list(n)} for v, n in self.unsettled]})
+        return out
 
 
 def stated_cell(kb, fact) -> Cell:
@@ -107,11 +126,16 @@ def stated_cell(kb, fact) -> Cell:
     return Cell(value, "stated", printed)
 
 
-def gpu_cells(kb, gpu: str) -> dict[str, Cell]:
-    """Every key ``gpu``'s entities state (not the KB's defaults) or its facts derive, in display units."""
-    cells = {key: stated_cell(kb, fact) for key, fact in kb.context(gpu).facts.items() if fact.entity is not None}
-    for value in kb.derive(gpu):
-        cells.setdefault(value.key, Cell(value.magnitude, "derived"))
+def gpu_cells(kb, gpu: str, layers: Sequence[str] = (), facts: Sequence[str] = ()) -> dict[str, Cell]:
+    """Every key ``gpu``'s entities (and the ``layers`` on it) state, not the KB's defaults or the ``facts``
+    given, or that they derive, in display units; a derived cell names the limits that bind it."""
+    context = kb.context(gpu, layers, facts)
+    cells = {key: stated_cell(kb, fact) for key, fact in context.facts.items()
+             if fact.entity is not None and key not in context.overrides}
+    for value in kb.derive(gpu, layers, facts):
+        binding = value.binding_limit()
+        cells.setdefault(value.key, Cell(value.magnitude, "derived",
+                                         bound_by=tuple(binding.origin.bound_by) if binding else ()))
     return cells
 
 
@@ -134,19 +158,23 @@ def picked_keys(kb, names: Sequence[str]) -> list[tuple[str, bool]]:
     return list(exact.items())
 
 
-def compare(kb, gpus: Sequence[str], names: Sequence[str] = (), every: bool = False) -> Comparison:
-    """The table of ``gpus``: the rows ``names`` pick, every variable one of them states or derives (``every``),
-    or else the headline set; a row every GPU lacks is left out (and counted) unless it was named exactly."""
-    gpus = list(dict.fromkeys(gpus))
-    columns = [gpu_cells(kb, gpu) for gpu in gpus]  # an unknown id fails here, as --gpu, with suggestions
+def compare(kb, gpus: Sequence[str], names: Sequence[str] = (), every: bool = False, layers: Sequence[str] = (),
+            facts: Sequence[str] = ()) -> Comparison:
+    """The table of ``gpus``, each with ``layers`` and ``facts`` on it: the rows ``names`` pick, every variable
+    one of them states or derives (``every``), or else the headline set (a workload's section first); a row
+    every GPU lacks is left out (and counted) unless it was named exactly."""
+    gpus, layers, facts = list(dict.fromkeys(gpus)), tuple(layers), tuple(facts)
+    columns = [gpu_cells(kb, gpu, layers, facts) for gpu in gpus]  # an unknown id fails here, with suggestions
     entities = [kb.model.entity(gpu) for gpu in gpus]
     headline = not names and not every
+    workload = any(kb.model.entity(layer).kind == "workload" for layer in layers)
+    sections = ((WORKLOAD_HEADLINE,) if workload else ()) + HEADLINE
     if names:
         picked = [(key, exact, "") for key, exact in picked_keys(kb, names)]
     elif every:
         picked = [(k, False, "") for k in declared_keys(kb) if any(k in c for c in columns)]
     else:
-        picked = [(key, False, section) for section, section_names in HEADLINE
+        picked = [(key, False, section) for section, section_names in sections
                   for key, _ in picked_keys(kb, [n for n in section_names if kb.model.variables.get(n)])]
     rows, left_out = [], []
     for key, exact, section in picked:
@@ -159,5 +187,27 @@ def compare(kb, gpus: Sequence[str], names: Sequence[str] = (), every: bool = Fa
         elif not headline:
             left_out.append(key)
     if headline and not rows:  # a KB of its own, without the headline's variables: every figure instead
-        return compare(kb, gpus, every=True)
-    return Comparison(tuple(gpus), tuple(rows), tuple(left_out), tuple(e.name or e.id for e in entities), headline)
+        return compare(kb, gpus, every=True, layers=layers, facts=facts)
+    unsettled = _unsettled(kb, gpus[0], layers, facts, rows, headline) if workload else ()
+    return Comparison(tuple(gpus), tuple(rows), tuple(left_out), tuple(e.name or e.id for e in entities), headline,
+                      layers, facts, unsettled)
+
+
+#: the workload rows a model's bounds are in (a kernel's are settled by its shape alone)
+_MODEL_BOUNDS = ("decode_tokens_per_s", "prefill_time", "gpus_needed")
+
+
+def _unsettled(kb, gpu, layers, facts, rows, headline) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The rows no GPU settles (in the headline, a model's bounds left out), each with the first set of figures
+    that would settle it on ``gpu``, inputs (``batch``, ``prompt_tokens``) before a law's output."""
+    empty = [r.variable for r in rows if all(c is None for c in r.cells)]
+    if headline and kb.solve("params", None, layers).determined:  # a model, not a kernel
+        shown = {r.variable for r in rows}
+        empty += [key for key in _MODEL_BOUNDS if key not in shown]
+    outputs = {ref.name for rule in kb.model.rules.values() if rule.relation is not None
+               for ref in references(rule.relation.lhs)}
+    out = []
+    for key in empty:
+        needs = sorted(kb.solve(key, gpu, layers, facts).needs, key=lambda keys: sum(k in outputs for k in keys))
+        out.append((key, tuple(needs[0]) if needs else ()))
+    return tuple(out)

@@ -51,10 +51,50 @@ def _headline_line(result: Comparison) -> list[str]:
     return ["a headline set: --all shows every figure, --vars picks rows"] if result.headline else []
 
 
+def _with_line(result: Comparison) -> list[str]:
+    """The line naming what every column runs (``--with``) and is given (``--set``), none without either."""
+    if not result.layers and not result.facts:
+        return []
+    given = f"; given {', '.join(result.facts)}" if result.facts else ""
+    return [f"each GPU with {' + '.join(result.layers) or 'nothing layered'}{given}"]
+
+
+def _unsettled_line(result: Comparison) -> list[str]:
+    if not result.unsettled:
+        return []
+    each = "; ".join(f"{v} needs {' and '.join(n) or 'more figures'}" for v, n in result.unsettled)
+    return [f"not settled on these GPUs: {each} (give them with --set)"]
+
+
+def _notes(result: Comparison) -> list[str]:
+    return [*_left_out_line(result), *_unsettled_line(result), *_jedec_line(result.rows), *_headline_line(result)]
+
+
+BOUND_BY = "  bound by"
+
+
+def _bound_by_cells(row) -> list[str] | None:
+    """The cells of the line under a workload's row that names what binds each GPU's figure (None: nothing does)."""
+    if not any(c is not None and c.bound_by for c in row.cells):
+        return None
+    return [", ".join(c.bound_by) if c is not None else "" for c in row.cells]
+
+
+def _table_rows(result: Comparison) -> list[tuple[int, list[str]]]:
+    """Each line of the table under its header with the index of the row it shows; with ``--with``, a row whose
+    figures a min/max law binds is followed by a ``bound by`` line naming the limits."""
+    lines = []
+    for i, r in enumerate(result.rows):
+        factor, unit = r.shown()
+        lines.append((i, [r.variable, unit, *(c.text(factor) if c else "-" for c in r.cells)]))
+        bound_by = _bound_by_cells(r) if result.layers else None
+        if bound_by is not None:
+            lines.append((i, [BOUND_BY, "", *bound_by]))
+    return lines
+
+
 def _cells_text(result: Comparison) -> list[list[str]]:
-    header = ["variable", "unit", *result.headers]
-    return [header] + [[r.variable, unit, *(c.text(factor) if c else "-" for c in r.cells)]
-                       for r in result.rows for factor, unit in (r.shown(),)]
+    return [["variable", "unit", *result.headers]] + [cells for _, cells in _table_rows(result)]
 
 
 def _section_starts(result: Comparison) -> dict[int, str]:
@@ -66,45 +106,57 @@ def _section_starts(result: Comparison) -> dict[int, str]:
     return starts if len(sections) > 1 and len(sections) == len(set(sections)) else {}
 
 
+def _line_starts(result: Comparison) -> dict[int, str]:
+    """Table line index (under the header) -> the section that begins there."""
+    starts, out, seen = _section_starts(result), {}, set()
+    for line, (row, _) in enumerate(_table_rows(result)):
+        if row in starts and row not in seen:
+            out[line] = starts[row]
+        seen.add(row)
+    return out
+
+
 def comparison_text(result: Comparison) -> str:
     table = _cells_text(result)
-    starts = _section_starts(result)
-    lines = []
+    starts = _line_starts(result)
+    lines = _with_line(result)
     for i, line in enumerate(_aligned(table, left=(0, 1))):
         if i - 1 in starts:
             lines.append(f"[{starts[i - 1]}]")
         lines.append(line)
-    return "\n".join(lines + _left_out_line(result) + _jedec_line(result.rows) + _headline_line(result)
+    return "\n".join(lines + _notes(result)
                      + [f"{DERIVED_MARK} derived from the stated figures (hwkb explain VAR --gpu ID)"])
 
 
 def comparison_markdown(result: Comparison) -> str:
     table = _cells_text(result)
-    starts = _section_starts(result)
-    lines = ["| " + " | ".join(markdown_text(h) for h in table[0]) + " |", "|" + "---|" * len(table[0])]
+    starts = _line_starts(result)
+    lines = [*_with_line(result), *([""] if result.layers or result.facts else []),
+             "| " + " | ".join(markdown_text(h) for h in table[0]) + " |", "|" + "---|" * len(table[0])]
     for i, row in enumerate(table[1:]):
         if i in starts:
             lines.append(f"| **{starts[i]}** |" + " |" * (len(row) - 1))
         lines.append("| " + " | ".join(markdown_text(cell) for cell in row) + " |")
-    return "\n".join(lines + ["", *_left_out_line(result), *_jedec_line(result.rows), *_headline_line(result),
-                              f"{DERIVED_MARK} derived from the stated figures"])
+    return "\n".join(lines + ["", *_notes(result), f"{DERIVED_MARK} derived from the stated figures"])
 
 
 def comparison_html(result: Comparison) -> str:
     """The page's table has a section column to filter and sort by, in place of the text's section lines."""
-    table = _cells_text(result)
+    lines = _table_rows(result)
     sectioned = bool(_section_starts(result))
-    header = ["section", *table[0]] if sectioned else table[0]
-    rows = [[r.section, *cells] for r, cells in zip(result.rows, table[1:])] if sectioned else table[1:]
+    header = ["variable", "unit", *result.headers]
+    header = ["section", *header] if sectioned else header
+    rows = [[result.rows[i].section, *cells] if sectioned else cells for i, cells in lines]
     first_number = len(header) - len(result.gpus)
     return html_table_page("hwkb compare " + " ".join(result.gpus), header, rows,
-                           " ".join([*_left_out_line(result), *_jedec_line(result.rows), *_headline_line(result),
+                           " ".join([*_with_line(result), *_notes(result),
                                      f"{DERIVED_MARK} derived from the stated figures"]),
                            numeric=range(first_number, len(header)))
 
 
 def comparison_csv(result: Comparison) -> str:
-    """Data: the GPUs' ids as headers, each value in full, and beside it its status (stated, derived, n/a)."""
+    """Data: the GPUs' ids as headers, each value in full, and beside it its status (stated, derived, n/a); with
+    ``--with``, a ``VAR bound_by`` row names the limits that bind each GPU's figure, in its status column."""
     sectioned = bool(_section_starts(result))
     header = ["variable", "unit", *(["section"] if sectioned else []),
               *(h for gpu in result.gpus for h in (gpu, f"{gpu} status"))]
@@ -113,6 +165,10 @@ def comparison_csv(result: Comparison) -> str:
         cells = [("", "") if c is None else ("", "not_applicable") if c.value is None else (repr(c.value), c.status)
                  for c in row.cells]
         rows.append([row.variable, row.unit, *([row.section] if sectioned else []), *(x for c in cells for x in c)])
+        bound_by = _bound_by_cells(row) if result.layers else None
+        if bound_by is not None:
+            rows.append([f"{row.variable} bound_by", "", *([row.section] if sectioned else []),
+                         *(x for names in bound_by for x in ("", names))])
     return csv_text(rows)
 
 
