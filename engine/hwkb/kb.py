@@ -249,12 +249,14 @@ class KnowledgeBase(System):
         return sheet(self, gpu)
 
     def roofline(self, gpus: Sequence[EntityId], points: Sequence[tuple[str, float] | str] = (),
-                 precisions: Sequence[str] = ()) -> Rooflines:
-        """``gpus``' rooflines and ridge points, with kernels (``('gemm', 300)`` or ``'gemm=300'``, flop/B) placed."""
+                 precisions: Sequence[str] = (), layers: Iterable[EntityId] = (),
+                 facts: Iterable[str] = ()) -> Rooflines:
+        """``gpus``' rooflines and ridge points, with kernels (``('gemm', 300)`` or ``'gemm=300'``, flop/B) placed,
+        and the kernels of the workloads in ``layers`` (with ``facts``) at the intensities their laws give."""
         if not gpus:
             raise QueryError("no GPU for a roofline", hint="name one or more, e.g. --gpu h100-sxm")
         from hwkb.questions.rooflines import rooflines
-        return rooflines(self, gpus, points, precisions)
+        return rooflines(self, gpus, points, precisions, list(layers), list(facts))
 
     def listing(self, what: str = "entities") -> Listing:
         """What the KB holds: its ``entities`` (products first), ``variables`` or ``rules``."""

@@ -1,5 +1,6 @@
-"""``hwkb roofline --gpu A --gpu B ... [--point NAME=INTENSITY] [--plot FILE]``: rooflines side by side
-(:meth:`hwkb.KnowledgeBase.roofline`), optionally drawn on log-log axes."""
+"""``hwkb roofline --gpu A --gpu B ... [--point NAME=INTENSITY] [--with WORKLOAD --set VAR=VALUE] [--plot FILE]``:
+rooflines side by side (:meth:`hwkb.KnowledgeBase.roofline`), a workload's kernels placed by law, optionally drawn
+on log-log axes."""
 from __future__ import annotations
 
 import argparse
@@ -14,6 +15,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gpu", action="append", default=[], metavar="ID", help="a product (repeat for several)")
     p.add_argument("--point", action="append", default=[], metavar="NAME=INTENSITY",
                    help="a kernel at an arithmetic intensity in flop/B, placed on every roof")
+    p.add_argument("--with", dest="with_", action="append", default=[], metavar="ID",
+                   help="a workload whose kernels are placed at the intensities its laws give (llama-3-70b: decode "
+                        "and prefill; a GEMM or attention workload), and the precision it runs in (fp8)")
+    p.add_argument("--set", dest="set", action="append", default=[], metavar="VAR=VALUE",
+                   help="a fact for the workload, e.g. batch=1 or prompt_tokens=2048")
     p.add_argument("--precision", action="append", default=[], metavar="P",
                    help="the roofs to draw: fp32 or a Tensor-Core precision (default: all the GPU has)")
     p.add_argument("--plot", metavar="FILE", help="also draw the rooflines on log-log axes (.png or .svg); "
@@ -28,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
         from hwkb.render.plots import check_plot_path  # NumPy and matplotlib: only a plot needs them
         check_plot_path(args.plot, overwrite=args.force)
     kb = flags.load_kb(args)
-    result = kb.roofline(args.gpu, args.point, args.precision)
+    result = kb.roofline(args.gpu, args.point, args.precision, layers=args.with_, facts=args.set)
     if args.plot:
         from hwkb.render.plots import plot_roofline
         plot_roofline(result, args.plot, overwrite=args.force)

@@ -30,7 +30,7 @@ from hwkb.definitions.quantities import jedec_label
 from hwkb.results import Result
 
 __all__ = ["Cell", "Row", "Comparison", "compare", "stated_cell", "gpu_cells", "declared_keys", "picked_keys",
-           "HEADLINE", "WORKLOAD_HEADLINE", "DERIVED_MARK"]
+           "HEADLINE", "WORKLOAD_HEADLINE", "DERIVED_MARK", "first_needs"]
 
 #: the rows ``compare`` shows by default: each section's variables (an index-free name takes every index value)
 HEADLINE = (
@@ -204,10 +204,13 @@ def _unsettled(kb, gpu, layers, facts, rows, headline) -> tuple[tuple[str, tuple
     if headline and kb.solve("params", None, layers).determined:  # a model, not a kernel
         shown = {r.variable for r in rows}
         empty += [key for key in _MODEL_BOUNDS if key not in shown]
+    return tuple((key, first_needs(kb, kb.solve(key, gpu, layers, facts).needs)) for key in empty)
+
+
+def first_needs(kb, needs: Sequence[Sequence[str]]) -> tuple[str, ...]:
+    """The set of figures to name first among ``needs`` (a solution's): the one with the fewest keys a law
+    gives (``batch`` before ``decode_bytes_per_step``), fewest keys next; () when there is none."""
     outputs = {ref.name for rule in kb.model.rules.values() if rule.relation is not None
                for ref in references(rule.relation.lhs)}
-    out = []
-    for key in empty:
-        needs = sorted(kb.solve(key, gpu, layers, facts).needs, key=lambda keys: sum(k in outputs for k in keys))
-        out.append((key, tuple(needs[0]) if needs else ()))
-    return tuple(out)
+    ranked = sorted(needs, key=lambda keys: (sum(k in outputs for k in keys), len(keys)))
+    return tuple(ranked[0]) if ranked else ()

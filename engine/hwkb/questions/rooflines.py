@@ -4,18 +4,29 @@ Each GPU's roofs are its FP32 peak and every Tensor-Core peak it has, with the r
 meets the memory bandwidth (the KB's ``ridge_point_fp32`` and ``ridge_point[p]`` laws); a kernel given
 as ``(name, intensity)`` (flop/B) is placed on every roof through ``attainable_fp32`` and
 ``attainable_peak[p]``. How rooflines print and plot is the render stage's.
+
+``layers`` (``--with``) and ``facts`` (``--set``) place a workload's kernels too: each of :data:`KERNELS` the
+workload's context derives (a model's decode step and prefill, a GEMM's or an attention layer's shape) is a
+point at the intensity its law gives, labelled with the workload and the kernel, never a stated intensity;
+a model's kernel its context cannot settle is named in ``notes`` with what it needs (``batch``).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Sequence
 
-from hwkb.errors import UsageError
+from hwkb.errors import QueryError, UsageError
+from hwkb.questions.comparison import first_needs
 from hwkb.results import Result
 
-__all__ = ["Roof", "GpuRoofline", "Rooflines", "rooflines", "parse_point", "FP32"]
+__all__ = ["Roof", "GpuRoofline", "Rooflines", "rooflines", "parse_point", "workload_points", "FP32", "KERNELS"]
 
 FP32 = "fp32"
+#: a workload's kernels on the roofline: each one's label and the variable whose law gives its intensity
+KERNELS = (("decode", "decode_intensity"), ("prefill", "prefill_intensity"), ("attention", "attention_intensity"),
+           ("GEMM", "arithmetic_intensity"))
+#: the kernels every model has (a GEMM's or an attention layer's are the kernel workloads' own)
+MODEL_KERNELS = ("decode_intensity", "prefill_intensity")
 
 
 @dataclass(frozen=True)
@@ -48,11 +59,21 @@ class Rooflines(Result):
     """What ``roofline`` answers: a row per GPU and roof; ``to_dict()`` is its JSON."""
     gpus: tuple[GpuRoofline, ...]
     points: tuple[tuple[str, float], ...] = ()
+    laws: tuple[str, ...] = ()  # for each point, the variable whose law gave its intensity ("" for --point)
+    layers: tuple[str, ...] = ()
+    facts: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
-        return {"command": "roofline", "status": "ok",
-                "gpus": [{"gpu": g.gpu, "name": g.name, "memory_bandwidth": g.memory_bandwidth,
-                          "roofs": [r.to_dict(self.points) for r in g.roofs]} for g in self.gpus]}
+        out = {"command": "roofline", "status": "ok",
+               "gpus": [{"gpu": g.gpu, "name": g.name, "memory_bandwidth": g.memory_bandwidth,
+                         "roofs": [r.to_dict(self.points) for r in g.roofs]} for g in self.gpus]}
+        if self.layers or self.facts:
+            laws = self.laws or ("",) * len(self.points)
+            out.update({"with": list(self.layers), "given": list(self.facts), "notes": list(self.notes),
+                        "kernels": [{"name": name, "intensity": x, "variable": law}
+                                    for (name, x), law in zip(self.points, laws) if law]})
+        return out
 
 
 def parse_point(text: str) -> tuple[str, float]:
@@ -83,11 +104,42 @@ def _roof(kb, gpu: str, precision: str, points) -> Roof | None:
     return Roof(precision, peak, ridge, attainable, kb.model.unit_of(peak_key), kb.model.unit_of(ridge_key))
 
 
+def workload_points(kb, gpu: str, layers: Sequence[str], facts: Sequence[str] = ()
+                    ) -> tuple[list[tuple[str, float]], list[str], list[str]]:
+    """The kernels of the workloads in ``layers`` on ``gpu``: their points (label, intensity in flop/B), the
+    variable each intensity's law gave, and notes naming a model's kernels the context cannot settle."""
+    workloads = [layer for layer in layers if kb.model.entity(layer).kind == "workload"]
+    if not workloads:
+        raise UsageError(f"--with {' '.join(layers)}: no workload to place on the roofline",
+                         hint="layer a workload whose kernels to place, e.g. --with llama-3-70b --with fp8")
+    name = "+".join(workloads)
+    points, laws, notes = [], [], []
+    model = kb.solve("params", None, layers).determined
+    for label, key in KERNELS:
+        solution = kb.solve(key, gpu, layers, facts)
+        if solution.determined and solution.value is not None and not solution.value.stated:
+            points.append((f"{name} {label}", solution.magnitude))
+            laws.append(key)
+        elif model and key in MODEL_KERNELS:
+            wanted = " and ".join(first_needs(kb, solution.needs)) or "more figures"
+            notes.append(f"{name} {label} not placed: {key} needs {wanted} (give it with --set)")
+    if not points and not notes:
+        raise QueryError(f"--with {name}: no kernel of it has an intensity here",
+                         hint="layer a model (llama-3-70b), a GEMM or an attention workload")
+    return points, laws, notes
+
+
 def rooflines(kb, gpus: Sequence[str], points: Sequence[tuple[str, float] | str] = (),
-              precisions: Sequence[str] = ()) -> Rooflines:
+              precisions: Sequence[str] = (), layers: Sequence[str] = (), facts: Sequence[str] = ()) -> Rooflines:
     """Every GPU's roofs (``precisions``, or FP32 and every Tensor-Core precision it has) with the kernels placed;
-    a kernel is ``(name, intensity)`` or ``'name=intensity'``."""
+    a kernel is ``(name, intensity)`` or ``'name=intensity'``, and those of the workloads ``layers`` hold."""
     points = [parse_point(p) if isinstance(p, str) else p for p in points]
+    laws = [""] * len(points)
+    notes: list[str] = []
+    if layers and gpus:
+        placed, placed_laws, notes = workload_points(kb, gpus[0], layers, facts)
+        points += placed
+        laws += placed_laws
     wanted = list(precisions) or [FP32, *kb.model.indices["precision"].values]
     out = []
     for gpu in gpus:
@@ -98,4 +150,4 @@ def rooflines(kb, gpus: Sequence[str], points: Sequence[tuple[str, float] | str]
                              hint="pick a product that states memory_bandwidth")
         roofs = tuple(r for p in wanted if (r := _roof(kb, gpu, p, points)) is not None)
         out.append(GpuRoofline(gpu, entity.name or gpu, bandwidth, roofs))
-    return Rooflines(tuple(out), tuple(points))
+    return Rooflines(tuple(out), tuple(points), tuple(laws), tuple(layers), tuple(facts), tuple(notes))

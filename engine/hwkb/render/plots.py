@@ -268,7 +268,9 @@ def roofline_figure(result):
         raise QueryError("no roofline to draw: no GPU has a peak and a memory bandwidth")
     x_lo, x_hi = min(ridges) / 16, max(ridges) * 16
     peaks = [peak for g in groups for _, peak, _ in g]
-    y_lo, y_hi = min(peaks) / 100, max(peaks) * 2
+    crossings = [min(peak, x * gpu.memory_bandwidth / 1000) for gpu, g in zip(result.gpus, groups)
+                 for _, peak, _ in g for _, x in result.points]  # a decode step sits far below the ridges
+    y_lo, y_hi = min([min(peaks) / 100, *(c / 3 for c in crossings)]), max(peaks) * 2
     figure = _figure_class()(figsize=(9, 6), layout="constrained")
     axes = figure.subplots()
     labels = []  # (log10 of the roof, text, colour)

@@ -258,23 +258,41 @@ def _roofline_table(result: Rooflines) -> list[list[str]]:
 _KERNEL_COLUMNS = "kernel columns: what each roof allows at the kernel's intensity (flop/B), in the roof's peak unit"
 
 
+def _roofline_notes(result: Rooflines) -> list[str]:
+    """What the kernel columns are, which a workload's law placed, and its kernels not placed."""
+    lines = [_KERNEL_COLUMNS] if result.points else []
+    laws = [f"{name} at {law}" for (name, _), law in zip(result.points, result.laws) if law]
+    if laws:
+        lines.append("placed by law: " + "; ".join(laws) + " (hwkb explain VAR --with ... shows the derivation)")
+    return lines + list(result.notes)
+
+
+def _roofline_with(result: Rooflines) -> list[str]:
+    if not result.layers and not result.facts:
+        return []
+    given = f"; given {', '.join(result.facts)}" if result.facts else ""
+    return [f"kernels of {' + '.join(result.layers)}{given}"]
+
+
 def rooflines_text(result: Rooflines) -> str:
     lines = _aligned(_roofline_table(result), left=(0, 2))
-    return "\n".join(lines + ([_KERNEL_COLUMNS] if result.points else []))
+    return "\n".join(_roofline_with(result) + lines + _roofline_notes(result))
 
 
 def rooflines_markdown(result: Rooflines) -> str:
     table = _roofline_table(result)
-    lines = ["| " + " | ".join(table[0]) + " |", "|" + "|".join("---" if i in (0, 2) else "---:"
-                                                               for i in range(len(table[0]))) + "|"]
+    lines = [*_roofline_with(result), *([""] if _roofline_with(result) else []),
+             "| " + " | ".join(markdown_text(h) for h in table[0]) + " |",
+             "|" + "|".join("---" if i in (0, 2) else "---:" for i in range(len(table[0]))) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in table[1:]]
-    return "\n".join(lines + (["", _KERNEL_COLUMNS] if result.points else []))
+    notes = _roofline_notes(result)
+    return "\n".join(lines + (["", *(markdown_text(n) for n in notes)] if notes else []))
 
 
 def rooflines_html(result: Rooflines) -> str:
     table = _roofline_table(result)
     return html_table_page("hwkb roofline " + " ".join(g.gpu for g in result.gpus), table[0], table[1:],
-                           _KERNEL_COLUMNS if result.points else "",
+                           " ".join(_roofline_with(result) + _roofline_notes(result)),
                            numeric=[i for i in range(len(table[0])) if i not in (0, 2)])
 
 
