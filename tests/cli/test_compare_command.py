@@ -130,3 +130,15 @@ def test_the_python_door_renders_every_form():
     assert result.render("markdown").splitlines()[0] == "| variable | unit | Tiny chip | Tiny architecture |"
     assert json.loads(result.render("json"))["command"] == "compare" and str(result) == result.render("text")
     assert result.render("csv").splitlines()[1] == "clock,GHz,1.0,derived,,"
+
+
+def test_a_workload_rides_on_every_gpu_given_either_way(capsys):
+    by_argument = run_cli(capsys, "compare", "h100-sxm", "mi300x", "--with", "llama-3-70b", "--with", "fp8",
+                          "--set", "batch=1", "--vars", "decode_tokens_per_s")
+    by_flag = run_cli(capsys, "compare", "--gpu", "h100-sxm", "--gpu", "mi300x", "--with", "llama-3-70b", "--with",
+                      "fp8", "--set", "batch=1", "--vars", "decode_tokens_per_s")
+    assert by_argument == by_flag and by_argument[0] == 0
+    lines = by_argument[1].splitlines()
+    assert lines[0] == "each GPU with llama-3-70b + fp8; given batch=1"
+    assert lines[2].split() == ["decode_tokens_per_s", "token/s", "47.48*", "75.12*"]
+    assert lines[3].split() == ["bound", "by", "decode_memory_time", "decode_memory_time"]

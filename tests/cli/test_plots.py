@@ -100,3 +100,13 @@ def test_roofline_figure_is_readable():
     ticks = [t.get_text() for t in axes.get_yticklabels() if t.get_text()]
     assert "1000" in ticks and "100" in ticks  # plain numbers, not 10^3
 
+
+
+def test_a_kernel_far_below_the_ridges_stays_on_the_figure():
+    pytest.importorskip("matplotlib")
+    from hwkb.render.plots import roofline_figure
+    decode = Rooflines(ROOFLINES.gpus, (("llama decode", 1.0),))
+    (axes,) = roofline_figure(decode).axes
+    low, _ = axes.get_ylim()
+    assert low <= 1.0 * 1500.0 / 1000 / 3  # the Small GPU's crossing at 1 flop/B, in TFLOPS, with room below
+    assert "llama decode\n1 flop/B" in texts(axes)

@@ -1,0 +1,223 @@
+"""``compare --with`` and ``roofline --with``: a workload on several GPUs and its kernels on the roofline, each
+figure checked against the same quantity computed here by hand from the configs' and datasheets' figures; and
+every answer's derivation ends in sourced facts, figures given with --set, or named defaults."""
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from hwkb import KnowledgeBase
+from hwkb.errors import UsageError
+from hwkb.solving.points import TRIAL_SOURCE
+
+LLAMA_70B = 70_553_706_496  # Meta's module shapes counted in tests/content/test_workloads.py
+KV_PER_TOKEN = 80 * 2 * 8 * 128 * 2  # layers x (K and V) x kv_heads x head_dim x BF16 bytes
+BANDWIDTH = {"h100-sxm": 3350e9, "mi300x": 5300e9, "b200": 8000e9}  # the datasheets' B/s
+BF16_PEAK = {"h100-sxm": 989.4e12, "mi300x": 1307.4e12, "b200": 2250e12}  # dense BF16 flop/s
+MEMORY_GIB = {"h100-sxm": 80, "mi300x": 192, "b200": 180}
+GPUS = list(BANDWIDTH)
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return KnowledgeBase.load()
+
+
+@pytest.fixture(scope="module")
+def fp8_batch_1(kb):
+    return kb.compare(GPUS, layers=["llama-3-70b", "fp8"], facts=["batch=1", "prompt_tokens=2048"])
+
+
+def row(comparison, variable):
+    (found,) = [r for r in comparison.rows if r.variable == variable]
+    return found
+
+
+# ---------------------------------------------------------------- compare --with
+
+def test_the_workload_section_heads_the_headline(fp8_batch_1):
+    sections = list(dict.fromkeys(r.section for r in fp8_batch_1.rows))
+    assert sections[:2] == ["workload", "memory and bandwidth"]
+    assert [r.variable for r in fp8_batch_1.rows if r.section == "workload"] == [
+        "decode_tokens_per_s", "prefill_time", "gpus_needed"]
+
+
+def test_each_gpus_decode_bound_is_its_bandwidth_over_the_fp8_weights(fp8_batch_1):
+    decode = row(fp8_batch_1, "decode_tokens_per_s")
+    for gpu, cell in zip(GPUS, decode.cells):
+        assert cell.status == "derived" and cell.bound_by == ("decode_memory_time",)
+        assert cell.value == pytest.approx(BANDWIDTH[gpu] / LLAMA_70B, rel=1e-9)
+
+
+def test_each_gpus_prefill_bound_is_the_work_at_twice_the_bf16_peak(fp8_batch_1):
+    prefill = row(fp8_batch_1, "prefill_time")
+    for gpu, cell in zip(GPUS, prefill.cells):
+        assert cell.value == pytest.approx(2 * LLAMA_70B * 2048 / (2 * BF16_PEAK[gpu]) * 1e3, rel=1e-9)  # ms
+        assert cell.bound_by == ()
+
+
+def test_bf16_weights_need_two_h100s_and_one_of_the_others(kb):
+    comparison = kb.compare(GPUS, ["gpus_needed"], layers=["llama-3-70b"], facts=["batch=1"])
+    needed = [c.value for c in row(comparison, "gpus_needed").cells]
+    assert needed == [math.ceil(2 * LLAMA_70B / (MEMORY_GIB[g] * 2**30)) for g in GPUS] == [2, 1, 1]
+
+
+def test_past_the_ridge_the_compute_time_binds(kb):
+    comparison = kb.compare(["b200"], ["decode_tokens_per_s"], layers=["llama-3-70b", "fp8"], facts=["batch=512"])
+    (cell,) = row(comparison, "decode_tokens_per_s").cells
+    assert cell.bound_by == ("decode_compute_time",)
+    assert cell.value == pytest.approx(512 / (2 * LLAMA_70B * 512 / (2 * BF16_PEAK["b200"])), rel=1e-9)
+
+
+def test_what_no_gpu_settles_is_named_with_what_it_needs(kb):
+    comparison = kb.compare(["h100-sxm", "mi300x"], layers=["llama-3-70b"])
+    assert [r.section for r in comparison.rows].count("workload") == 0
+    assert comparison.unsettled[0] == ("decode_tokens_per_s", ("batch",))
+    assert [v for v, _ in comparison.unsettled] == ["decode_tokens_per_s", "prefill_time", "gpus_needed"]
+    text = comparison.render("text")
+    assert "not settled on these GPUs: decode_tokens_per_s needs batch; " in text
+    named = kb.compare(["h100-sxm"], ["decode_tokens_per_s"], layers=["llama-3-70b"], facts=["batch=1"])
+    assert named.unsettled == ()
+
+
+def test_a_plain_compare_has_no_workload_section_and_no_bound_by_line(kb):
+    plain = kb.compare(["h100-sxm", "mi300x"])
+    assert "workload" not in {r.section for r in plain.rows}
+    assert "bound by" not in plain.render("text") and "with" not in plain.to_dict()
+
+
+def test_every_form_shows_the_workload_and_what_binds(fp8_batch_1):
+    text = fp8_batch_1.render("text").splitlines()
+    assert text[0] == "each GPU with llama-3-70b + fp8; given batch=1, prompt_tokens=2048"
+    assert text[2] == "[workload]" and text[3].startswith("decode_tokens_per_s")
+    assert text[4].split() == ["bound", "by", *["decode_memory_time"] * 3]
+    markdown = fp8_batch_1.render("markdown")
+    assert "| **workload** |" in markdown and "|   bound by |  | decode_memory_time |" in markdown
+    assert "bound by" in fp8_batch_1.render("html")
+    csv_lines = fp8_batch_1.render("csv").splitlines()
+    assert csv_lines[2] == ("decode_tokens_per_s bound_by,,workload,,decode_memory_time,,decode_memory_time,,"
+                            "decode_memory_time")
+    document = json.loads(fp8_batch_1.render("json"))
+    assert document["with"] == ["llama-3-70b", "fp8"] and document["given"] == ["batch=1", "prompt_tokens=2048"]
+    assert document["rows"][0]["values"][0]["bound_by"] == ["decode_memory_time"]
+
+
+# ---------------------------------------------------------------- roofline --with
+
+def points_of(result):
+    return dict(result.points)
+
+
+def test_decode_and_prefill_sit_at_the_intensities_of_their_work_and_traffic(kb):
+    result = kb.roofline(["h100-sxm"], precisions=["bf16"], layers=["llama-3-70b"],
+                         facts=["batch=4", "context=4096", "prompt_tokens=2048"])
+    points = points_of(result)
+    decode = 2 * LLAMA_70B * 4 / (2 * LLAMA_70B + KV_PER_TOKEN * 4096 * 4)
+    prefill = 2 * LLAMA_70B * 2048 * 4 / (2 * LLAMA_70B + KV_PER_TOKEN * 2048 * 4)
+    assert points == pytest.approx({"llama-3-70b decode": decode, "llama-3-70b prefill": prefill}, rel=1e-9)
+    assert result.laws == ("decode_intensity", "prefill_intensity")
+    (roof,) = result.gpus[0].roofs
+    assert roof.attainable == pytest.approx((decode * 3350 / 1000, 989.4), rel=1e-9)  # TFLOPS: under the slope, on the roof
+
+
+def test_kernel_workloads_sit_at_their_shapes_intensities(kb):
+    attention = points_of(kb.roofline(["h100-sxm"], layers=["attention-llama-3-70b-8k"]))
+    flop = 4 * 8192**2 * 64 * 128 * 0.5  # FlashAttention-2's count, causal
+    traffic = 8192 * (64 + 8) * (128 + 128) * 2  # Q and O, K and V, once each, BF16
+    assert attention == pytest.approx({"attention-llama-3-70b-8k attention": flop / traffic}, rel=1e-9)
+    gemm = points_of(kb.roofline(["h100-sxm"], layers=["gemm-llama-3-70b-mlp-up-decode"]))
+    m, n, k = 1, 28672, 8192
+    assert gemm == pytest.approx({"gemm-llama-3-70b-mlp-up-decode GEMM": 2 * m * n * k / ((m * k + k * n + m * n) * 2)},
+                                 rel=1e-9)
+
+
+def test_a_stated_intensity_is_never_placed(kb):
+    result = kb.roofline(["h100-sxm"], layers=["llama-3-70b"], facts=["batch=1", "arithmetic_intensity=5"])
+    assert [name for name, _ in result.points] == ["llama-3-70b decode"]
+
+
+def test_a_model_without_a_batch_names_what_its_kernels_need(kb):
+    result = kb.roofline(["h100-sxm"], precisions=["fp8"], layers=["llama-3-70b", "fp8"])
+    assert result.points == ()
+    assert result.notes == ("llama-3-70b decode not placed: decode_intensity needs batch (give it with --set)",
+                            "llama-3-70b prefill not placed: prefill_intensity needs batch and prompt_tokens "
+                            "(give it with --set)")
+    assert result.render("text").splitlines()[0] == "kernels of llama-3-70b + fp8"
+
+
+def test_a_scenario_alone_places_nothing_and_says_so(kb):
+    with pytest.raises(UsageError) as caught:
+        kb.roofline(["h100-sxm"], layers=["fp8"])
+    assert caught.value.message == "--with fp8: no workload to place on the roofline"
+
+
+def test_the_kernels_print_in_every_form(kb):
+    result = kb.roofline(["h100-sxm", "b200"], precisions=["fp8"], layers=["llama-3-70b", "fp8"], facts=["batch=1"])
+    text = result.render("text")
+    assert "llama-3-70b decode @ 2" in text.splitlines()[1]
+    assert "placed by law: llama-3-70b decode at decode_intensity" in text
+    assert "llama-3-70b decode @ 2" in result.render("markdown") and "llama-3-70b decode" in result.render("html")
+    assert result.render("csv").splitlines()[0].endswith(",llama-3-70b decode")
+    document = json.loads(result.render("json"))
+    assert document["kernels"] == [{"name": "llama-3-70b decode", "intensity": 2.0, "variable": "decode_intensity"}]
+
+
+# ---------------------------------------------------------------- every leaf sourced
+
+def leaves(value):
+    if value.stated:
+        yield value
+        return
+    assert value.origin.source, f"{value.key} by {value.origin.rule} has no source"
+    for child in value.origin.inputs:
+        yield from leaves(child)
+
+
+def assert_leaves_sourced(kb, solution, given, asked=None):
+    """Each leaf is a fact its entity states with a source, a figure given with --set, or a default the KB names
+    with its source (the asked variable's trial value at a threshold is the answer itself)."""
+    given_keys = {text.split("=")[0] for text in given}
+    found = list(leaves(solution.value))
+    assert found
+    for leaf in found:
+        origin = leaf.origin
+        if origin.via == "set":
+            assert leaf.key in given_keys or (leaf.key == asked and origin.source == TRIAL_SOURCE), leaf.key
+        elif origin.via == "default":
+            assert origin.source and kb.model.variables[leaf.key.split("[")[0]].default is not None, leaf.key
+        else:
+            assert origin.via in ("fact", "scenario") and origin.entity and origin.source, leaf.key
+
+
+@pytest.mark.parametrize("gpu", GPUS)
+@pytest.mark.parametrize("variable", ["decode_tokens_per_s", "prefill_time", "gpus_needed"])
+def test_every_compare_cell_rests_on_sourced_leaves(kb, fp8_batch_1, gpu, variable):
+    given = ["batch=1", "prompt_tokens=2048"]
+    explained = kb.explain(variable, gpu, ["llama-3-70b", "fp8"], given).solution
+    assert explained.magnitude == row(fp8_batch_1, variable).cells[GPUS.index(gpu)].value
+    assert_leaves_sourced(kb, explained, given)
+
+
+@pytest.mark.parametrize("gpu", ["mi300x", "mi325x", "h100-sxm"])
+def test_the_backward_bandwidth_rests_on_sourced_leaves(kb, gpu):
+    given = ["batch=1", "target_tokens_per_s=100"]
+    solution = kb.explain("memory_bandwidth", gpu, ["llama-3-70b"], given,
+                          ["decode_tokens_per_s >= target_tokens_per_s"]).solution
+    assert solution.status == "derived"
+    assert_leaves_sourced(kb, solution, given, asked="memory_bandwidth")
+
+
+@pytest.mark.parametrize("layers, given, variable", [
+    (["llama-3-70b", "fp8"], ["batch=1"], "decode_intensity"),
+    (["llama-3-70b", "fp8"], ["batch=1", "prompt_tokens=2048"], "prefill_intensity"),
+    (["attention-llama-3-70b-8k"], [], "attention_intensity"),
+    (["gemm-llama-3-70b-mlp-up-prefill"], [], "arithmetic_intensity"),
+])
+def test_every_roofline_point_rests_on_sourced_leaves(kb, layers, given, variable):
+    result = kb.roofline(["h100-sxm"], layers=layers, facts=given)
+    placed = {law: x for law, (_, x) in zip(result.laws, result.points)}
+    explained = kb.explain(variable, "h100-sxm", layers, given).solution
+    assert explained.magnitude == placed[variable]
+    assert_leaves_sourced(kb, explained, given)
