@@ -133,6 +133,10 @@ full:
   kind: product
   source: test
   facts: {bus: 4096, clock: 0.5 GHz, bw: 512 GB/s}
+pins:
+  kind: product
+  source: test
+  facts: {bus: 4096, rate: 1 Gbit/s}
 """
 
 
@@ -162,3 +166,12 @@ def test_a_stated_figure_the_change_recomputes_is_listed_as_moved(memory_kb):
 def test_a_forward_change_moves_nothing_it_does_not_list(memory_kb):
     result = what_if(memory_kb, gpu="full", changes=["bus=8192"])
     assert {r.variable: r.moved for r in result.rows} == {"bus": None, "bw": "stated figure moved"}
+
+
+def test_a_change_the_stated_causes_contradict_says_they_fix_it(memory_kb):
+    """An MI300X states its bus and data rate: a bandwidth set alone contradicts both, and the note says so."""
+    result = what_if(memory_kb, ["bw"], gpu="pins", changes=["bw=1024GB/s"])
+    assert result.rows[0].scenario_status == "inconsistent"
+    assert result.notes == ("bw is fixed by bw_law from bus = 4096 and rate = 1 Gbit/s, which pins states: the "
+                            "change contradicts them; give the one that moves with --set",)
+    assert what_if(memory_kb, ["bw"], gpu="sheet", changes=["bw=1024GB/s"]).notes == ()

@@ -34,7 +34,7 @@ from hwkb.solving.solver import Solver
 from hwkb.solving.system import System
 from hwkb.solving.values import Value
 
-__all__ = ["intervene", "moved_figures", "BASELINE_SOURCE", "MOVED_STATED", "WORKED_BACK"]
+__all__ = ["intervene", "moved_figures", "stated_causes", "BASELINE_SOURCE", "MOVED_STATED", "WORKED_BACK"]
 
 BASELINE_SOURCE = "baseline value, held while the change is applied"
 #: how a value the change did not set came to move: a stated figure the scenario no longer keeps ...
@@ -84,6 +84,24 @@ def moved_figures(kb: System, baseline: Context, changed: Iterable[VarKey], befo
                     out.setdefault(cause, WORKED_BACK)
                     frontier.append(cause)
     return out
+
+
+def stated_causes(kb: System, scenario: Context, changed: Iterable[VarKey]) -> tuple[str, ...]:
+    """Notes naming each changed key that a law fixes from figures the entities state, none of them changed
+    (an MI300X states its bus width and data rate, so bandwidth = bus x data rate holds it): the change
+    contradicts them, and which of them moves is the user's to say."""
+    defines, notes = _definitions(kb), []
+    for key in changed:
+        for relation in defines.get(key, ()):
+            causes = [k for k in relation.keys if k != key]
+            facts = [scenario.facts.get(k) for k in causes]
+            if causes and all(f is not None and f.applicable and f.entity and k not in scenario.overrides
+                              for k, f in zip(causes, facts)):
+                stated = " and ".join(f"{k} = {f.text} {f.unit}".rstrip() for k, f in zip(causes, facts))
+                entities = ", ".join(dict.fromkeys(f.entity for f in facts))
+                notes.append(f"{key} is fixed by {relation.name} from {stated}, which {entities} states: the change "
+                             f"contradicts them; give the one that moves with --set")
+    return tuple(notes)
 
 
 def intervene(kb: System, baseline: Context, changed_context: Context, changed: Iterable[VarKey],

@@ -28,7 +28,7 @@ from typing import Iterable, Sequence
 
 from hwkb.definitions.model import EntityId, Fact, VarKey
 from hwkb.errors import Location, QueryError
-from hwkb.questions.interventions import intervene, moved_figures
+from hwkb.questions.interventions import intervene, moved_figures, stated_causes
 from hwkb.questions.thresholds import solve_constrained
 from hwkb.results import Result
 from hwkb.solving.context import Context
@@ -155,6 +155,7 @@ def what_if(kb: System, variables: Sequence[VarKey] = (), gpu: str | None = None
     equalities = [] if constrained else where
     before, after = Solver(kb, baseline, equalities), Solver(kb, scenario, equalities)
     moved = moved_figures(kb, baseline, changes, before.values, after.values)
+    notes = (*notes, *stated_causes(kb, scenario, changes))
     if variables:
         if constrained:
             asked = [_compare(key, *(solve_constrained(kb, key, c, where) for c in (baseline, scenario)))
