@@ -28,9 +28,10 @@ from hwkb.definitions.expressions import references
 from hwkb.definitions.model import split_key
 from hwkb.definitions.quantities import jedec_label
 from hwkb.results import Result
+from hwkb.solving.plan import find_needs
 
 __all__ = ["Cell", "Row", "Comparison", "compare", "stated_cell", "gpu_cells", "declared_keys", "picked_keys",
-           "HEADLINE", "WORKLOAD_HEADLINE", "DERIVED_MARK", "first_needs"]
+           "HEADLINE", "WORKLOAD_HEADLINE", "DERIVED_MARK", "input_needs"]
 
 #: the rows ``compare`` shows by default: each section's variables (an index-free name takes every index value)
 HEADLINE = (
@@ -199,18 +200,24 @@ _MODEL_BOUNDS = ("decode_tokens_per_s", "prefill_time", "gpus_needed")
 
 def _unsettled(kb, gpu, layers, facts, rows, headline) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """The rows no GPU settles (in the headline, a model's bounds left out), each with the first set of figures
-    that would settle it on ``gpu``, inputs (``batch``, ``prompt_tokens``) before a law's output."""
+    that would settle it on ``gpu`` (:func:`input_needs`)."""
     empty = [r.variable for r in rows if all(c is None for c in r.cells)]
     if headline and kb.solve("params", None, layers).determined:  # a model, not a kernel
         shown = {r.variable for r in rows}
         empty += [key for key in _MODEL_BOUNDS if key not in shown]
-    return tuple((key, first_needs(kb, kb.solve(key, gpu, layers, facts).needs)) for key in empty)
+    return tuple((key, input_needs(kb, key, gpu, layers, facts)) for key in empty)
 
 
-def first_needs(kb, needs: Sequence[Sequence[str]]) -> tuple[str, ...]:
-    """The set of figures to name first among ``needs`` (a solution's): the one with the fewest keys a law
-    gives (``batch`` before ``decode_bytes_per_step``), fewest keys next; () when there is none."""
+def input_needs(kb, key: str, gpu: str | None, layers: Sequence[str], facts: Sequence[str]) -> tuple[str, ...]:
+    """The first set of figures that would settle ``key`` in the context, among those no law gives (``batch``
+    and ``prompt_tokens``, not ``prefill_flop``) when there is one; () when nothing would."""
+    solver = kb.solver(kb.context(gpu, layers, facts))
     outputs = {ref.name for rule in kb.model.rules.values() if rule.relation is not None
                for ref in references(rule.relation.lhs)}
-    ranked = sorted(needs, key=lambda keys: (sum(k in outputs for k in keys), len(keys)))
-    return tuple(ranked[0]) if ranked else ()
+    not_applicable = solver.context.not_applicable
+    for excluded in (not_applicable | outputs, not_applicable):
+        needs = find_needs(solver.keysets, solver.values, key, solver.can_solve, solver.usable,
+                           accept=lambda plan: solver.blocks_regular(plan, key), excluded=excluded)
+        if needs:
+            return tuple(needs[0])
+    return ()

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from hwkb.errors import QueryError, UsageError
-from hwkb.questions.comparison import first_needs
+from hwkb.questions.comparison import input_needs
 from hwkb.results import Result
 
 __all__ = ["Roof", "GpuRoofline", "Rooflines", "rooflines", "parse_point", "workload_points", "FP32", "KERNELS"]
@@ -121,7 +121,7 @@ def workload_points(kb, gpu: str, layers: Sequence[str], facts: Sequence[str] = 
             points.append((f"{name} {label}", solution.magnitude))
             laws.append(key)
         elif model and key in MODEL_KERNELS:
-            wanted = " and ".join(first_needs(kb, solution.needs)) or "more figures"
+            wanted = " and ".join(input_needs(kb, key, gpu, layers, facts)) or "more figures"
             notes.append(f"{name} {label} not placed: {key} needs {wanted} (give it with --set)")
     if not points and not notes:
         raise QueryError(f"--with {name}: no kernel of it has an intensity here",

@@ -63,7 +63,8 @@ def _unsettled_line(result: Comparison) -> list[str]:
     if not result.unsettled:
         return []
     each = "; ".join(f"{v} needs {' and '.join(n) or 'more figures'}" for v, n in result.unsettled)
-    return [f"not settled on these GPUs: {each} (give them with --set)"]
+    several = len({k for _, n in result.unsettled for k in n}) > 1
+    return [f"not settled on these GPUs: {each} (give {'them' if several else 'it'} with --set)"]
 
 
 def _notes(result: Comparison) -> list[str]:
