@@ -95,6 +95,8 @@ def test_every_form_shows_the_workload_and_what_binds(fp8_batch_1):
     assert text[0] == "each GPU with llama-3-70b + fp8; given batch=1, prompt_tokens=2048"
     assert text[2] == "[workload]" and text[3].startswith("decode_tokens_per_s")
     assert text[4].split() == ["bound", "by", *["decode_memory_time"] * 3]
+    assert text[-1] == ("* derived from the stated figures (hwkb explain VAR --gpu ID --with llama-3-70b --with fp8 "
+                        "--set batch=1 --set prompt_tokens=2048)")
     markdown = fp8_batch_1.render("markdown")
     assert "| **workload** |" in markdown and "|   bound by |  | decode_memory_time |" in markdown
     assert "bound by" in fp8_batch_1.render("html")

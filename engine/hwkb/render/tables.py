@@ -8,6 +8,7 @@ row in Markdown, a column of the page and of the CSV.
 """
 from __future__ import annotations
 
+import shlex
 from typing import Sequence
 
 from hwkb.definitions.citations import documents_text
@@ -49,6 +50,11 @@ def _jedec_line(rows) -> list[str]:
 
 def _headline_line(result: Comparison) -> list[str]:
     return ["a headline set: --all shows every figure, --vars picks rows"] if result.headline else []
+
+
+def _context_flags(layers, facts) -> str:
+    """The ``--with`` and ``--set`` flags that ask explain about the same context (quoted where a shell needs it)."""
+    return "".join(f" --with {layer}" for layer in layers) + "".join(f" --set {shlex.quote(f)}" for f in facts)
 
 
 def _with_line(result: Comparison) -> list[str]:
@@ -126,7 +132,8 @@ def comparison_text(result: Comparison) -> str:
             lines.append(f"[{starts[i - 1]}]")
         lines.append(line)
     return "\n".join(lines + _notes(result)
-                     + [f"{DERIVED_MARK} derived from the stated figures (hwkb explain VAR --gpu ID)"])
+                     + [f"{DERIVED_MARK} derived from the stated figures "
+                        f"(hwkb explain VAR --gpu ID{_context_flags(result.layers, result.facts)})"])
 
 
 def comparison_markdown(result: Comparison) -> str:
@@ -264,7 +271,8 @@ def _roofline_notes(result: Rooflines) -> list[str]:
     lines = [_KERNEL_COLUMNS] if result.points else []
     laws = [f"{name} at {law}" for (name, _), law in zip(result.points, result.laws) if law]
     if laws:
-        lines.append("placed by law: " + "; ".join(laws) + " (hwkb explain VAR --with ... shows the derivation)")
+        flags = _context_flags(result.layers, result.facts)
+        lines.append("placed by law: " + "; ".join(laws) + f" (hwkb explain VAR --gpu ID{flags} shows the derivation)")
     return lines + list(result.notes)
 
 
