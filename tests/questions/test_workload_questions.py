@@ -225,3 +225,15 @@ def test_every_roofline_point_rests_on_sourced_leaves(kb, layers, given, variabl
     explained = kb.explain(variable, "h100-sxm", layers, given).solution
     assert explained.magnitude == placed[variable]
     assert_leaves_sourced(kb, explained, given)
+
+
+def test_a_what_if_of_the_needed_bandwidth_names_what_both_sides_set_aside(kb):
+    result = kb.what_if(["memory_bandwidth"], gpu="mi300x", layers=["llama-3-70b"],
+                        given=["batch=1", "target_tokens_per_s=100"], changes=["target_tokens_per_s=200"],
+                        where=["decode_tokens_per_s >= target_tokens_per_s"])
+    (row_,) = result.rows
+    assert row_.baseline.magnitude == pytest.approx(2 * LLAMA_70B * 100 / 1e9, rel=1e-6)  # GB/s, BF16 weights
+    assert row_.change == pytest.approx(1.0, rel=1e-6)
+    assert result.notes == ("set aside memory_bandwidth = 5.3 TB/s (mi300x) to solve for it",
+                            "set aside memory_bus_bits = 8192 and memory_data_rate = 5.2 Gbit/s (mi300x) too: they fix "
+                            "memory_bandwidth through memory_bandwidth_law")

@@ -62,7 +62,7 @@ from hwkb.solving.system import System
 from hwkb.solving.values import RuleOrigin, Value
 
 __all__ = ["Constraint", "Domain", "parse_constraints", "pinned_equalities", "launch_domain", "admissible_set",
-           "solve_constrained", "METHODS"]
+           "solve_constrained", "METHODS", "set_aside_fixing_figures", "SET_ASIDE"]
 
 METHODS = ("auto", "exact", "numeric")
 _RELATIONALS = {"<=": sympy.Le, ">=": sympy.Ge, "<": sympy.Lt, ">": sympy.Gt, "=": sympy.Eq}
@@ -154,7 +154,7 @@ def solve_constrained(kb: System, variable: VarKey, context: Context, where: lis
     fact = context.facts.get(variable)
     if fact is not None and fact.applicable and variable not in context.overrides:
         context = context.without([variable])
-        notes.append(f"set aside {variable} = {fact.value:g} {fact.unit} ({fact.entity or 'default'}) to solve for it")
+        notes.append(f"{SET_ASIDE} {variable} = {fact.value:g} {fact.unit} ({fact.entity or 'default'}) to solve for it")
         context, fixing_notes = set_aside_fixing_figures(kb, variable, context, where)
         notes += fixing_notes
     solver = Solver(kb, context, where)
@@ -202,6 +202,8 @@ def solve_constrained(kb: System, variable: VarKey, context: Context, where: lis
 
 
 _KEPT = {"set": "given with --set", "default": "a default", "scenario": "a scenario's"}
+#: how the notes that name a figure set aside begin (a what-if shows them beside its table)
+SET_ASIDE = "set aside"
 
 
 def set_aside_fixing_figures(kb: System, variable: VarKey, context: Context,
@@ -225,7 +227,7 @@ def set_aside_fixing_figures(kb: System, variable: VarKey, context: Context,
             return context, notes
         figures = " and ".join(f"{v.key} = {format_number(v.magnitude)} {v.unit}".rstrip() for v in stated)
         entities = ", ".join(dict.fromkeys(v.origin.entity for v in stated if v.origin.entity))
-        notes.append(f"set aside {figures} ({entities}) too: they fix {variable} through {route}")
+        notes.append(f"{SET_ASIDE} {figures} ({entities}) too: they fix {variable} through {route}")
         context = context.without([v.key for v in stated])
 
 
