@@ -34,7 +34,7 @@ from hwkb.solving.solver import Solver
 from hwkb.solving.system import System
 from hwkb.solving.values import Value
 
-__all__ = ["intervene", "moved_figures", "stated_causes", "BASELINE_SOURCE", "MOVED_STATED", "WORKED_BACK"]
+__all__ = ["intervene", "moved_figures", "stated_causes", "downstream_of", "BASELINE_SOURCE", "MOVED_STATED", "WORKED_BACK"]
 
 BASELINE_SOURCE = "baseline value, held while the change is applied"
 #: how a value the change did not set came to move: a stated figure the scenario no longer keeps ...
@@ -50,6 +50,23 @@ def _definitions(kb: System) -> dict[VarKey, list]:
         if relation.kind == "law" and relation.template is not None and relation.lhs.is_Symbol:
             defines.setdefault(key_of_symbol(relation.lhs), []).append(relation)
     return defines
+
+
+def downstream_of(kb: System, keys: Iterable[VarKey]) -> set[VarKey]:
+    """The outputs a change of ``keys`` reaches: each key on the left of a law with one of them, or of these
+    outputs, on its right (``memory_bandwidth`` from ``memory_data_rate``)."""
+    changed, downstream = set(keys), set()
+    defines = _definitions(kb)
+    grew = True
+    while grew:
+        grew = False
+        for output, relations in defines.items():
+            if output in changed or output in downstream:
+                continue
+            if any(k != output and (k in changed or k in downstream) for r in relations for k in r.keys):
+                downstream.add(output)
+                grew = True
+    return downstream
 
 
 def moved_figures(kb: System, baseline: Context, changed: Iterable[VarKey], before: Mapping[VarKey, Value],
