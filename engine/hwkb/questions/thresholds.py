@@ -49,7 +49,7 @@ from hwkb.definitions.quantities import format_number
 from hwkb.definitions.symbolic import to_sympy
 from hwkb.errors import KBError, NoClosedForm, NotDetermined, QueryError, UnevaluablePoint
 from hwkb.questions.closed_forms import canonical_forms, exact_number
-from hwkb.questions.interventions import downstream_of
+from hwkb.questions.set_aside import SET_ASIDE, set_aside_fixing_figures
 from hwkb.questions.reachable import best_reached
 from hwkb.questions.searches import (MAX_INTEGER, REAL_PROBES, Admissible, greatest_integer, least_integer, scan_reals,
                                      search_integers)
@@ -63,7 +63,7 @@ from hwkb.solving.system import System
 from hwkb.solving.values import RuleOrigin, Value
 
 __all__ = ["Constraint", "Domain", "parse_constraints", "pinned_equalities", "launch_domain", "admissible_set",
-           "solve_constrained", "METHODS", "set_aside_fixing_figures", "SET_ASIDE"]
+           "solve_constrained", "METHODS"]
 
 METHODS = ("auto", "exact", "numeric")
 _RELATIONALS = {"<=": sympy.Le, ">=": sympy.Ge, "<": sympy.Lt, ">": sympy.Gt, "=": sympy.Eq}
@@ -200,42 +200,6 @@ def solve_constrained(kb: System, variable: VarKey, context: Context, where: lis
     value = _threshold_value(kb, variable, unit, float(magnitude), context, constraints, where)
     extra = {"bound": side, **({"upper": float(high)} if side == "both" else {})}
     return Solution(variable, Status.DERIVED, unit, value, intervals=intervals, notes=tuple(notes), extra=extra)
-
-
-_KEPT = {"set": "given with --set", "default": "a default", "scenario": "a scenario's"}
-#: how the notes that name a figure set aside begin (a what-if shows them beside its table)
-SET_ASIDE = "set aside"
-
-
-def set_aside_fixing_figures(kb: System, variable: VarKey, context: Context,
-                             where: Sequence[str]) -> tuple[Context, list[str]]:
-    """``context`` without the stated figures that still fix ``variable`` once its own figure is set aside
-    (the MI300X's bus width and data rate fix its bandwidth): the question is which values would do, so the
-    figures that would move with it go too, route after route, each named in a note: first the stated results
-    of laws it is a cause of (asked for a data rate, the bandwidth goes and the bus stays), else the stated
-    causes of a law it is the result of (asked for a bandwidth, the bus and the data rate). A figure given with
-    ``--set``, a scenario's or a default is kept: when only such figures fix the variable, the answer is that
-    value, checked against the constraints, with a note naming what fixes it."""
-    notes: list[str] = []
-    downstream = downstream_of(kb, [variable])
-    while True:
-        base = Solver(kb, context, where).solution(variable, needs=False)
-        if not base.determined or base.value is None or base.value.stated:
-            return context, notes
-        rests_on = base.value.facts()
-        stated = [v for v in rests_on if v.origin.via == "fact"]
-        moving = [v for v in stated if v.key in downstream]
-        stated = moving or stated  # what moves with it first (a data rate's bandwidth), its causes only if none
-        route = getattr(base.value.origin, "rule", "")
-        if not stated:
-            kept = ", ".join(f"{v.key} ({_KEPT.get(v.origin.via, v.origin.via)})" for v in rests_on)
-            notes.append(f"{variable} is fixed by {kept} through {route}: the constraints check that value")
-            return context, notes
-        figures = " and ".join(f"{v.key} = {format_number(v.magnitude)} {v.unit}".rstrip() for v in stated)
-        entities = ", ".join(dict.fromkeys(v.origin.entity for v in stated if v.origin.entity))
-        fix = "they fix" if len(stated) > 1 else "it fixes"
-        notes.append(f"{SET_ASIDE} {figures} ({entities}) too: {fix} {variable} through {route}")
-        context = context.without([v.key for v in stated])
 
 
 def launch_domain(kb: System, variable: VarKey, context: Context) -> Domain:

@@ -29,7 +29,8 @@ from typing import Iterable, Sequence
 from hwkb.definitions.model import EntityId, Fact, VarKey
 from hwkb.errors import Location, QueryError
 from hwkb.questions.interventions import intervene, moved_figures, stated_causes
-from hwkb.questions.thresholds import SET_ASIDE, solve_constrained
+from hwkb.questions.set_aside import SET_ASIDE
+from hwkb.questions.thresholds import solve_constrained
 from hwkb.results import Result
 from hwkb.solving.context import Context
 from hwkb.solving.solution import Solution, Status
