@@ -237,3 +237,9 @@ def test_a_what_if_of_the_needed_bandwidth_names_what_both_sides_set_aside(kb):
     assert result.notes == ("set aside memory_bandwidth = 5.3 TB/s (mi300x) to solve for it",
                             "set aside memory_bus_bits = 8192 and memory_data_rate = 5.2 Gbit/s (mi300x) too: they fix "
                             "memory_bandwidth through memory_bandwidth_law")
+
+
+def test_two_kernel_workloads_are_each_labelled_by_their_own(kb):
+    result = kb.roofline(["h100-sxm"], layers=["gemm-llama-3-70b-mlp-up-decode", "attention-llama-3-70b-8k"])
+    assert [name for name, _ in result.points] == ["attention-llama-3-70b-8k attention",
+                                                   "gemm-llama-3-70b-mlp-up-decode GEMM"]

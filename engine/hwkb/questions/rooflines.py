@@ -7,7 +7,8 @@ as ``(name, intensity)`` (flop/B) is placed on every roof through ``attainable_f
 
 ``layers`` (``--with``) and ``facts`` (``--set``) place a workload's kernels too: each of :data:`KERNELS` the
 workload's context derives (a model's decode step and prefill, a GEMM's or an attention layer's shape) is a
-point at the intensity its law gives, labelled with the workload and the kernel, never a stated intensity;
+point at the intensity its law gives, labelled with the workload whose figures place it and the kernel, never a
+stated intensity;
 a model's kernel its context cannot settle is named in ``notes`` with what it needs (``batch``).
 """
 from __future__ import annotations
@@ -118,7 +119,8 @@ def workload_points(kb, gpu: str, layers: Sequence[str], facts: Sequence[str] = 
     for label, key in KERNELS:
         solution = kb.solve(key, gpu, layers, facts)
         if solution.determined and solution.value is not None and not solution.value.stated:
-            points.append((f"{name} {label}", solution.magnitude))
+            owners = {v.origin.entity for v in solution.value.facts()}  # the workloads whose figures place it
+            points.append((f"{'+'.join(w for w in workloads if w in owners) or name} {label}", solution.magnitude))
             laws.append(key)
         elif model and key in MODEL_KERNELS:
             wanted = " and ".join(input_needs(kb, key, gpu, layers, facts)) or "more figures"
