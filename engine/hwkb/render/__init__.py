@@ -10,7 +10,7 @@ one form for every result: its ``to_dict()`` as the command's document.
 
 * :mod:`~hwkb.render.tables`: comparisons, spec sheets, rooflines;
 * :mod:`~hwkb.render.answers`: solutions, explanations, derived values, what-ifs, closed forms, sweeps, saved
-  queries, exports, checks, listings; :mod:`~hwkb.render.runs`: simulation runs;
+  queries, exports, checks, listings; :mod:`~hwkb.render.sweep_tables`: sweeps, in chunks; :mod:`~hwkb.render.runs`: simulation runs;
 * :mod:`~hwkb.render.forms`: the pieces of every table form (CSV, a Markdown table, a page of one table);
 * :mod:`~hwkb.render.bibliography`: the bibliography (``hwkb sources``);
 * :mod:`~hwkb.render.audit`: the audit report and the peer files' audit (:mod:`~hwkb.render.audit_page` its HTML);
@@ -32,7 +32,7 @@ __all__ = ["render", "forms_of", "FORMATS", "FORMS_OF"]
 FORMS_OF = {
     "Comparison": "hwkb.render.tables", "Sheet": "hwkb.render.tables", "Rooflines": "hwkb.render.tables",
     "Solution": "hwkb.render.answers", "Explanation": "hwkb.render.answers", "Derived": "hwkb.render.answers",
-    "WhatIf": "hwkb.render.answers", "SymbolicSolution": "hwkb.render.answers", "SweepResult": "hwkb.render.answers",
+    "WhatIf": "hwkb.render.answers", "SymbolicSolution": "hwkb.render.answers", "SweepResult": "hwkb.render.sweep_tables",
     "QueryResult": "hwkb.render.answers", "Export": "hwkb.render.answers", "Listing": "hwkb.render.answers",
     "CheckReport": "hwkb.render.answers", "SavedQueryList": "hwkb.render.answers", "SimulationRuns": "hwkb.render.runs",
     "AuditReport": "hwkb.render.audit", "PeerAudit": "hwkb.render.audit",

@@ -1,4 +1,4 @@
-"""The forms of the answers: solutions, explanations, derived values, what-ifs, closed forms, sweeps, saved
+"""The forms of the answers: solutions, explanations, derived values, what-ifs, closed forms, saved
 queries, exports, checks and listings.
 
 A result that is a table (derived values, a what-if, a saved query, a listing) has every form, all from one
@@ -15,7 +15,7 @@ from hwkb.render.question_text import render_symbolic, render_whatif
 from hwkb.render.forms import csv_text, number_text, table_forms
 from hwkb.render.solution_text import render_derived, render_solution
 
-__all__ = ["FORMS", "WHY_NOT", "sweep_chunks", "listing_text", "check_text", "query_text", "saved_queries_text"]
+__all__ = ["FORMS", "WHY_NOT", "listing_text", "check_text", "query_text", "saved_queries_text"]
 
 
 # ---------------------------------------------------------------- one value
@@ -109,13 +109,6 @@ def check_text(report) -> str:
             f"{c['entities']} entities in {c['files']} files")
 
 
-def sweep_chunks(result, fmt: str):
-    """A sweep's text or CSV in pieces: 10^7 rows are never one string."""
-    if fmt == "csv":
-        return result.csv_chunks()
-    return result.table_chunks()
-
-
 FORMS = {
     "Solution": {"text": render_solution, "csv": _solution_csv},
     "Explanation": {"text": lambda e: "\n".join([render_solution(e.solution, explain=True), *documents_text(e.documents)])},
@@ -123,7 +116,6 @@ FORMS = {
                 **table_forms(lambda d: f"hwkb derive --gpu {d.entity}", _derived_shown, _derived_data, (1,))},
     "WhatIf": {"text": render_whatif, **table_forms(lambda w: "hwkb whatif", _whatif_shown, _whatif_data, (1, 2, 4))},
     "SymbolicSolution": {"text": lambda s: render_symbolic(s.solution)},
-    "SweepResult": {"text": lambda s: "".join(s.table_chunks()), "csv": lambda s: "".join(s.csv_chunks())},
     "QueryResult": {"text": query_text, **table_forms(lambda q: q.title, _query_shown, _query_data)},
     "Export": {"text": lambda e: e.text},
     "Listing": {"text": listing_text, **table_forms(lambda l: f"hwkb list {l.what}",
@@ -139,7 +131,6 @@ WHY_NOT = {
                     for fmt in ("markdown", "html", "csv")},
     "SymbolicSolution": {fmt: "a closed form is an expression, not a table: --json gives it with its LaTeX"
                          for fmt in ("markdown", "html", "csv")},
-    "SweepResult": {fmt: "a grid of numbers: --format csv or --json" for fmt in ("markdown", "html")},
     "Export": {fmt: "the file is in the peer tool's own layout: --json gives its fields and sources"
                for fmt in ("markdown", "html", "csv")},
     "CheckReport": {fmt: "a verdict and counts, not a table: --json gives them" for fmt in ("markdown", "html", "csv")},
