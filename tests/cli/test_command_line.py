@@ -114,3 +114,12 @@ def test_completion_completes_commands_and_entities(capsys, tmp_path):
     done = subprocess.run(["bash", "-c", probe], capture_output=True, text=True,
                           env={"PATH": f"{tmp_path}:/usr/bin:/bin"})
     assert done.stdout.splitlines() == ["solve", "h100-sxm"]
+
+
+def test_the_version_is_read_only_when_asked():
+    """importlib.metadata costs every command ~20 ms: ``import hwkb`` and ``hwkb --help`` never load it."""
+    code = ("import sys; import hwkb.cli.main as m\n"
+            "try:\n    m.main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print('importlib.metadata' in sys.modules, file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stderr.strip().splitlines()[-1] == "False"
