@@ -47,7 +47,7 @@ LAZY = {"importlib.metadata",  # hwkb.__version__, read when asked: ~20 ms of ev
         "hwkb.kb", "hwkb.formats.caches",  # these two: cli.flags.load_kb, so `hwkb --help` imports no SymPy
         # a warm `hwkb solve` imports no SymPy or NumPy: they, and the questions that need them, load when asked
         "sympy", "numpy", "hwkb.questions.closed_forms", "hwkb.questions.saved_queries", "hwkb.questions.sweeps",
-        "hwkb.render.sweep_tables",  # a sweep's forms (NumPy): a warm solve prints a value, not a grid
+        "hwkb.render.sweep_tables", "hwkb.render.html_pages",  # a sweep's forms (NumPy): a warm solve prints a value, not a grid
         "hwkb.questions.thresholds", "hwkb.questions.whatif", "hwkb.audit.auditor", "hwkb.render.plots",
         "hwkb.audit.peers", "hwkb.audit.peer_findings",  # the peer files' audit, when asked
         # a warm `hwkb solve` loads neither the audit's report, the peer tools' readers nor the exports (60 ms)

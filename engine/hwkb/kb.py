@@ -29,7 +29,6 @@ from hwkb.results import Result
 from hwkb.solving.context import Context
 from hwkb.solving.plausibility import implausible_values
 from hwkb.solving.relations import compile_relations
-from hwkb.simulation.scheduler import SimulationRuns, run_grid
 from hwkb.solving.solution import Derived, Explanation, Solution, Status
 from hwkb.solving.solver import Solver
 from hwkb.solving.system import System
@@ -41,6 +40,7 @@ if TYPE_CHECKING:  # the questions that need SymPy or NumPy are imported when as
     from hwkb.audit.targets import AuditTargets
     from hwkb.questions.listing import Listing
     from hwkb.questions.closed_forms import SymbolicSolution
+    from hwkb.simulation.scheduler import SimulationRuns
     from hwkb.questions.saved_queries import QueryResult
     from hwkb.questions.sweeps import Axis, SweepResult
     from hwkb.questions.whatif import WhatIf
@@ -273,6 +273,7 @@ class KnowledgeBase(System):
     def simulate(self, warps: Sequence[int], ilp: Sequence[int], compute: Sequence[int], latency: Sequence[int],
                  iters: int = 100, policy: str = "gto") -> SimulationRuns:
         """The warp-scheduler model over the grid of the lists."""
+        from hwkb.simulation.scheduler import SimulationRuns, run_grid  # a solve does not load the simulator
         return SimulationRuns(tuple(run_grid(list(warps), list(ilp), list(compute), list(latency), iters=iters,
                                              policy=policy)))
 
