@@ -1,4 +1,5 @@
-"""An entity's audit built from templates is the text json.dumps gives its to_dict(), for every shape and value."""
+"""An entity's audit built from templates is the text json.dumps gives its to_dict() with the render stage's words,
+for every shape and value."""
 from __future__ import annotations
 
 import math
@@ -11,10 +12,11 @@ from hwkb.audit.findings import Check, CheckKind, EntityAudit, Figure, NotApplic
 from hwkb.cli import flags
 from hwkb.audit.targets import HARDWARE_KINDS
 from hwkb.cli.audit_json import entity_json
+from hwkb.render.finding_words import entity_words
 
 
 def dumped(a: EntityAudit) -> str:
-    return flags.json_text(a.to_dict(), compact=True)[:-1]
+    return flags.json_text(entity_words(a, a.to_dict()), compact=True)[:-1]
 
 
 def test_every_audit_of_the_kb_is_the_dumped_dict(real_kb):
