@@ -32,8 +32,6 @@ CLI_EXCEPTIONS = {
     "hwkb.cli.simulate": {"hwkb.simulation.scheduler"},
     # the saved queries' names and titles for --help, read without the engine
     "hwkb.cli.run": {"hwkb.formats.resources"},
-    # the derived values' entity file (YAML) and the file writer: output code not yet in the render stage
-    "hwkb.cli.writeback": {"hwkb.audit.rows", "hwkb.formats.yaml_nodes", "hwkb.solving.values"},
     # a database audit's entity JSON written from templates (a speed device under review)
     "hwkb.cli.audit_json": {"hwkb.audit.findings"},
 }
@@ -52,7 +50,8 @@ LAZY = {"importlib.metadata",  # hwkb.__version__, read when asked: ~20 ms of ev
         "hwkb.audit.peers", "hwkb.audit.peer_findings",  # the peer files' audit, when asked
         # a warm `hwkb solve` loads neither the audit's report, the peer tools' readers nor the exports (60 ms)
         "hwkb.audit.report", "hwkb.questions.export", "hwkb.formats.peers.registry",
-        "hwkb.audit.targets", "hwkb.cli.writeback", "hwkb.questions.listing",  # an audit's targets; the file writer
+        "hwkb.audit.targets", "hwkb.render.files", "hwkb.questions.listing",  # an audit's targets; the file writer
+        "hwkb.questions.derived_file",  # derive --write's entity file (ruamel's writer)
         "hwkb.questions.comparison", "hwkb.questions.sheet", "hwkb.questions.rooflines"}  # the display questions
 MAX_LINES = 400
 LONGER_ALLOWED = {"simulation/scheduler.py"}  # the warp-scheduler model: two simulators and their checks

@@ -167,6 +167,15 @@ class KnowledgeBase(System):
                 implausible[value.key] = outside
         return Derived(gpu, values, conflicts, implausible)
 
+    def derived_entity_file(self, derived: Derived) -> str:
+        """``derived`` (what :meth:`derive` gave for a product) as an entity file extending that product, each value
+        to the digits its stated figures support (a count's do not limit it): ``hwkb derive --write``."""
+        from hwkb.questions.derived_file import derived_entity_text  # ruamel's writer: only --write needs it
+        if derived.entity is None:
+            raise QueryError("an entity file extends a product: derive with a --gpu", hint="e.g. --gpu b200")
+        counts = {key for v in self.model.variables.values() if v.integer for key in v.keys(self.model.indices)}
+        return derived_entity_text(derived.entity, self.model.entity(derived.entity).kind, derived, counts)
+
     def what_if(self, variables: Sequence[VarKey] = (), gpu: EntityId | None = None,
                 layers: Iterable[EntityId] = (), given: Iterable[str] = (), changes: Iterable[str] = (),
                 scenarios: Iterable[EntityId] = (), where: Iterable[str] = ()) -> WhatIf:
