@@ -42,6 +42,11 @@ def test_every_command_takes_csv_or_says_why_not(command):
     assert "csv" in choices or "csv:" in help_text.split("--format FORM", 2)[-1].split("--output")[0]
 
 
+def test_completion_says_in_its_help_why_it_has_no_csv():
+    help_text = " ".join(command_parsers(build_parser())["completion"].format_help().split())
+    assert "--format FORM" not in help_text and "No --format, so no csv: the output is a script" in help_text
+
+
 @pytest.mark.parametrize("argv", [
     ("solve", "clock", "--gpu", "chip"), ("derive", "--gpu", "chip"), ("list",), ("whatif", "--gpu", "chip",
     "--set", "sm_count=50"), ("compare", "chip", "arch"), ("sheet", "--gpu", "chip"),
