@@ -223,6 +223,54 @@ def test_no_stage_but_the_render_stage_holds_output_code():
     assert holders == set()
 
 
+#: the display rule's functions: a figure shown to a reader (``50 %``, ``3.865 Texp/s``, a column's unit)
+DISPLAY = {"format_quantity", "display_scale", "format_parts", "quantity"}  # quantity: findings' format_quantity
+#: modules below the render stage that still word figures for a reader, and why (each a debt, named)
+DISPLAY_LEFT = {
+    # a comparison's and a sheet's cell text (Cell.text, Row.shown): the sheet words its rows' origins with them
+    "hwkb.questions.comparison": "cell text", "hwkb.questions.sheet": "cell text and origins",
+    # findings whose words are made with the check, as data the streamed audit keeps: hints, implausibility
+    "hwkb.audit.hints": "hint sentences", "hwkb.audit.plausibility": "plausibility sentences",
+    "hwkb.solving.plausibility": "the implausible value's sentence",
+    "hwkb.audit.findings": "quantity(), kept for the peer files' audit",
+    "hwkb.audit.peers": "the peer files' audit words its defaults' notes",
+    "hwkb.audit.documents": "a documents check's doc names the figure the KB uses",
+}
+
+
+def _uses(path: Path, names: set[str]) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return ({a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names} & names)
+
+
+def test_figures_are_shown_to_a_reader_only_by_the_render_stage():
+    """A stage below render computes figures; the display rule (percent, SI prefixes, a column's unit) is the
+    render stage's. A number in an error message is ``format_number``'s, allowed anywhere."""
+    showing = {m for m, path in MODULES.items() if not m.startswith(("hwkb.render", "hwkb.cli", "hwkb.definitions"))
+               and _uses(path, DISPLAY)}
+    assert showing - set(DISPLAY_LEFT) == set()
+    assert set(DISPLAY_LEFT) - showing == set()  # a debt paid is taken off the list
+
+
+#: modules outside render/ and cli/ that write to the terminal, and why
+STREAMS_LEFT = {"hwkb.formats.caches.directory": "a cache it cannot trust: one warning line, then runs uncached"}
+
+
+def test_only_the_render_stage_and_the_command_line_write_to_the_terminal():
+    """No ``print`` and no ``sys.stdout``/``sys.stderr`` below the render stage: a stage returns data, the command
+    line prints it (a library user's notebook gets nothing it did not ask for)."""
+    writers = set()
+    for module, path in MODULES.items():
+        if module.startswith(("hwkb.render", "hwkb.cli")):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if ((isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print")
+                    or (isinstance(node, ast.Attribute) and node.attr in ("stdout", "stderr")
+                        and isinstance(node.value, ast.Name) and node.value.id == "sys")):
+                writers.add(module)
+    assert writers == set(STREAMS_LEFT)
+
+
 def test_every_result_has_its_forms_in_the_render_stage():
     from hwkb.render import FORMS_OF
     from hwkb.results import Result
