@@ -2,7 +2,8 @@
 
 The door for a notebook user is :class:`KnowledgeBase`, one method per question;
 every answer prints as the ``hwkb`` command prints it, renders as text, markdown,
-html, csv or json with ``render(fmt)`` and gives the command's JSON with ``to_dict()``:
+html, csv or json with ``render(fmt)`` (``render("json")`` is the command's JSON) and gives its data with
+``to_dict()`` (an audit's sentences are the render stage's words, in its JSON only):
 
 >>> import hwkb
 >>> kb = hwkb.KnowledgeBase.load()
