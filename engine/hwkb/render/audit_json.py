@@ -19,8 +19,8 @@ import json
 import math
 
 from hwkb.audit.findings import Check, EntityAudit, Figure, Suspect, UNCHECKED, fraction_of_percent
-from hwkb.cli import flags
 from hwkb.render.finding_words import detail, suspect_sentence
+from hwkb.render.json_form import json_text
 
 __all__ = ["entity_json", "MAX_TEMPLATES"]
 
@@ -141,4 +141,4 @@ def _value(x) -> str:
     """Anything as ``json.dumps`` with the CLI's fallbacks writes it; exact ``str`` the fast way."""
     if type(x) is str:
         return _string(x)
-    return flags.json_text(x, compact=True)[:-1]
+    return json_text(x, compact=True)[:-1]
