@@ -15,7 +15,7 @@ from hwkb.render.question_text import render_symbolic, render_whatif
 from hwkb.render.forms import csv_text, number_text, table_forms
 from hwkb.render.solution_text import render_derived, render_solution
 
-__all__ = ["FORMS", "WHY_NOT", "listing_text", "check_text", "query_text", "saved_queries_text"]
+__all__ = ["FORMS", "WHY_NOT", "listing_text", "check_text", "query_text", "query_cells", "saved_queries_text"]
 
 
 # ---------------------------------------------------------------- one value
@@ -56,7 +56,7 @@ def _whatif_shown(w):
 
 
 def _query_shown(q):
-    return list(q.columns), [list(row) for row in q.text]
+    return list(q.columns), query_cells(q)
 
 
 def _query_data(q):
@@ -94,11 +94,26 @@ def listing_text(listing, names_only: bool = False) -> str:
     return "\n".join(lines)
 
 
+def query_cells(q) -> list[list[str]]:
+    """Each cell as the query file shows it: a label or a limiter's name as it is, ``-`` for none, a number by
+    the column's ``format()`` spec (else the display rule's digits) and its suffix."""
+    return [[_query_cell(v, *spec) for v, spec in zip(row, q.shown)] for row in q.rows]
+
+
+def _query_cell(value, spec: str, suffix: str) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, str):
+        return value
+    return (format(value, spec) if spec else format_number(value)) + suffix
+
+
 def query_text(q) -> str:
     """``hwkb run``: the title, then the table, the label column left and the numbers right."""
-    widths = [max([len(c), *(len(r[i]) for r in q.text)]) for i, c in enumerate(q.columns)]
+    cells = query_cells(q)
+    widths = [max([len(c), *(len(r[i]) for r in cells)]) for i, c in enumerate(q.columns)]
     aligned = lambda cells: "  ".join(t.ljust(w) if i == 0 else t.rjust(w) for i, (t, w) in enumerate(zip(cells, widths)))
-    return "\n".join([q.title, "", aligned(q.columns), *map(aligned, q.text), *(f"note: {n}" for n in q.notes)])
+    return "\n".join([q.title, "", aligned(q.columns), *map(aligned, cells), *(f"note: {n}" for n in q.notes)])
 
 
 def check_text(report) -> str:
