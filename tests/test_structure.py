@@ -295,3 +295,9 @@ def test_every_package_ships():
     engine = Path(hwkb.__file__).resolve().parents[1]
     packages = {".".join(init.parent.relative_to(engine).parts) for init in engine.glob("hwkb/**/__init__.py")}
     assert packages - listed == set()
+
+
+def test_networkx_is_the_graph_library_of_the_planner_and_the_loader():
+    """The design names NetworkX for the graph: the planner's matching and condensation, the loader's cycles."""
+    users = {m for m, path in MODULES.items() for target, _, _, _ in _imports(m, path) if target == "networkx"}
+    assert any(m.startswith("hwkb.solving.plan") for m in users) and "hwkb.formats.load" in users
