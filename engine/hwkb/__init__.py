@@ -46,7 +46,7 @@ def __getattr__(name: str):
 
 
 def _installed_version() -> str:
-    """The installed distribution's version, read when asked: importlib.metadata costs every command ~20 ms."""
+    """The installed distribution's version, read when asked: importlib.metadata is ~11 ms of `hwkb --help`."""
     from importlib.metadata import PackageNotFoundError, version
     try:
         return version("hwkb")
