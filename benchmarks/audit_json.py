@@ -35,7 +35,8 @@ def main(argv=None) -> int:
     audits = []
     Auditor(kb).stream(iter_records(None, kb.model, kb.units), lambda i, a: audits.append(a), groups={})
     ways = {"templates (entity_json)": entity_json,
-            "json.dumps(to_dict())": lambda a: json.dumps(entity_words(a, a.to_dict()), separators=(",", ":"), default=str)}
+            "json.dumps(to_dict())": lambda a: json.dumps(entity_words(a, a.to_dict()), separators=(",", ":"),
+                                                          default=str)}
     best = {}
     for _ in range(args.runs):
         for name, write in ways.items():

@@ -117,7 +117,8 @@ def test_completion_completes_commands_and_entities(capsys, tmp_path):
 
 
 def test_the_version_is_read_only_when_asked():
-    """importlib.metadata is ~11 ms of a command that loads no Pint: ``import hwkb`` and ``hwkb --help`` never load it."""
+    """importlib.metadata is ~11 ms of a command that loads no Pint: ``import hwkb`` and ``hwkb --help`` never
+    load it."""
     code = ("import sys; import hwkb.cli.main as m\n"
             "try:\n    m.main(['--help'])\nexcept SystemExit:\n    pass\n"
             "print('importlib.metadata' in sys.modules, file=sys.stderr)")
