@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import json
 
+from conftest import FIXTURES
+from hwkb import KnowledgeBase
 from hwkb.audit.findings import EXPECTATION_CAVEAT, Check, CheckKind, EntityAudit, Figure, Suspect, Verdict
+from hwkb.render import json_data
 from hwkb.render.finding_words import detail, entity_words, figure_text, routes, suspect_sentence
 
 
@@ -56,3 +59,13 @@ def test_the_json_carries_the_words_where_it_did():
     assert list(data["checks"][0])[-1] == "detail" and data["checks"][0]["detail"] == detail(check())
     assert [list(s)[-1] for s in (data["suspects"][0], data["checks"][0]["suspects"][0])] == ["sentence"] * 2
     assert data["suspects"][0]["sentence"] == "boost would be 1 GHz if the others are right"
+
+
+def test_the_peer_files_audit_json_carries_the_words_of_each_entrys_checks():
+    kb = KnowledgeBase.load([FIXTURES / "peers" / "kb"], default=False)
+    audit = kb.audit_peer_files("epoch", [FIXTURES / "peers" / "epoch" / "planted.csv"])
+    (check,) = audit.entries[0].internal.checks
+    (entity,) = json_data(audit)["entities"]
+    assert entity["checks"][0]["detail"] == detail(check) and "tf32_ratio implies" in detail(check)
+    assert entity["checks"][0]["suspects"][0]["sentence"] == suspect_sentence(check.suspects[0])
+    assert "detail" not in audit.to_dict()["entities"][0]["checks"][0]
