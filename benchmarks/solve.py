@@ -15,7 +15,8 @@
    h100-sxm`` warm (its caches filled by a first run) against ``python -c "import pint"`` (a warm solve
    needs Pint and nothing heavier); ``hwkb audit --gpu h100-sxm`` against ``python -c "import sympy,
    pint, numpy"`` (the audit's analysis is symbolic); ``hwkb --help`` against ``python -c pass`` alone.
-   Which of SymPy, Pint, NumPy and NetworkX each one imports is printed too.
+   Which of SymPy, Pint, NumPy and NetworkX each one imports is printed too. Every process runs with its
+   modules' bytecode cached (in the run's own directory), as an installed package's is.
 
 Run: ``python benchmarks/solve.py`` from the checkout.
 """
@@ -116,7 +117,10 @@ def main() -> None:
     print(f"kb.solve, plan cache cleared {t_replanned * 1e3:9.3f} ms")
 
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, HWKB_CACHE_DIR=cache)
+        # bytecode as an installed package has it, for every side alike: with PYTHONDONTWRITEBYTECODE set, hwkb's
+        # modules were compiled on every run while Pint's came compiled from its wheel
+        env = dict(os.environ, HWKB_CACHE_DIR=cache, PYTHONPYCACHEPREFIX=str(Path(cache) / "bytecode"))
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         solve = ["solve", "clock_tc", "--gpu", "h100-sxm"]
         audit = ["audit", "--gpu", "h100-sxm"]
         for warm_up in (solve, audit):  # fills the caches

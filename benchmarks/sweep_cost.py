@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT / "engine"))
 import numpy as np  # noqa: E402
 
 from hwkb import KnowledgeBase  # noqa: E402
-from hwkb.questions import sweep_tables, sweeps  # noqa: E402
+from hwkb.questions import sweep_grid, sweeps  # noqa: E402
 from hwkb.questions.sweeps import parse_axis, sweep  # noqa: E402
 
 SIMULATED = "scheduler_utilization"
@@ -47,7 +47,7 @@ def least(fn, runs: int = 3) -> float:
 def old_grid_chunk(axes, start, stop):
     """grid_chunk as it was: every axis made an array again at every call (every point of a sweep)."""
     return tuple(np.asarray(axis.values, dtype=float)[index]
-                 for axis, index in zip(axes, sweep_tables._indices(axes, start, stop)))
+                 for axis, index in zip(axes, sweep_grid.grid_indices(axes, start, stop)))
 
 
 def simulation_sweeps() -> None:
@@ -64,7 +64,7 @@ def simulation_sweeps() -> None:
     try:
         before = run(N // 4), run(N)
     finally:
-        sweeps.grid_chunk = sweep_tables.grid_chunk
+        sweeps.grid_chunk = sweep_grid.grid_chunk
     print("1. sweep through the simulation, listed points (least of 3 runs):")
     print(f"   now:             {N:>6} {now[0]:6.2f} s, {4 * N:>6} {now[1]:6.2f} s   ratio {now[1] / now[0]:.2f} "
           "(linear: 4)")

@@ -18,7 +18,8 @@ from ruamel.yaml import YAML
 
 from conftest import FIXTURES, TINY, build_kb, run_cli
 from hwkb import KnowledgeBase
-from hwkb.cli.writeback import derived_entity_text, write_atomic
+from hwkb.questions.derived_file import derived_entity_text
+from hwkb.render.files import write_atomic
 from hwkb.definitions.limits import MAX_YAML_BYTES
 from hwkb.errors import KBError, KBErrors
 from hwkb.formats.yaml_nodes import read_yaml, tree_entry

@@ -6,6 +6,7 @@ import pytest
 from hwkb import KnowledgeBase
 from hwkb.formats.query_files import load_query, saved_queries
 from hwkb.questions.saved_queries import run_query
+from hwkb.render.answers import query_cells
 
 
 @pytest.fixture(scope="module")
@@ -15,13 +16,13 @@ def kb():
 
 def table(kb, name):
     result = run_query(load_query(name), kb)
-    return result, {row[0]: row[1:] for row in result.text}
+    return result, {row[0]: row[1:] for row in query_cells(result)}
 
 
 def table_by_last_column(kb, name):
     """For the tables whose label is their last column, as the chapter prints them."""
     result = run_query(load_query(name), kb)
-    return result, {row[-1]: row[:-1] for row in result.text}
+    return result, {row[-1]: row[:-1] for row in query_cells(result)}
 
 
 def test_every_contract_query_is_saved():

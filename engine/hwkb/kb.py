@@ -29,7 +29,6 @@ from hwkb.results import Result
 from hwkb.solving.context import Context
 from hwkb.solving.plausibility import implausible_values
 from hwkb.solving.relations import compile_relations
-from hwkb.simulation.scheduler import SimulationRuns, run_grid
 from hwkb.solving.solution import Derived, Explanation, Solution, Status
 from hwkb.solving.solver import Solver
 from hwkb.solving.system import System
@@ -41,6 +40,7 @@ if TYPE_CHECKING:  # the questions that need SymPy or NumPy are imported when as
     from hwkb.audit.targets import AuditTargets
     from hwkb.questions.listing import Listing
     from hwkb.questions.closed_forms import SymbolicSolution
+    from hwkb.simulation.scheduler import SimulationRuns
     from hwkb.questions.saved_queries import QueryResult
     from hwkb.questions.sweeps import Axis, SweepResult
     from hwkb.questions.whatif import WhatIf
@@ -167,6 +167,15 @@ class KnowledgeBase(System):
                 implausible[value.key] = outside
         return Derived(gpu, values, conflicts, implausible)
 
+    def derived_entity_file(self, derived: Derived) -> str:
+        """``derived`` (what :meth:`derive` gave for a product) as an entity file extending that product, each value
+        to the digits its stated figures support (a count's do not limit it): ``hwkb derive --write``."""
+        from hwkb.questions.derived_file import derived_entity_text  # ruamel's writer: only --write needs it
+        if derived.entity is None:
+            raise QueryError("an entity file extends a product: derive with a --gpu", hint="e.g. --gpu b200")
+        counts = {key for v in self.model.variables.values() if v.integer for key in v.keys(self.model.indices)}
+        return derived_entity_text(derived.entity, self.model.entity(derived.entity).kind, derived, counts)
+
     def what_if(self, variables: Sequence[VarKey] = (), gpu: EntityId | None = None,
                 layers: Iterable[EntityId] = (), given: Iterable[str] = (), changes: Iterable[str] = (),
                 scenarios: Iterable[EntityId] = (), where: Iterable[str] = ()) -> WhatIf:
@@ -277,6 +286,7 @@ class KnowledgeBase(System):
     def simulate(self, warps: Sequence[int], ilp: Sequence[int], compute: Sequence[int], latency: Sequence[int],
                  iters: int = 100, policy: str = "gto") -> SimulationRuns:
         """The warp-scheduler model over the grid of the lists."""
+        from hwkb.simulation.scheduler import SimulationRuns, run_grid  # a solve does not load the simulator
         return SimulationRuns(tuple(run_grid(list(warps), list(ilp), list(compute), list(latency), iters=iters,
                                              policy=policy)))
 

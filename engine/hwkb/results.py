@@ -1,4 +1,5 @@
-"""What every question returns: a result whose ``to_dict()`` is its JSON and whose ``render(fmt)`` is any other form.
+"""What every question returns: a result whose ``to_dict()`` is its data and whose ``render(fmt)`` is any form
+(``render("json")`` the command's JSON: the data, with the words the render stage adds to an audit's findings).
 
 The forms (text, markdown, html, csv, json; plots) live in the render stage,
 :mod:`hwkb.render`, which stands above every stage that makes a result:

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from hwkb.audit.auditor import Auditor, audit
 from hwkb.errors import QueryError, UnknownNameError
 from hwkb.formats.load import load_entities
+from hwkb.render.finding_words import detail
 
 from audit_kbs import FAMILY, FAMILY_GPUS, GRID, exact_facts, make_kb, sheet
 
@@ -45,8 +46,8 @@ def test_an_expectation_is_labelled_and_its_derived_side_named(grid_kb, tmp_path
                                                                      "boost")
     assert check.implied.value == pytest.approx(1.0) and check.deviation == pytest.approx(50.0)
     assert [(s.key, s.via) for s in check.sides if s.via] == [("clock", "peak_law")]
-    assert check.detail.startswith("expectation: the peak is stated at the boost clock")
-    assert "without any of its figures being wrong" in check.detail
+    assert detail(check).startswith("expectation: the peak is stated at the boost clock")
+    assert "without any of its figures being wrong" in detail(check)
 
 
 def test_rows_stack_facts_as_contexts_do(family_kb):

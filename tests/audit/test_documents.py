@@ -9,6 +9,7 @@ from conftest import FIXTURES, run_cli, run_cli_json, share_kb_with_cli
 from hwkb import KnowledgeBase
 from hwkb.render.audit import render
 from hwkb.formats.load import load_entities
+from hwkb.render.finding_words import detail
 
 ALIASED = FIXTURES / "tiny_alias"
 
@@ -39,7 +40,7 @@ def test_each_other_document_is_one_check(kb):
 def test_the_finding_names_both_figures_and_their_documents(kb):
     report = kb.audit(["two-documents"])
     check = documents(report)[("sm_count", 96)]
-    assert check.detail == ("documents: sm_count = 100 per final whitepaper (used); 96 per preliminary whitepaper: "
+    assert detail(check) == ("documents: sm_count = 100 per final whitepaper (used); 96 per preliminary whitepaper: "
                             "disagree beyond the printed rounding, +4.17%")
     document = json.loads(json.dumps(check.to_dict()))
     assert (document["kind"], document["value"]["source"], document["implied"]["source"]) == \

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from hwkb.audit.readings import TRUNCATED, reading
+from hwkb.render.finding_words import detail
 
 
 def test_a_reading_names_truncation_and_the_figures_read_to_two_significant_figures():
@@ -20,4 +21,4 @@ def test_the_documents_check_names_its_reading(real_kb):
     (v5e,) = real_kb.audit(["tpu-v5e"]).entities
     (pod,) = [c for c in v5e.checks if c.rule == "system_peak[bf16]"]
     assert (str(pod.status), pod.reading) == ("within_rounding", "truncated")
-    assert "reading: truncated" in pod.detail and pod.to_dict()["reading"] == "truncated"
+    assert "reading: truncated" in detail(pod) and pod.to_dict()["reading"] == "truncated"

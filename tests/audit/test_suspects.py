@@ -5,6 +5,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from hwkb.audit.auditor import audit
+from hwkb.render.finding_words import detail
 
 from audit_kbs import GRID, GRID_FACTS, HINTS, by_rule, digits, exact_facts, make_kb, sheet
 
@@ -77,7 +78,7 @@ def test_hint_sparse_figure_under_a_dense_key(hints_kb, tmp_path):
     assert "looks like a sparse figure under a dense key (a sheet's 2:4 sparsity figure belongs to peak_sparse)" \
         in check.hint
     assert result.suspects[0].fact == "peak" and result.suspects[0].implied == pytest.approx(307.2)
-    assert check.detail.endswith(f"; hint: {check.hint}")
+    assert detail(check).endswith(f"; hint: {check.hint}")
 
 
 def test_hint_bits_vs_bytes(hints_kb, tmp_path):
@@ -98,7 +99,7 @@ def test_hint_binary_vs_decimal_prefix(hints_kb, tmp_path):
 def test_no_hint_for_a_factor_no_mistake_explains(hints_kb, tmp_path):
     facts = {"n": "100", "rate": "1024", "clock": "1.5", "peak": "350 TFLOPS"}
     (check,) = audit(hints_kb, [sheet(hints_kb, tmp_path, facts)]).entities[0].checks
-    assert check.status == "inconsistent" and check.hint is None and "hint" not in check.detail
+    assert check.status == "inconsistent" and check.hint is None and "hint" not in detail(check)
 
 
 @SETTINGS

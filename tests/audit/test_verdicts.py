@@ -7,6 +7,7 @@ import pytest
 from hwkb.audit.auditor import Auditor, audit
 from hwkb.audit.findings import Verdict
 from hwkb.audit.verdicts import evaluate, evaluate_all, solve_for_fact
+from hwkb.render.finding_words import suspect_sentence
 
 from audit_kbs import FAMILY, FAMILY_GPUS, GRID, by_rule, exact_facts, make_kb, sheet
 
@@ -85,7 +86,7 @@ def test_solve_for_fact_is_nan_where_no_positive_value_works(tmp_path):
     assert np.isnan(solve_for_fact(check, rows, failed, "b")[0])
     assert solve_for_fact(check, rows, failed, "a")[0] == pytest.approx(rows[0].mid["a"] * 2 / 5, rel=1e-9)
     (result,) = audit(kb, ["parts"]).entities
-    sentences = {s.fact: s.sentence for s in result.suspects}
+    sentences = {s.fact: suspect_sentence(s) for s in result.suspects}
     assert sentences["b"] == "b alone cannot reconcile the others"
     assert sentences["a"] == "a would be 2 GB if the others are right"
 

@@ -114,3 +114,23 @@ def test_completion_completes_commands_and_entities(capsys, tmp_path):
     done = subprocess.run(["bash", "-c", probe], capture_output=True, text=True,
                           env={"PATH": f"{tmp_path}:/usr/bin:/bin"})
     assert done.stdout.splitlines() == ["solve", "h100-sxm"]
+
+
+def test_the_version_is_read_only_when_asked():
+    """importlib.metadata is ~11 ms of a command that loads no Pint: ``import hwkb`` and ``hwkb --help`` never
+    load it."""
+    code = ("import sys; import hwkb.cli.main as m\n"
+            "try:\n    m.main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print('importlib.metadata' in sys.modules, file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stderr.strip().splitlines()[-1] == "False"
+
+
+def test_a_solve_loads_neither_the_simulator_nor_the_page_writer(tmp_path):
+    """What a solve does not use it does not import: the warp-scheduler model, the HTML pieces, a sweep's forms."""
+    code = ("import sys\nfrom hwkb.cli.main import main\ntry:\n    main(['solve', 'clock_tc', '--gpu', 'h100-sxm'])\n"
+            "except SystemExit:\n    pass\nprint(sorted(m for m in ('hwkb.simulation.scheduler', 'hwkb.render.html_pages', "
+            "'hwkb.render.sweep_tables', 'html') if m in sys.modules), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "HWKB_CACHE_DIR": str(tmp_path)})
+    assert "clock_tc = " in done.stdout and done.stderr.strip().splitlines()[-1] == "[]"

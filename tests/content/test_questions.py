@@ -240,7 +240,7 @@ def test_swept_facts_override_the_context(kb):
 def test_outputs_csv_json_and_table(kb):
     result = sweep(kb, "smem_share", kb.context("hopper", ["wgmma-m64n64k16"]),
                    [parse_axis(kb, "tile_n=64,256"), parse_axis(kb, "b_cols=64,256")])
-    assert result.to_csv().splitlines() == ["tile_n,b_cols,smem_share [fraction]", "64,64,1.0", "64,256,2.5",
+    assert result.render("csv").splitlines() == ["tile_n,b_cols,smem_share [fraction]", "64,64,1.0", "64,256,2.5",
                                             "256,64,0.25", "256,256,0.625"]  # counts in integers
     document = result.to_dict()
     assert document["columns"] == ["tile_n", "b_cols", "smem_share"] and document["rows"][3] == [256.0, 256.0, 0.625]

@@ -9,6 +9,7 @@ from hypothesis import example, given, settings, strategies as st
 from hwkb import KnowledgeBase
 from hwkb.formats.query_files import load_query
 from hwkb.questions.saved_queries import run_query
+from hwkb.render.answers import query_cells
 from hwkb.render.solution_text import render_solution
 
 
@@ -150,7 +151,7 @@ def test_a_data_rate_given_with_set_fixes_the_bandwidth_and_is_checked(kb):
 
 def test_llm_decode_query_tabulates_the_bounds(kb):
     result = run_query(load_query("llm_decode"), kb)
-    rows = {row[0]: row[1:] for row in result.text}
+    rows = {row[0]: row[1:] for row in query_cells(result)}
     assert result.columns == ["GPU and model", "Decode bound", "Compute/memory", "Prefill 2048 tokens"]
     assert len(rows) == 15
     llama_8b = dense_params(32, 4096, 32, 8, 128, 14336, 128256)

@@ -100,3 +100,10 @@ def test_only_yaml_nodes_imports_ruamel():
 def test_module_surface():
     assert sorted(yaml_nodes.__all__) == ["Declaration", "Node", "NodeReader", "cached_tree", "dump_yaml", "read_yaml",
                                           "store_tree", "tree_entry"]
+
+
+def test_the_control_characters_refused_are_unicodes_category_cc_exactly():
+    import unicodedata
+    from hwkb.formats import yaml_nodes
+    control = yaml_nodes._CONTROL
+    assert all((unicodedata.category(c) == "Cc") == bool(control.fullmatch(c)) for c in map(chr, range(0x110000)))

@@ -7,6 +7,7 @@ from conftest import kb_from_text
 from hwkb.errors import KBErrors
 from hwkb.formats.query_files import load_query
 from hwkb.questions.saved_queries import run_query
+from hwkb.render.answers import query_cells
 
 RULES = """
 variables:
@@ -52,7 +53,7 @@ def test_each_cell_names_its_binding_limit(kb, tmp_path):
     path.write_text(QUERY)
     result = run_query(load_query(str(path)), kb)
     assert result.columns == ["case", "active", "limited by"] and result.units == [None, "", None]
-    assert [row[1:] for row in result.text] == [["8", "registers"], ["16", "registers & issue slots"],
+    assert [row[1:] for row in query_cells(result)] == [["8", "registers"], ["16", "registers & issue slots"],
                                                 ["64", "cap"], ["-", "-"]]
     assert result.rows[2] == ["the chip", 64, "cap"] and result.rows[3][2] is None  # a limit left out: its name
 

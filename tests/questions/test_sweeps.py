@@ -87,7 +87,7 @@ def test_swept_facts_override_the_context(tiny_kb):
 def test_outputs_csv_json_and_table(tiny_kb):
     result = sweep(tiny_kb, "peak[bf16]", tiny_kb.context("arch"),
                    [parse_axis(tiny_kb, "sm_count=50,100"), parse_axis(tiny_kb, "clock=1,2")])
-    assert result.to_csv().splitlines() == ["sm_count,clock [GHz],peak[bf16] [TFLOPS]", "50,1.0,102.4",
+    assert result.render("csv").splitlines() == ["sm_count,clock [GHz],peak[bf16] [TFLOPS]", "50,1.0,102.4",
                                             "50,2.0,204.8", "100,1.0,204.8", "100,2.0,409.6"]  # a count in integers
     document = result.to_dict()
     assert document["columns"] == ["sm_count", "clock", "peak[bf16]"] and document["rows"][3] == [100.0, 2.0, 409.6]

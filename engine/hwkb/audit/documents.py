@@ -12,7 +12,7 @@ that inherits it.
 """
 from __future__ import annotations
 
-from hwkb.audit.findings import Check, CheckKind, Figure, Verdict
+from hwkb.audit.findings import Check, CheckKind, Figure, Verdict, quantity
 from hwkb.audit.readings import reading
 from hwkb.audit.rows import Row
 from hwkb.audit.verdicts import CONSISTENT_RELATIVE
@@ -68,6 +68,6 @@ def _check(key: str, chosen: _Printed, other: _Printed) -> Check:
     else:
         status = Verdict.INCONSISTENT
     deviation = (a.value / b.value - 1.0) * 100.0 if b.value else None
-    doc = f"two documents state {key}; the KB uses {a.text}"
+    doc = f"two documents state {key}; the KB uses {quantity(a.value, a.unit)}"
     return Check(DOCUMENTS_RULE, CheckKind.DOCUMENTS, status, deviation, (key,), key, a, b, (a, b),
                  doc, b.source or "", reading=found)

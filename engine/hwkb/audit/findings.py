@@ -5,7 +5,8 @@ A :class:`Check` is one over-determination of an entity's facts with its
 :class:`Suspect` facts most likely to be wrong. Every value a check shows is a
 :class:`Figure` in its display unit, with its enclosure.
 
-Findings are values, made once by the audit and never changed. They are not
+Findings are data, made once by the audit and never changed; the render stage words them
+(:mod:`hwkb.render.finding_words`: each figure with its unit, each check's and suspect's sentence). They are not
 frozen dataclasses only because a database audit makes about 35 of them a row
 and a frozen one's guarded assignments cost a third of the report stage; they
 compare and hash by their fields all the same.
@@ -87,15 +88,6 @@ class Figure:
     inputs: tuple[VarKey, ...] = ()   # the other keys of ``via``
     source: str | None = None         # the document a stated figure comes from (documents checks)
 
-    @property
-    def text(self) -> str:
-        return quantity(self.value, self.unit)
-
-    @property
-    def cited(self) -> str:
-        """The figure with the document it comes from: ``32 block per Blackwell Tuning Guide 1.4.1.1``."""
-        return f"{self.text} per {self.source}" if self.source else self.text
-
     def to_dict(self) -> dict:
         out = {"key": self.key, "value": self.value, "unit": self.unit, "lower": self.lower, "upper": self.upper,
                "via": self.via}
@@ -122,23 +114,11 @@ class Suspect:
     plausible: bool = True     # False when a count would have to be fractional
     hint: str | None = None    # a mistake this fact's factor looks like (sparse, bits, binary prefix)
 
-    @property
-    def sentence(self) -> str:
-        if self.implied is None:
-            return f"{self.fact} alone cannot reconcile the others"
-        return f"{self.fact} would be {quantity(self.implied, self.unit)} if the others are right"
-
     def to_dict(self) -> dict:
+        """The suspect as data; the JSON's ``sentence`` is the render stage's (:mod:`hwkb.render.finding_words`)."""
         return {"fact": self.fact, "entity": self.entity, "value": self.value, "unit": self.unit, "text": self.text,
                 "implied": self.implied, "move": self.move, "failed": self.failed, "passing": self.passing,
-                "in_every_failed": self.in_every_failed, "plausible": self.plausible, "hint": self.hint,
-                "sentence": self.sentence}
-
-
-_KIND_LEADS = {kind: f"{kind.label}: " for kind in CheckKind}
-_AGREEMENT = {Verdict.CONSISTENT: "agree", Verdict.WITHIN_ROUNDING: "agree within the printed rounding",
-              Verdict.INCONSISTENT: "disagree beyond the printed rounding",
-              Verdict.IMPLAUSIBLE: "outside the range real hardware spans"}
+                "in_every_failed": self.in_every_failed, "plausible": self.plausible, "hint": self.hint}
 
 
 @dataclass(unsafe_hash=True)
@@ -165,57 +145,8 @@ class Check:
     def severity(self) -> int:
         return self.status.rank
 
-    @property
-    def routes(self) -> list[str]:
-        """Where each derived value came from: ``clock_tc = 1.83 GHz from tensor_peak[bf16] (tc_peak[bf16] ...)``."""
-        derived = [s for s in self.sides if s.via is not None]
-        if not derived:
-            return []
-        known = {s.key: s for s in self.sides}
-        out = []
-        for s in derived:
-            inputs = ", ".join(f"{i} {known[i].text}" for i in s.inputs if i in known)
-            out.append(f"{s.key} = {s.text} from {s.via}" + (f" ({inputs})" if inputs else ""))
-        return out
-
-    @property
-    def detail(self) -> str:
-        if self.kind == CheckKind.PLAUSIBILITY:
-            via = f" (from {self.value.via})" if self.value.via else " (stated)"
-            text = (f"{_KIND_LEADS[self.kind]}{self.target} = {self.value.text}{via} lies outside "
-                    f"{self.doc.rsplit(': real hardware spans ', 1)[-1]}, the range real hardware spans "
-                    f"({self.source})")
-            if self.suspects and self.suspects[0].implied is not None and self.value.via:
-                text += f"; likely: {self.suspects[0].sentence}"
-            return text + (f"; hint: {self.hint}" if self.hint else "")
-        if self.kind == CheckKind.DOCUMENTS:
-            dev = "" if self.deviation is None else f", {self.deviation:+.3g}%"
-            return (f"documents: {self.target} = {self.value.cited} (used); {self.implied.cited}: "
-                    f"{_AGREEMENT[self.status]}{dev}" + (f" (reading: {self.reading})" if self.reading else ""))
-        via = self.value.via
-        dev = "" if self.deviation is None else f", {self.deviation:+.3g}%"
-        text = (f"{_KIND_LEADS[self.kind]}{self.doc} — {self.target} = {self.value.text}"
-                f"{f' (from {via})' if via else ' (stated)'}; {self.rule} implies {self.implied.text}: "
-                f"{_AGREEMENT[self.status]}{dev}")
-        routes = self.routes
-        if routes:
-            text += f" [{'; '.join(routes)}]"
-        if self.kind == CheckKind.EXPECTATION:
-            text += f". {EXPECTATION_CAVEAT}"
-        if self.suspects and self.status == Verdict.INCONSISTENT:
-            text += f"; {self.suspects_lead}: {self.suspects[0].sentence}"
-        if self.hint:
-            text += f"; hint: {self.hint}"
-        if self.reading:
-            text += f"; reading: {self.reading}"
-        return text
-
-    @property
-    def suspects_lead(self) -> str:
-        """How the suspects are introduced: a broken expectation does not prove a figure wrong."""
-        return "if a figure is wrong instead" if self.kind == CheckKind.EXPECTATION else "likely"
-
     def to_dict(self) -> dict:
+        """The check as data; the JSON's ``detail`` is the render stage's (:mod:`hwkb.render.finding_words`)."""
         return {"rule": self.rule, "kind": str(self.kind), "status": str(self.status),
                 "deviation": fraction_of_percent(self.deviation),
                 "variables": list(self.variables), "defaults": list(self.defaults), "target": self.target,
@@ -223,7 +154,7 @@ class Check:
                 "sides": [s.to_dict() for s in self.sides],
                 "suspects": [s.to_dict() for s in self.suspects], "hint": self.hint, "reading": self.reading,
                 "doc": self.doc,
-                "source": self.source, "tolerance": self.tolerance, "detail": self.detail}
+                "source": self.source, "tolerance": self.tolerance}
 
 
 @dataclass(unsafe_hash=True)
@@ -237,13 +168,6 @@ class NotApplicable:
     reason: str
     observed: bool = False
     deviation: float | None = None
-
-    @property
-    def sentence(self) -> str:
-        if self.observed:
-            off = f"; this row is {self.deviation:+.3g} % off it" if self.deviation is not None else ""
-            return f"{self.rule} not applicable: {self.fact} on {self.entity} is {self.reason}{off}"
-        return f"{self.rule} not applicable: {self.fact} is n/a on {self.entity} ({self.reason})"
 
     def to_dict(self) -> dict:
         out = {"rule": self.rule, "fact": self.fact, "entity": self.entity, "reason": self.reason}

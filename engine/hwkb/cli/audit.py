@@ -14,7 +14,7 @@ import sys
 from typing import Iterable, Iterator
 
 from hwkb.cli import flags, peer_audit
-from hwkb.cli.audit_json import entity_json
+from hwkb.render.audit_json import entity_json
 from hwkb.cli.spool import Spool
 from hwkb.render.audit import entity_text, report_text
 

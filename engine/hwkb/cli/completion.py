@@ -48,7 +48,8 @@ NAME_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.+-]{0,127}$"
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.description = ('Print a completion script. bash: eval "$(hwkb completion bash)" in ~/.bashrc; '
-                     'zsh: eval "$(hwkb completion zsh)" in ~/.zshrc.')
+                     'zsh: eval "$(hwkb completion zsh)" in ~/.zshrc. No --format, so no csv: the output is a '
+                     'script for the shell to read, not a table (--json wraps it in a document).')
     p.add_argument("shell", choices=SHELLS, help="the shell to complete in")
 
 

@@ -8,8 +8,8 @@ import argparse
 from pathlib import Path
 
 from hwkb.cli import flags
-from hwkb.cli.writeback import derived_entity_text, write_atomic
 from hwkb.errors import UsageError
+from hwkb.render.files import write_atomic
 
 __all__ = ["add_arguments", "run"]
 
@@ -27,9 +27,6 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("derive needs --gpu ID", hint="see 'hwkb list entities'")
     values = kb.derive(**flags.context_keywords(args))
     if args.write:
-        model = kb.model
-        counts = {key for v in model.variables.values() if v.integer for key in v.keys(model.indices)}
-        write_atomic(Path(args.write), derived_entity_text(args.gpu, model.entity(args.gpu).kind, values, counts),
-                     overwrite=args.force)
+        write_atomic(Path(args.write), kb.derived_entity_file(values), overwrite=args.force)
     flags.output(args, values)
     return 0 if values.consistent and values.plausible else 1

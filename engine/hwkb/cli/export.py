@@ -14,7 +14,7 @@ from pathlib import Path
 
 from hwkb.cli import flags
 from hwkb.cli.flags import PEER_FORMATS as FORMAT_NAMES
-from hwkb.cli.writeback import write_atomic
+from hwkb.render.files import write_atomic
 from hwkb.errors import UsageError
 
 __all__ = ["add_arguments", "run"]

@@ -105,7 +105,7 @@ def write(args: argparse.Namespace, pieces: str | Iterable[str], written: str) -
     """The rendered ``pieces`` to ``--output FILE`` (atomically; ``written`` then goes to stdout) or to stdout."""
     target = getattr(args, "output", None)
     if target:
-        from hwkb.cli.writeback import write_atomic  # ruamel.yaml and the engine: not for `hwkb --help`
+        from hwkb.render.files import write_atomic  # tempfile and shutil: not for `hwkb --help`
         write_atomic(Path(target), pieces, overwrite=args.force)
         if form(args) == "json":
             pieces = Path(target).read_text(encoding="utf-8")

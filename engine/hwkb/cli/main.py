@@ -20,11 +20,11 @@ import logging
 import sys
 from typing import Sequence
 
-from hwkb import __version__
+import hwkb
 from hwkb.cli import flags
 from hwkb.errors import KBError, UsageError
 
-__all__ = ["console", "main", "build_parser", "command_parsers", "option_strings", "command_named", "COMMANDS", "OneLineParser", "MainParser", "CommandParser",
+__all__ = ["console", "main", "build_parser", "command_parsers", "option_strings", "command_named", "COMMANDS", "VersionAction", "OneLineParser", "MainParser", "CommandParser",
            "Command"]
 
 #: each command -> (its module, its one-line help), in the order ``hwkb --help`` lists them
@@ -47,6 +47,17 @@ COMMANDS = {
     "export": ("hwkb.cli.export", "one product's KB figures in a peer tool's hardware-file layout"),
     "completion": ("hwkb.cli.completion", "a shell completion script: hwkb completion bash|zsh"),
 }
+
+
+class VersionAction(argparse.Action):
+    """``--version``: the version read only when asked (argparse's own action takes it as the parser is built)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        sys.stdout.write(f"hwkb {hwkb.__version__}\n")
+        parser.exit()
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -102,7 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = MainParser(prog="hwkb", description="GPU hardware facts and the laws that tie them, "
                                                  "solved for any unknown.",
                         epilog="'hwkb COMMAND --help' gives a command's options.")
-    parser.add_argument("--version", action="version", version=f"hwkb {__version__}")
+    parser.add_argument("--version", action=VersionAction, help="show the installed version and exit")
     flags.add_common(parser, before_command=True)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
     subparsers.required = True

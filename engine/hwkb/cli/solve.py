@@ -8,13 +8,11 @@ what it needs, as the contract says.
 from __future__ import annotations
 
 import argparse
-import json
 
 from hwkb.cli import flags
 from hwkb.errors import NotDetermined, QueryError, UsageError
-from hwkb.render.answers import sweep_chunks
 
-__all__ = ["add_arguments", "run", "run_symbolic", "run_sweep", "sweep_json_chunks", "answer_exit_code"]
+__all__ = ["add_arguments", "run", "run_symbolic", "run_sweep", "answer_exit_code"]
 
 #: a flag of one mode of solve -> the flag that asks for that mode
 MODE_OF_FLAG = {"--free": "--symbolic", "--sensitivity": "--symbolic", "--plot": "--sweep"}
@@ -96,23 +94,13 @@ def run_sweep(args: argparse.Namespace, kb) -> int:
     if args.plot:
         from hwkb.render.plots import context_title, plot_sweep
         plot_sweep(result, args.plot, context_title(args.gpu, args.with_, args.set, args.where), overwrite=args.force)
-    if fmt == "json":
-        flags.write(args, sweep_json_chunks(args, result), f"wrote {args.output}: json")
-    elif fmt in ("text", "csv"):
-        pieces = sweep_chunks(result, fmt)
-        flags.write(args, pieces if fmt == "csv" else [*pieces, "\n"], f"wrote {args.output}: {fmt}")
+    if fmt in ("json", "text", "csv"):
+        from hwkb.render.sweep_tables import sweep_chunks, sweep_json_chunks  # NumPy: only a sweep needs it
+        pieces = sweep_json_chunks(result, args.command) if fmt == "json" else sweep_chunks(result, fmt)
+        flags.write(args, [*pieces, "\n"] if fmt == "text" else pieces, f"wrote {args.output}: {fmt}")
     else:
         flags.output(args, result)  # the render stage says why a grid has no such form
     return 0
-
-
-def sweep_json_chunks(args: argparse.Namespace, result):
-    """The sweep's JSON document, its rows in pieces as they are formatted (10^7 rows never as one list)."""
-    mark = "rows of the sweep"
-    head, tail = flags.json_text(flags.document(args.command, result.to_dict(rows=mark))).split(json.dumps(mark), 1)
-    yield head
-    yield from result.json_rows(depth=1)
-    yield tail
 
 
 def not_determined(args: argparse.Namespace, kb, exc: NotDetermined) -> int:

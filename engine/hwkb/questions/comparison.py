@@ -108,8 +108,11 @@ class Comparison(Result):
         return names if len(set(names)) == len(names) else self.gpus
 
     def to_dict(self) -> dict:
-        out = {"command": "compare", "status": "ok", "gpus": list(self.gpus), "names": list(self.headers),
-               "headline": self.headline, "rows": [r.to_dict() for r in self.rows], "left_out": list(self.left_out)}
+        """DESIGN's ``{"columns", "rows"}``: a column per GPU (its id and the name that heads it), each row's
+        ``values`` in the columns' order, each row in its section; with layers or facts, what they were."""
+        columns = [{"id": gpu, "name": header} for gpu, header in zip(self.gpus, self.headers)]
+        out = {"command": "compare", "status": "ok", "columns": columns, "headline": self.headline,
+               "rows": [r.to_dict() for r in self.rows], "left_out": list(self.left_out)}
         if self.layers or self.facts:
             out.update({"with": list(self.layers), "given": list(self.facts),
                         "unsettled": [{"variable": v, "needs": list(n)} for v, n in self.unsettled]})

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from hwkb.definitions.quantities import format_number
 from hwkb.errors import KBError, QueryError, UnitError
 from hwkb.formats.query_files import Column, Layer, Query
 from hwkb.questions.thresholds import solve_constrained
@@ -26,16 +25,18 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z][A-Za-z0-9_]*)\}")
 
 @dataclass(frozen=True, repr=False)
 class QueryResult(Result):
-    """A query's table: ``rows`` of numbers (None where undetermined), ``text`` as the cells are shown.
+    """A query's table: ``rows`` of numbers (None where undetermined), labels and limiters' names.
 
-    ``units`` gives each column's unit (None for a column of labels).
+    ``units`` gives each column's unit (None for a column of labels); ``shown`` each column's format as the
+    query file gives it (a ``format()`` spec, empty for the display rule's, and a suffix): the render stage
+    shows the cells with it (:func:`hwkb.render.answers.query_cells`).
     """
     title: str
     columns: list[str]
     rows: list[list]
-    text: list[list[str]]
     notes: list[str] = field(default_factory=list)
     units: list[str | None] = field(default_factory=list)
+    shown: list[tuple[str, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {"command": "run", "status": "ok", "title": self.title, "columns": self.columns, "units": self.units, "rows": self.rows}
@@ -46,16 +47,15 @@ class QueryResult(Result):
 
 def run_query(query: Query, system: System) -> QueryResult:
     """Every cell computed by the engine; an undetermined cell is None (shown as '-')."""
-    rows, text, notes = [], [], []
+    rows, notes = [], []
     units: list[str | None] = [c.unit or None for c in query.columns]
     solvers: dict[tuple, Solver] = {}  # cells that share a context share its solver
     for row in query.rows:
-        cells, shown = [], []
+        cells = []
         params = dict(row.layer.params)
         for column in query.columns:
             if column.variable is None:
                 cells.append(row.label)
-                shown.append(row.label)
                 continue
             variable = _fill(column.variable, params, column)
             try:
@@ -66,7 +66,6 @@ def run_query(query: Query, system: System) -> QueryResult:
             if column.limiter is not None:
                 named = _limiter(solution, column)
                 cells.append(named)
-                shown.append(named or "-")
                 continue
             value = solution.magnitude if solution.determined else None
             units[len(cells)] = units[len(cells)] or solution.unit
@@ -77,10 +76,9 @@ def run_query(query: Query, system: System) -> QueryResult:
             if solution.status == Status.INCONSISTENT:
                 notes.append(f"{row.label} / {column.header}: routes disagree ({solution.status})")
             cells.append(value)
-            shown.append(_format(value, column))
         rows.append(cells)
-        text.append(shown)
-    return QueryResult(query.title, [c.header for c in query.columns], rows, text, notes, units)
+    return QueryResult(query.title, [c.header for c in query.columns], rows, notes, units,
+                       [(c.format or "", c.suffix) for c in query.columns])
 
 
 def _answer(system: System, variable: str, row_layer: Layer, column: Column, params: dict,
@@ -129,9 +127,3 @@ def _fill(template: str, params: dict, column: Column) -> str:
         return params[m.group(1)]
     return _PLACEHOLDER.sub(sub, template)
 
-
-def _format(value, column: Column) -> str:
-    if value is None:
-        return "-"
-    text = format(value, column.format) if column.format else format_number(value)
-    return text + column.suffix

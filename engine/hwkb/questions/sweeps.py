@@ -7,7 +7,7 @@ evaluated on whole arrays: no SymPy per point. Where there is no closed form
 (a simulated rule on the way) the grid is evaluated point by point by a
 :class:`PointEvaluator`, which reuses one plan and re-runs only the steps
 between the swept variables and the target. The grid is evaluated, and printed,
-in chunks (:mod:`hwkb.questions.sweep_tables`): 10^7 points never hold more
+in chunks (:mod:`hwkb.questions.sweep_grid`; printed by :mod:`hwkb.render.sweep_tables`): 10^7 points never hold more
 than their values in memory.
 
 Example:
@@ -23,12 +23,10 @@ Example:
 """
 from __future__ import annotations
 
-import csv
-import io
 import itertools
 import math
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -37,7 +35,7 @@ from hwkb.definitions.quantities import format_number, read_quantity
 from hwkb.errors import KBError, Location, NoClosedForm, NotDetermined, QueryError
 from hwkb.questions.closed_forms import ClosedForm, canonical_forms, closed_form
 from hwkb.questions.interventions import intervene
-from hwkb.questions.sweep_tables import CHUNK, AxisValues, all_whole, csv_chunks, grid_chunk, json_row_chunks, table_chunks
+from hwkb.questions.sweep_grid import CHUNK, AxisValues, all_whole, grid_chunk
 from hwkb.solving.context import Context
 from hwkb.solving.lambdify import lambdify_numpy
 from hwkb.solving.limit_rules import check_limits
@@ -140,10 +138,6 @@ class SweepResult(Result):
     def units(self) -> list[str]:
         return [a.unit for a in self.axes] + [self.unit]
 
-    @property
-    def headers(self) -> list[str]:
-        return [f"{c} [{u}]" if u else c for c, u in zip(self.columns, self.units)]
-
     def rows(self) -> list[list[float | None]]:
         """The grid and the values, row by row; an axis of a variable that counts whole things gives integers."""
         table = np.column_stack([*self.grid, self.values])
@@ -161,26 +155,8 @@ class SweepResult(Result):
             out["notes"] = list(self.notes)
         return out
 
-    def json_rows(self, depth: int) -> Iterator[str]:
-        """The rows as indented JSON ``depth`` levels deep in a document, in pieces."""
-        return json_row_chunks(self.axes, self.values, depth)
-
-    def csv_chunks(self) -> Iterator[str]:
-        """The CSV, header first, in pieces."""
-        buffer = io.StringIO()
-        csv.writer(buffer, lineterminator="\n").writerow(self.headers)
-        yield buffer.getvalue()
-        yield from csv_chunks(self.axes, self.values)
-
-    def to_csv(self) -> str:
-        return "".join(self.csv_chunks())
-
     def __repr__(self) -> str:
         return str(self)
-
-    def table_chunks(self) -> Iterator[str]:
-        """The table, in pieces (no newline at the end)."""
-        return table_chunks(self.columns, self.units, self.axes, self.values, self.notes)
 
 
 def sweep(kb: System, variable: VarKey, context: Context, axes: Sequence[Axis],

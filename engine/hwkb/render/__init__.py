@@ -6,14 +6,16 @@ it: a result's ``render(fmt)`` (:class:`hwkb.results.Result`) reaches
 :func:`render` here by name. :func:`render` dispatches on the result's type to
 the module that holds its forms (:data:`FORMS_OF`), imported when first asked
 for, so rendering a solution never loads the audit's page or matplotlib. JSON is
-one form for every result: its ``to_dict()`` as the command's document.
+one form for every result: its ``to_dict()`` as the command's document, with the words this stage adds to a
+result that carries findings as data (an audit's sentences, :func:`json_data`).
 
 * :mod:`~hwkb.render.tables`: comparisons, spec sheets, rooflines;
 * :mod:`~hwkb.render.answers`: solutions, explanations, derived values, what-ifs, closed forms, sweeps, saved
-  queries, exports, checks, listings; :mod:`~hwkb.render.runs`: simulation runs;
+  queries, exports, checks, listings; :mod:`~hwkb.render.sweep_tables`: sweeps, in chunks; :mod:`~hwkb.render.runs`: simulation runs;
 * :mod:`~hwkb.render.forms`: the pieces of every table form (CSV, a Markdown table, a page of one table);
 * :mod:`~hwkb.render.bibliography`: the bibliography (``hwkb sources``);
-* :mod:`~hwkb.render.audit`: the audit report and the peer files' audit (:mod:`~hwkb.render.audit_page` its HTML);
+* :mod:`~hwkb.render.audit`: the audit report and the peer files' audit (:mod:`~hwkb.render.audit_page` its HTML,
+  :mod:`~hwkb.render.finding_words` its findings in words);
 * :mod:`~hwkb.render.html_pages`: the self-contained HTML pieces every page is made of;
 * :mod:`~hwkb.render.json_form`: the one JSON form; :mod:`~hwkb.render.plots`: figures (matplotlib, an extra).
 """
@@ -25,19 +27,33 @@ from hwkb.errors import UsageError
 from hwkb.render.json_form import document, json_text
 from hwkb.results import FORMATS
 
-__all__ = ["render", "forms_of", "FORMATS", "FORMS_OF"]
+__all__ = ["render", "forms_of", "json_data", "FORMATS", "FORMS_OF", "WORDED"]
 
 #: each result type (by class name: a result keeps its name wherever its module moves) -> the module of this
 #: stage that holds its forms, in its ``FORMS`` (and why a form is missing, in its ``WHY_NOT``)
 FORMS_OF = {
     "Comparison": "hwkb.render.tables", "Sheet": "hwkb.render.tables", "Rooflines": "hwkb.render.tables",
     "Solution": "hwkb.render.answers", "Explanation": "hwkb.render.answers", "Derived": "hwkb.render.answers",
-    "WhatIf": "hwkb.render.answers", "SymbolicSolution": "hwkb.render.answers", "SweepResult": "hwkb.render.answers",
+    "WhatIf": "hwkb.render.answers", "SymbolicSolution": "hwkb.render.answers", "SweepResult": "hwkb.render.sweep_tables",
     "QueryResult": "hwkb.render.answers", "Export": "hwkb.render.answers", "Listing": "hwkb.render.answers",
     "CheckReport": "hwkb.render.answers", "SavedQueryList": "hwkb.render.answers", "SimulationRuns": "hwkb.render.runs",
     "AuditReport": "hwkb.render.audit", "PeerAudit": "hwkb.render.audit",
     "Bibliography": "hwkb.render.bibliography",
 }
+
+
+#: the result types whose JSON carries words the render stage adds to their ``to_dict()`` (an audit's sentences),
+#: and the module whose ``JSON_DATA`` adds them
+WORDED = {"AuditReport": "hwkb.render.finding_words", "PeerAudit": "hwkb.render.finding_words"}
+
+
+def json_data(result) -> dict:
+    """The data of ``result``'s JSON: its ``to_dict()``, with the words this stage adds (an audit's ``detail`` and
+    ``sentence`` fields: a finding is data, and this stage words it)."""
+    for cls in type(result).__mro__:
+        if cls.__name__ in WORDED:
+            return import_module(WORDED[cls.__name__]).JSON_DATA[cls.__name__](result)
+    return result.to_dict()
 
 
 def _forms_module(result):
@@ -62,7 +78,7 @@ def render(result, fmt: str = "text", *, command: str | None = None, **options) 
     if fmt not in FORMATS:
         raise UsageError(f"no form {fmt!r}", hint=f"one of {', '.join(FORMATS)}")
     if fmt == "json":
-        data = result.to_dict()
+        data = json_data(result)
         return json_text(document(command or data.get("command"), data))
     module, name = _forms_module(result)
     form = module.FORMS[name].get(fmt)

@@ -1,4 +1,4 @@
-"""The forms of the answers: solutions, explanations, derived values, what-ifs, closed forms, sweeps, saved
+"""The forms of the answers: solutions, explanations, derived values, what-ifs, closed forms, saved
 queries, exports, checks and listings.
 
 A result that is a table (derived values, a what-if, a saved query, a listing) has every form, all from one
@@ -15,7 +15,7 @@ from hwkb.render.question_text import render_symbolic, render_whatif
 from hwkb.render.forms import csv_text, number_text, table_forms
 from hwkb.render.solution_text import render_derived, render_solution
 
-__all__ = ["FORMS", "WHY_NOT", "sweep_chunks", "listing_text", "check_text", "query_text", "saved_queries_text"]
+__all__ = ["FORMS", "WHY_NOT", "listing_text", "check_text", "query_text", "query_cells", "saved_queries_text"]
 
 
 # ---------------------------------------------------------------- one value
@@ -56,7 +56,7 @@ def _whatif_shown(w):
 
 
 def _query_shown(q):
-    return list(q.columns), [list(row) for row in q.text]
+    return list(q.columns), query_cells(q)
 
 
 def _query_data(q):
@@ -94,11 +94,26 @@ def listing_text(listing, names_only: bool = False) -> str:
     return "\n".join(lines)
 
 
+def query_cells(q) -> list[list[str]]:
+    """Each cell as the query file shows it: a label or a limiter's name as it is, ``-`` for none, a number by
+    the column's ``format()`` spec (else the display rule's digits) and its suffix."""
+    return [[_query_cell(v, *spec) for v, spec in zip(row, q.shown)] for row in q.rows]
+
+
+def _query_cell(value, spec: str, suffix: str) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, str):
+        return value
+    return (format(value, spec) if spec else format_number(value)) + suffix
+
+
 def query_text(q) -> str:
     """``hwkb run``: the title, then the table, the label column left and the numbers right."""
-    widths = [max([len(c), *(len(r[i]) for r in q.text)]) for i, c in enumerate(q.columns)]
+    cells = query_cells(q)
+    widths = [max([len(c), *(len(r[i]) for r in cells)]) for i, c in enumerate(q.columns)]
     aligned = lambda cells: "  ".join(t.ljust(w) if i == 0 else t.rjust(w) for i, (t, w) in enumerate(zip(cells, widths)))
-    return "\n".join([q.title, "", aligned(q.columns), *map(aligned, q.text), *(f"note: {n}" for n in q.notes)])
+    return "\n".join([q.title, "", aligned(q.columns), *map(aligned, cells), *(f"note: {n}" for n in q.notes)])
 
 
 def check_text(report) -> str:
@@ -109,13 +124,6 @@ def check_text(report) -> str:
             f"{c['entities']} entities in {c['files']} files")
 
 
-def sweep_chunks(result, fmt: str):
-    """A sweep's text or CSV in pieces: 10^7 rows are never one string."""
-    if fmt == "csv":
-        return result.csv_chunks()
-    return result.table_chunks()
-
-
 FORMS = {
     "Solution": {"text": render_solution, "csv": _solution_csv},
     "Explanation": {"text": lambda e: "\n".join([render_solution(e.solution, explain=True), *documents_text(e.documents)])},
@@ -123,7 +131,6 @@ FORMS = {
                 **table_forms(lambda d: f"hwkb derive --gpu {d.entity}", _derived_shown, _derived_data, (1,))},
     "WhatIf": {"text": render_whatif, **table_forms(lambda w: "hwkb whatif", _whatif_shown, _whatif_data, (1, 2, 4))},
     "SymbolicSolution": {"text": lambda s: render_symbolic(s.solution)},
-    "SweepResult": {"text": lambda s: "".join(s.table_chunks()), "csv": lambda s: "".join(s.csv_chunks())},
     "QueryResult": {"text": query_text, **table_forms(lambda q: q.title, _query_shown, _query_data)},
     "Export": {"text": lambda e: e.text},
     "Listing": {"text": listing_text, **table_forms(lambda l: f"hwkb list {l.what}",
@@ -139,7 +146,6 @@ WHY_NOT = {
                     for fmt in ("markdown", "html", "csv")},
     "SymbolicSolution": {fmt: "a closed form is an expression, not a table: --json gives it with its LaTeX"
                          for fmt in ("markdown", "html", "csv")},
-    "SweepResult": {fmt: "a grid of numbers: --format csv or --json" for fmt in ("markdown", "html")},
     "Export": {fmt: "the file is in the peer tool's own layout: --json gives its fields and sources"
                for fmt in ("markdown", "html", "csv")},
     "CheckReport": {fmt: "a verdict and counts, not a table: --json gives them" for fmt in ("markdown", "html", "csv")},

@@ -17,12 +17,15 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator, Mapping
 
-from hwkb.audit.findings import EXPECTATION_CAVEAT, UNCHECKED, Check, CheckKind, EntityAudit, Verdict, quantity
+from hwkb.audit.findings import EXPECTATION_CAVEAT, UNCHECKED, Check, CheckKind, EntityAudit, Verdict
+from hwkb.definitions.display import format_quantity
 from hwkb.audit.peer_findings import Comparison, PeerAudit, PeerEntryAudit
 from hwkb.audit.report import FINDINGS, AuditReport
 from hwkb.errors import escaped, markdown_text
 from hwkb.formats.peers.entries import display
 from hwkb.render.audit_page import audit_page
+from hwkb.render.finding_words import (cited, detail, figure_text, not_applicable_sentence, routes, suspect_sentence,
+                                       suspects_lead)
 from hwkb.render.html_pages import escape, page, table
 from hwkb.render.tables import csv_text
 
@@ -46,7 +49,7 @@ def _cells(c: Check) -> list[str]:
     dev = "-" if c.deviation is None else f"{c.deviation:+.3g}%"
     if c.status == Verdict.CONSISTENT:
         dev = "0%"
-    return [c.status.label, c.kind.label, c.rule, c.target, c.value.text, c.implied.text, dev]
+    return [c.status.label, c.kind.label, c.rule, c.target, figure_text(c.value), figure_text(c.implied), dev]
 
 
 def _notes(c: Check) -> list[str]:
@@ -55,14 +58,14 @@ def _notes(c: Check) -> list[str]:
     if c.status not in FINDINGS:
         return [f"reading: {c.reading}"] if c.reading else []
     if c.kind == CheckKind.PLAUSIBILITY:
-        return [c.detail.removeprefix("plausibility: ")]
+        return [detail(c).removeprefix("plausibility: ")]
     if c.kind == CheckKind.DOCUMENTS:
-        return [f"{c.value.cited} (used); {c.implied.cited}"]
-    out = c.routes
+        return [f"{cited(c.value)} (used); {cited(c.implied)}"]
+    out = routes(c)
     if c.kind == CheckKind.EXPECTATION:
         out.append(f"expectation: {c.doc}. {EXPECTATION_CAVEAT}")
     if c.suspects:
-        out.append(f"{c.suspects_lead}: " + "; ".join(s.sentence for s in c.suspects[:3]))
+        out.append(f"{suspects_lead(c)}: " + "; ".join(map(suspect_sentence, c.suspects[:3])))
     if c.hint:
         out.append(f"hint: {c.hint}")
     return out
@@ -186,7 +189,7 @@ def _table_lines(e: EntityAudit, checks: list[Check]) -> list[str]:
             lines += [f"      {n}" for n in _notes(c)]
     for note in e.notes:
         lines.append(f"  note: {note}")
-    lines += [f"  {n.sentence}" for n in e.not_applicable]
+    lines += [f"  {not_applicable_sentence(n)}" for n in e.not_applicable]
     lines.append("")
     return lines
 
@@ -219,7 +222,7 @@ def _markdown_lines(e: EntityAudit, checks: list[Check]) -> list[str]:
                                  [(c.rule, c.target, _notes(c)) for c in checks])
     for note in e.notes:
         lines.append(f"_note: {_md(note)}_")
-    lines += [f"_{_md(n.sentence)}_" for n in e.not_applicable]
+    lines += [f"_{_md(not_applicable_sentence(n))}_" for n in e.not_applicable]
     return lines
 
 
@@ -228,7 +231,7 @@ def _markdown_lines(e: EntityAudit, checks: list[Check]) -> list[str]:
 def render_html(report: AuditReport, failed_only: bool = False) -> str:
     """The page of :mod:`hwkb.render.audit_page`: findings, groups with plots, entities; sortable, escaped."""
     shown = [(e, _heading(e), [(c, _cells(c), _notes(c)) for c in checks]) for e, checks in _shown(report, failed_only)]
-    notes = {e.entity: [*e.notes, *(n.sentence for n in e.not_applicable)] for e, _ in _shown(report, failed_only)}
+    notes = {e.entity: [*e.notes, *map(not_applicable_sentence, e.not_applicable)] for e, _ in _shown(report, failed_only)}
     return audit_page(report, _summary_lines(report.summary), shown, notes)
 
 
@@ -292,7 +295,7 @@ def _peer_internal(e: PeerEntryAudit) -> str:
 
 
 def _peer_cells(c: Comparison) -> tuple[str, ...]:
-    return (c.status.label, c.field, c.key, quantity(c.value, c.unit), quantity(c.kb_value, c.unit),
+    return (c.status.label, c.field, c.key, format_quantity(c.value, c.unit), format_quantity(c.kb_value, c.unit),
             "-" if c.deviation is None else f"{c.deviation:+.3g}%")
 
 
@@ -315,7 +318,7 @@ def _entry_text(e: PeerEntryAudit, failed_only: bool) -> str:
         return ""
     shown, internal_failed = picked
     lines = [_peer_heading(e), f"  {_peer_internal(e)}"]
-    lines += [f"    {c.detail}" for c in internal_failed]
+    lines += [f"    {detail(c)}" for c in internal_failed]
     if shown:
         rows = [_PEER_COLUMNS, *(_peer_cells(c) for c in shown)]
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
@@ -337,7 +340,7 @@ def peer_markdown(audit: PeerAudit, failed_only: bool = False) -> str:
             continue
         shown, internal_failed = picked
         lines += ["", f"## {_md(e.entry.name)}", "", _md(_peer_heading(e)), "", _md(_peer_internal(e))]
-        lines += [f"- {_md(c.detail)}" for c in internal_failed]
+        lines += [f"- {_md(detail(c))}" for c in internal_failed]
         if shown:
             lines += ["", *_markdown_table(_PEER_COLUMNS, 3, [_peer_cells(c) for c in shown],
                                            [(c.field, c.key, [f"{label}: {text}" for label, text in _peer_notes(c)])
@@ -359,7 +362,7 @@ def peer_html(audit: PeerAudit, failed_only: bool = False) -> str:
         shown, internal_failed = picked
         body.append(f"<h2>{escape(e.entry.name)}</h2><p>{escape(_peer_heading(e))}</p>"
                     f"<p>{escape(_peer_internal(e))}</p>")
-        body += [f"<p>{escape(c.detail)}</p>" for c in internal_failed]
+        body += [f"<p>{escape(detail(c))}</p>" for c in internal_failed]
         if shown:
             body.append(table(_PEER_COLUMNS, [_peer_cells(c) for c in shown], table_id=f"entry-{i}",
                               notes=[[f"{label}: {text}" for label, text in _peer_notes(c)] for c in shown]))
@@ -373,7 +376,7 @@ _CSV_COLUMNS = ("entity", "status", "kind", "rule", "target", "value", "implied"
 
 
 def _csv_row(e: EntityAudit, c: Check) -> list[str]:
-    return [e.entity, str(c.status), str(c.kind), c.rule, c.target, c.value.text, c.implied.text,
+    return [e.entity, str(c.status), str(c.kind), c.rule, c.target, figure_text(c.value), figure_text(c.implied),
             "" if c.deviation is None else repr(c.deviation / 100)]
 
 

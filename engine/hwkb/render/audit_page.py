@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from hwkb.audit.findings import Check, EntityAudit, Verdict
 from hwkb.definitions.citations import Document, split_citation
 from hwkb.definitions.model import EntityId, Fact, VarKey
+from hwkb.render.finding_words import figure_text
 from hwkb.render.html_pages import Markup, anchor, escape, first_url, link, page, strip_plot, table
 
 __all__ = ["audit_page", "Shown", "PLOT_FROM"]
@@ -63,8 +64,8 @@ def _findings_table(entities: Sequence[EntityAudit], sources, table_id: str,
             if c.status != Verdict.INCONSISTENT:
                 continue
             group = e.groups.get("architecture") or next(iter(e.groups.values()), "")
-            rows.append([_entity_link(e), c.kind.label, c.rule, c.target, (c.value.text, c.value.value),
-                         (c.implied.text, c.implied.value), _deviation(c), group,
+            rows.append([_entity_link(e), c.kind.label, c.rule, c.target, (figure_text(c.value), c.value.value),
+                         (figure_text(c.implied), c.implied.value), _deviation(c), group,
                          _source(sources.get(e.entity, {}), c, documents)])
             classes.append(str(c.status))
     if not rows:
@@ -104,7 +105,7 @@ def _group_sections(report, sources) -> list[str]:
         if sum(map(len, points.values())) >= PLOT_FROM:
             out.append(strip_plot(sorted(points.items())))
         out.append(table(("entity", "rule", "value", "implied", "deviation", "source"),
-                         [[_entity_link(e), c.rule, (c.value.text, c.value.value), (c.implied.text, c.implied.value),
+                         [[_entity_link(e), c.rule, (figure_text(c.value), c.value.value), (figure_text(c.implied), c.implied.value),
                            _deviation(c), _source(sources.get(e.entity, {}), c, report.documents)] for e, c in failed],
                          numeric=(2, 3, 4)))
         out.append("</section>")

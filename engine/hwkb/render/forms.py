@@ -8,7 +8,6 @@ import io
 from typing import Callable, Sequence
 
 from hwkb.errors import markdown_text
-from hwkb.render import html_pages
 
 __all__ = ["csv_text", "markdown_table", "html_table_page", "table_forms", "number_text"]
 
@@ -22,6 +21,7 @@ def csv_text(rows: Sequence[Sequence[object]]) -> str:
 def html_table_page(title: str, header: Sequence[str], rows: Sequence[Sequence[str]], note: str,
                     numeric: Sequence[int] = ()) -> str:
     """A self-contained page of one sortable, filterable table (``numeric`` columns right-aligned), all escaped."""
+    from hwkb.render import html_pages  # only a page needs it: a solve's text would pay ~7 ms for the html module
     return html_pages.page(title, [html_pages.table(header, rows, table_id="table", numeric=numeric, filter_box=True),
                                    f"<p>{html_pages.escape(note)}</p>"])
 

@@ -1,4 +1,5 @@
-"""An entity's audit built from templates is the text json.dumps gives its to_dict(), for every shape and value."""
+"""An entity's audit built from templates is the text json.dumps gives its to_dict() with the render stage's words,
+for every shape and value."""
 from __future__ import annotations
 
 import math
@@ -10,11 +11,12 @@ from hwkb.audit.auditor import audit
 from hwkb.audit.findings import Check, CheckKind, EntityAudit, Figure, NotApplicable, Suspect, Verdict
 from hwkb.cli import flags
 from hwkb.audit.targets import HARDWARE_KINDS
-from hwkb.cli.audit_json import entity_json
+from hwkb.render.audit_json import entity_json
+from hwkb.render.finding_words import entity_words
 
 
 def dumped(a: EntityAudit) -> str:
-    return flags.json_text(a.to_dict(), compact=True)[:-1]
+    return flags.json_text(entity_words(a, a.to_dict()), compact=True)[:-1]
 
 
 def test_every_audit_of_the_kb_is_the_dumped_dict(real_kb):
@@ -26,7 +28,7 @@ def test_every_audit_of_the_kb_is_the_dumped_dict(real_kb):
 
 
 def test_the_templates_kept_are_bounded(real_kb, monkeypatch):
-    from hwkb.cli import audit_json
+    from hwkb.render import audit_json
     monkeypatch.setattr(audit_json, "MAX_TEMPLATES", 3)
     monkeypatch.setattr(audit_json, "_CHECKS", {})
     monkeypatch.setattr(audit_json, "_FIGURES", {})

@@ -1,31 +1,29 @@
-"""A sweep's grid and rows in chunks: 10^7 points evaluated, and printed as a table, CSV or JSON, without ever
-holding the grid or a list of rows.
+"""A sweep's forms: its table, CSV and JSON rows printed in chunks, 10^7 rows never one string or a list.
 
-The grid is the product of the axes, the first varying slowest; a chunk of it is computed from the flat
-point numbers (:func:`grid_chunk`), a listed axis's values made an array once (:func:`axis_take`), so a
-sweep point by point costs the same per point at 10^5 points as at 10. A range axis computes its values
-when asked (:class:`AxisValues`): 10^7 of them as a tuple of Python floats would be 320 MB. Printing
-formats a short axis's distinct values once and picks them per row, a long one's (more values than a
+Printing formats a short axis's distinct values once and picks them per row, a long one's (more values than a
 chunk has rows) row by row; the target's column is formatted point by point; each in one vectorised pass
 over a chunk. Each text is exactly what the row-by-row forms give:
 :func:`~hwkb.definitions.display.format_number` in the table, each column in the unit
 :func:`~hwkb.definitions.display.display_scale` shows it in (a fraction in percent, a large rate with a
 prefix), ``repr`` in CSV and JSON, in the declared units, an empty cell (``null``, ``-``) for a value that
-is not finite.
+is not finite. The grid itself is the question's (:mod:`hwkb.questions.sweep_grid`).
 """
 from __future__ import annotations
 
-import math
+import csv
+import io
+import json
 from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from hwkb.definitions.display import display_scale, format_number
+from hwkb.definitions.display import display_scale
+from hwkb.questions.sweep_grid import AxisValues, all_whole, axis_take, grid_indices
+from hwkb.render.json_form import document, json_text
 
-__all__ = ["CHUNK", "AxisValues", "axis_take", "all_whole", "grid_chunk", "table_chunks", "csv_chunks",
-           "json_row_chunks"]
+__all__ = ["table_chunks", "csv_chunks", "json_row_chunks", "sweep_chunks", "sweep_json_chunks", "FORMS", "WHY_NOT"]
 
-#: points per chunk: a chunk's texts take some MB (at 2^18, a chunk's JSON rows and axis texts took some tens:
+#: rows per printed chunk: a chunk's texts take some MB (at 2^18, a chunk's JSON rows and axis texts took some tens:
 #: 10^7 points of one axis then passed 300 MB); the whole of 10^7 points would take gigabytes
 CHUNK = 1 << 16
 #: up to this many points the table's texts are kept between measuring the widths and printing
@@ -35,87 +33,9 @@ _KEPT = 1 << 20
 Texts = Callable[[np.ndarray], list[str]]
 
 
-class AxisValues(Sequence):
-    """A range axis's values, ``start + step * i`` for ``i`` below ``count``, computed when asked for: it reads as
-    the tuple of its values, and holds three numbers however long it is."""
-
-    def __init__(self, start: float, step: float, count: int):
-        self.start, self.step, self.count = float(start), float(step), int(count)
-
-    def take(self, index: np.ndarray) -> np.ndarray:
-        """The values at ``index`` (an integer array), as ``start + step * np.arange(count)`` gives them."""
-        return self.start + self.step * np.asarray(index, dtype=np.int64)
-
-    def __len__(self) -> int:
-        return self.count
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return tuple(self)[i]
-        if not -self.count <= i < self.count:
-            raise IndexError("axis value out of range")
-        return float(self.take(np.array([i % self.count]))[0])
-
-    def __iter__(self) -> Iterator[float]:
-        for start in range(0, self.count, CHUNK):
-            yield from self.take(np.arange(start, min(start + CHUNK, self.count))).tolist()
-
-    def __eq__(self, other) -> bool:
-        if isinstance(other, AxisValues):
-            return (self.start, self.step, self.count) == (other.start, other.step, other.count)
-        return isinstance(other, (tuple, list)) and len(other) == len(self) and tuple(self) == tuple(other)
-
-    def __hash__(self) -> int:
-        return hash((self.start, self.step, self.count))
-
-    def __repr__(self) -> str:
-        return repr(tuple(self))
-
-
-#: the arrays of the listed axes last asked for, each beside the values it was made from (so an id is not reused)
-_ARRAYS: dict[int, tuple[Sequence, np.ndarray]] = {}
-
-
-def axis_take(axis, index: np.ndarray) -> np.ndarray:
-    """An axis's values at ``index`` (an integer array): a range's computed, a list's from its array, made once
-    per axis (a sweep point by point asks at every point)."""
-    values = axis.values
-    if isinstance(values, AxisValues):
-        return values.take(index)
-    kept = _ARRAYS.get(id(values))
-    if kept is None or kept[0] is not values:
-        if len(_ARRAYS) >= 16:
-            _ARRAYS.clear()
-        kept = _ARRAYS[id(values)] = (values, np.asarray(values, dtype=float))
-    return kept[1][index]
-
-
-def all_whole(values: Sequence[float]) -> bool:
-    """Whether every value is a whole number: a range's from its start and step, a list's in one pass."""
-    if isinstance(values, AxisValues):
-        return (values.start.is_integer() and values.step.is_integer()
-                and abs(values.start) + abs(values.step) * values.count < 2.0 ** 53)
-    array = np.asarray(values, dtype=float)
-    return bool(np.all(array == np.trunc(array)))
-
-
 def _ends(values: Sequence[float]) -> Sequence[float]:
     """What the largest magnitude of an axis is among: a range's two ends, else all its values."""
     return (values[0], values[-1]) if isinstance(values, AxisValues) and len(values) else values
-
-
-def grid_chunk(axes: Sequence, start: int, stop: int) -> tuple[np.ndarray, ...]:
-    """The grid's points ``start`` to ``stop`` (flat numbers, the first axis slowest), one array per axis."""
-    return tuple(axis_take(axis, index) for axis, index in zip(axes, _indices(axes, start, stop)))
-
-
-def _indices(axes: Sequence, start: int, stop: int) -> list[np.ndarray]:
-    flat = np.arange(start, stop, dtype=np.int64)
-    out, stride = [], math.prod(len(a.values) for a in axes)
-    for axis in axes:
-        stride //= len(axis.values)
-        out.append((flat // stride) % len(axis.values))
-    return out
 
 
 def _table_texts(values: np.ndarray) -> list[str]:
@@ -156,7 +76,7 @@ def _columns(axes: Sequence, values: np.ndarray, start: int, stop: int, axis_tex
     """The texts of each column for the rows ``start`` to ``stop``, each axis's by its function in ``axis_texts``:
     from its distinct values, or row by row where it has more values than there are rows."""
     columns = []
-    for axis, index, texts in zip(axes, _indices(axes, start, stop), axis_texts):
+    for axis, index, texts in zip(axes, grid_indices(axes, start, stop), axis_texts):
         if len(axis.values) > stop - start:
             columns.append(texts(axis_take(axis, index)))
             continue
@@ -239,3 +159,32 @@ def json_row_chunks(axes: Sequence, values: np.ndarray, depth: int) -> Iterator[
                            lambda chunk: _plain_texts(chunk, "null"))
         yield ("," if start else "") + ",".join(map(row.format, *columns))
     yield "\n" + "  " * depth + "]"
+
+
+def sweep_chunks(result, fmt: str) -> Iterator[str]:
+    """A sweep's text (no newline at the end) or CSV (its header first), in pieces."""
+    if fmt == "csv":
+        return _csv_with_header(result)
+    return table_chunks(result.columns, result.units, result.axes, result.values, result.notes)
+
+
+def _csv_with_header(result) -> Iterator[str]:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerow([f"{c} [{u}]" if u else c for c, u in zip(result.columns, result.units)])
+    yield buffer.getvalue()
+    yield from csv_chunks(result.axes, result.values)
+
+
+def sweep_json_chunks(result, command: str | None = None) -> Iterator[str]:
+    """The sweep's JSON document, its rows in pieces as they are formatted (10^7 rows never as one list)."""
+    mark = "rows of the sweep"
+    data = result.to_dict(rows=mark)
+    head, tail = json_text(document(command or data["command"], data)).split(json.dumps(mark), 1)
+    yield head
+    yield from json_row_chunks(result.axes, result.values, depth=1)
+    yield tail
+
+
+FORMS = {"SweepResult": {"text": lambda s: "".join(sweep_chunks(s, "text")),
+                         "csv": lambda s: "".join(sweep_chunks(s, "csv"))}}
+WHY_NOT = {"SweepResult": {fmt: "a grid of numbers: --format csv or --json" for fmt in ("markdown", "html")}}

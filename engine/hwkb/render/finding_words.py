@@ -1,0 +1,131 @@
+"""An audit's findings in words: each figure with its unit, each check's sentence, each suspect's.
+
+A finding (:mod:`hwkb.audit.findings`) is data: the check, its figures, its reading. This module words it,
+once for every form: the terminal table and its notes, Markdown, HTML and the JSON's ``detail`` and
+``sentence`` fields (:func:`entity_words` adds them to an entity's ``to_dict()``, :func:`report_data` to a
+report's, :func:`peer_data` to the peer files' audit). A figure is shown by the
+one display rule (:func:`~hwkb.definitions.display.format_quantity`: ``50 %``, ``3.865 Texp/s``).
+
+>>> from hwkb.audit.findings import Suspect
+>>> suspect_sentence(Suspect("sm_count", "h100", 132.0, "", "132", 108.0, 24.0, 2, 0, True))
+'sm_count would be 108 if the others are right'
+"""
+from __future__ import annotations
+
+from hwkb.audit.findings import EXPECTATION_CAVEAT, Check, CheckKind, EntityAudit, Figure, NotApplicable, Suspect, Verdict
+from hwkb.definitions.display import format_quantity
+
+__all__ = ["figure_text", "cited", "suspect_sentence", "routes", "detail", "suspects_lead", "not_applicable_sentence",
+           "entity_words", "report_data", "peer_data", "JSON_DATA"]
+
+_KIND_LEADS = {kind: f"{kind.label}: " for kind in CheckKind}
+_AGREEMENT = {Verdict.CONSISTENT: "agree", Verdict.WITHIN_ROUNDING: "agree within the printed rounding",
+              Verdict.INCONSISTENT: "disagree beyond the printed rounding",
+              Verdict.IMPLAUSIBLE: "outside the range real hardware spans"}
+
+
+def figure_text(figure: Figure) -> str:
+    """``1.983 GHz``: the figure in its display unit."""
+    return format_quantity(figure.value, figure.unit)
+
+
+def cited(figure: Figure) -> str:
+    """The figure with the document it comes from: ``32 block per Blackwell Tuning Guide 1.4.1.1``."""
+    text = figure_text(figure)
+    return f"{text} per {figure.source}" if figure.source else text
+
+
+def suspect_sentence(suspect: Suspect) -> str:
+    if suspect.implied is None:
+        return f"{suspect.fact} alone cannot reconcile the others"
+    return f"{suspect.fact} would be {format_quantity(suspect.implied, suspect.unit)} if the others are right"
+
+
+def routes(check: Check) -> list[str]:
+    """Where each derived value came from: ``clock_tc = 1.83 GHz from tensor_peak[bf16] (tc_peak[bf16] ...)``."""
+    derived = [s for s in check.sides if s.via is not None]
+    if not derived:
+        return []
+    known = {s.key: s for s in check.sides}
+    out = []
+    for s in derived:
+        inputs = ", ".join(f"{i} {figure_text(known[i])}" for i in s.inputs if i in known)
+        out.append(f"{s.key} = {figure_text(s)} from {s.via}" + (f" ({inputs})" if inputs else ""))
+    return out
+
+
+def suspects_lead(check: Check) -> str:
+    """How the suspects are introduced: a broken expectation does not prove a figure wrong."""
+    return "if a figure is wrong instead" if check.kind == CheckKind.EXPECTATION else "likely"
+
+
+def detail(check: Check) -> str:
+    """The check in one sentence: what was compared, the figures, the verdict, the culprit and the hint."""
+    value, implied = figure_text(check.value), figure_text(check.implied)
+    if check.kind == CheckKind.PLAUSIBILITY:
+        via = f" (from {check.value.via})" if check.value.via else " (stated)"
+        text = (f"{_KIND_LEADS[check.kind]}{check.target} = {value}{via} lies outside "
+                f"{check.doc.rsplit(': real hardware spans ', 1)[-1]}, the range real hardware spans "
+                f"({check.source})")
+        if check.suspects and check.suspects[0].implied is not None and check.value.via:
+            text += f"; likely: {suspect_sentence(check.suspects[0])}"
+        return text + (f"; hint: {check.hint}" if check.hint else "")
+    dev = "" if check.deviation is None else f", {check.deviation:+.3g}%"
+    if check.kind == CheckKind.DOCUMENTS:
+        return (f"documents: {check.target} = {cited(check.value)} (used); {cited(check.implied)}: "
+                f"{_AGREEMENT[check.status]}{dev}" + (f" (reading: {check.reading})" if check.reading else ""))
+    via = check.value.via
+    text = (f"{_KIND_LEADS[check.kind]}{check.doc} — {check.target} = {value}"
+            f"{f' (from {via})' if via else ' (stated)'}; {check.rule} implies {implied}: "
+            f"{_AGREEMENT[check.status]}{dev}")
+    found = routes(check)
+    if found:
+        text += f" [{'; '.join(found)}]"
+    if check.kind == CheckKind.EXPECTATION:
+        text += f". {EXPECTATION_CAVEAT}"
+    if check.suspects and check.status == Verdict.INCONSISTENT:
+        text += f"; {suspects_lead(check)}: {suspect_sentence(check.suspects[0])}"
+    if check.hint:
+        text += f"; hint: {check.hint}"
+    if check.reading:
+        text += f"; reading: {check.reading}"
+    return text
+
+
+def not_applicable_sentence(item: NotApplicable) -> str:
+    """Why a check is out of the audit: an n/a fact, or a failure through an ``observed`` fact and how far off."""
+    if item.observed:
+        off = f"; this row is {item.deviation:+.3g} % off it" if item.deviation is not None else ""
+        return f"{item.rule} not applicable: {item.fact} on {item.entity} is {item.reason}{off}"
+    return f"{item.rule} not applicable: {item.fact} is n/a on {item.entity} ({item.reason})"
+
+
+def entity_words(audit: EntityAudit, data: dict) -> dict:
+    """``data`` (``audit.to_dict()``) with the words the JSON carries: each check's ``detail``, each suspect's
+    ``sentence``; ``data`` itself is completed and returned."""
+    for check, check_data in zip(audit.checks, data["checks"]):
+        for suspect, suspect_data in zip(check.suspects, check_data["suspects"]):
+            suspect_data["sentence"] = suspect_sentence(suspect)
+        check_data["detail"] = detail(check)
+    for suspect, suspect_data in zip(audit.suspects, data["suspects"]):
+        suspect_data["sentence"] = suspect_sentence(suspect)
+    return data
+
+
+def report_data(report) -> dict:
+    """The report's JSON data: its ``to_dict()`` with each check's ``detail`` and each suspect's ``sentence``."""
+    data = report.to_dict()
+    for audit, entity in zip(report.entities, data["entities"]):
+        entity_words(audit, entity)
+    return data
+
+
+def peer_data(audit) -> dict:
+    """The peer files' audit as JSON data, each entry's internal audit worded as :func:`report_data` words it."""
+    data = audit.to_dict()
+    for entry, entity in zip(audit.entries, data["entities"]):
+        entity_words(entry.internal, entity)
+    return data
+
+
+JSON_DATA = {"AuditReport": report_data, "PeerAudit": peer_data}
