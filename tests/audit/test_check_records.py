@@ -17,7 +17,7 @@ from hwkb.audit.enclosures import Enclosure, compile_interval
 from hwkb.definitions.expressions import BinOp, Num, Ref
 from hwkb.definitions.symbolic import exact_tree
 from hwkb.formats.caches import CacheDirectory
-from hwkb.formats.caches.checks import CheckCache
+from hwkb.formats.caches.results import ResultCache
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +60,7 @@ def test_records_round_trip_and_compile_the_same(warm_kb):
 def test_a_warm_analysis_reads_what_a_cold_one_stored(warm_kb):
     pattern = h100_pattern(warm_kb)
     cold = Analysis(warm_kb).records(pattern)
-    cache = CheckCache(warm_kb.solutions.directory)
+    cache = ResultCache(warm_kb.solutions.directory, "checks")
     source = Analysis(warm_kb)._source(pattern)
     assert decode(cache.get(source), len(warm_kb.relations)) == cold
     analysis = Analysis(warm_kb)
@@ -80,7 +80,7 @@ def test_a_forged_or_malformed_entry_is_a_miss(warm_kb, forge):
         forged = payload.replace('"variables":["', '"variables":["x","')
         path.write_text(header + "\n" + forged)
     else:  # signed with the user's secret, yet not a record: a node outside the whitelist
-        CheckCache(directory).put(source, payload.replace('"ref"', '"eval"', 1))
+        ResultCache(directory, "checks").put(source, payload.replace('"ref"', '"eval"', 1))
     assert Analysis(warm_kb).records(pattern) == honest
 
 

@@ -16,7 +16,7 @@ share. A ratio that is identically 1, or free of stated facts, is no evidence an
 no check.
 
 What the analysis finds for a pattern is plain data (:mod:`hwkb.audit.check_records`),
-kept in the check cache (:mod:`hwkb.formats.caches.checks`, beside the solved
+kept in a result cache (:mod:`hwkb.formats.caches.results`, beside the solved
 directions) under a digest of everything it read: the relations, the installed
 SymPy and this analysis' own code. A warm audit reads it back and compiles the trees
 without importing SymPy (``hwkb audit --gpu h100-sxm`` 0.27 s of SymPy imports
@@ -44,7 +44,7 @@ from hwkb.audit.rows import Pattern
 from hwkb.definitions.expressions import Expr, Ref
 from hwkb.definitions.model import VarKey
 from hwkb.definitions.symbolic import exact_tree
-from hwkb.formats.caches.checks import CheckCache
+from hwkb.formats.caches.results import ResultCache
 from hwkb.formats.caches.entries import digest
 from hwkb.formats.caches.solutions import solver_version
 from hwkb.solving import plan
@@ -111,7 +111,7 @@ class Analysis:
         self._checked = [r.template is not None and r.kind in CHECKED_KINDS for r in self.relations]
         self._functions: dict[tuple[Expr, tuple[VarKey, ...]], Callable] = {}
         self._checks: dict[Pattern, list[CompiledCheck]] = {}
-        self._cache = CheckCache(system.solutions.directory)
+        self._cache = ResultCache(system.solutions.directory, "checks")
         self._fingerprint: str | None = None
 
     def checks(self, pattern: Pattern) -> list[CompiledCheck]:
@@ -144,7 +144,7 @@ class Analysis:
             code = [path.read_text(encoding="utf-8") for path in _ANALYSING_CODE]
             relations = [repr((r.name, r.kind, r.keys, r.ast, r.template is None)) for r in self.relations]
             self._fingerprint = digest(solver_version(), *code, *relations)
-        return CheckCache.source(self._fingerprint, *(repr(sorted(keys)) for keys in pattern))
+        return self._cache.source(self._fingerprint, *(repr(sorted(keys)) for keys in pattern))
 
     def _compile(self, record: CheckRecord) -> CompiledCheck:
         relation = self.relations[record.relation]
