@@ -208,12 +208,20 @@ def build_entry(fmt: str, tool: str, name: str, item: Item | Mapping[str, Item],
         written[key] = " x ".join(root.get(*p).text or printed(n) for p, n in zip((f.path, *f.times), numbers))
     exported = name.removeprefix(EXPORT_PREFIX)
     match = names.get(name) or (NameMatch(exported) if exported in model.entities else None)  # as export writes
+    unread = _unread_leaves(tuple(_leaves(root)), tuple(fields), tuple(also_read), tuple(known))
+    return PeerEntry(fmt, name, where, facts, by_key, match, tuple(notes), written, unread)
+
+
+@functools.lru_cache(maxsize=256)
+def _unread_leaves(leaves: tuple[str, ...], fields: tuple[PeerField, ...], also_read: tuple[str, ...],
+                   known: tuple[str, ...]) -> tuple[str, ...]:
+    """The keys of an entry no field reads (a misspelt one with the field it looks like): the same for every row
+    of a CSV, so worked out once per header, not per row."""
     read_paths = tuple(dict.fromkeys(".".join(p) for f in fields
                                      for p in (f.path, *f.times, *((f.dtype,) if f.dtype else ()))))
     prefixes = tuple(k for k in known if k.endswith("."))  # 'misc.nccl_mem.': a mapping of any keys
-    unread = tuple(k if k in known or k.startswith(prefixes) else _unread(k, read_paths) for k in _leaves(root)
-                   if k not in read_paths and k not in also_read)
-    return PeerEntry(fmt, name, where, facts, by_key, match, tuple(notes), written, unread)
+    return tuple(k if k in known or k.startswith(prefixes) else _unread(k, read_paths) for k in leaves
+                 if k not in read_paths and k not in also_read)
 
 
 #: how alike a key's last name and a field's must be to name the field as what the key misspells (Flop ~ Flops)
