@@ -64,8 +64,8 @@ def encode(records: list[CheckRecord]) -> str:
 
 def decode(text: str, relations: int) -> list[CheckRecord]:
     """The records of ``encode``'s text, for a system of ``relations`` relations; ValueError if anything is amiss."""
-    data = json.loads(text)
     try:
+        data = json.loads(text)
         return [CheckRecord(_place(r["relation"], relations), _name(r["name"]), CheckKind(r["kind"]),
                             _key(r["target"]), _keys(r["symbols"]), _keys(r["variables"]), _keys(r["defaults"]),
                             _tree(r["own"]), _tree(r["implied"]), _tree(r["ratio"]), _name(r["target_via"]),
