@@ -47,7 +47,8 @@ from hwkb.definitions.symbolic import exact_tree
 from hwkb.formats.caches.results import ResultCache
 from hwkb.formats.caches.entries import digest
 from hwkb.formats.caches.solutions import solver_version
-from hwkb.solving import plan
+from hwkb.definitions import symbolic
+from hwkb.solving import plan, relations
 from hwkb.solving.plan import make_plan
 from hwkb.solving.relations import Relation, key_of_symbol, symbol_of
 from hwkb.solving.system import System
@@ -61,7 +62,8 @@ CHECKED_KINDS = ("law", "expectation")
 log = logging.getLogger("hwkb.cache")
 #: the code whose result the check cache keeps: a change to any of it is a new digest, so a miss
 _ANALYSING_CODE = (Path(__file__), Path(__file__).with_name("eliminations.py"),
-                   Path(__file__).with_name("check_records.py"), Path(plan.__file__))
+                   Path(__file__).with_name("check_records.py"), Path(plan.__file__), Path(relations.__file__),
+                   Path(symbolic.__file__))
 
 
 @dataclass(frozen=True)
@@ -142,8 +144,8 @@ class Analysis:
         """What the analysis of ``pattern`` depends on, as a digest: the relations, SymPy, this code, the pattern."""
         if self._fingerprint is None:
             code = [path.read_text(encoding="utf-8") for path in _ANALYSING_CODE]
-            relations = [repr((r.name, r.kind, r.keys, r.ast, r.template is None)) for r in self.relations]
-            self._fingerprint = digest(solver_version(), *code, *relations)
+            laws = [repr((r.name, r.kind, r.keys, r.ast, r.template is None)) for r in self.relations]
+            self._fingerprint = digest(solver_version(), *code, *laws)
         return self._cache.source(self._fingerprint, *(repr(sorted(keys)) for keys in pattern))
 
     def _compile(self, record: CheckRecord) -> CompiledCheck:

@@ -4,7 +4,7 @@ A block (two peaks and neither SM count nor clock) goes to ``sympy.solve`` every
 time a context has it, and the audit's plausibility screen builds such a context
 for the products whose figures form one. The answer is a few numbers, so it is kept
 in a result cache (:mod:`hwkb.formats.caches.results`, folder ``blocks``) under a
-digest of all it depends on: the installed SymPy, the block module's code, each
+digest of all it depends on: the installed SymPy, the code that solves, each
 relation's name and tree, the outputs and every known value's exact float. A warm
 ``hwkb audit --all`` therefore imports no SymPy. A result that is not plain numbers
 (a root SymPy leaves symbolic) is not kept.
@@ -29,7 +29,9 @@ __all__ = ["BlockResults", "Roots", "block_roots"]
 #: how many positive roots, the one root when there is exactly one, and whether Newton's method found it
 Roots = tuple[int, "dict[VarKey, float] | None", bool]
 
-_CODE = Path(__file__).with_name("blocks.py")
+#: the code whose answers are kept: a change to any of it is a new digest, so a miss
+_CODE = tuple(Path(__file__).parent.parent / name for name in ("solving/blocks.py", "solving/block_results.py",
+                                                                "solving/relations.py", "definitions/symbolic.py"))
 
 
 class BlockResults:
@@ -62,7 +64,7 @@ class BlockResults:
 
     def _source(self, question: str, relations: Sequence[Relation], outputs: Sequence[VarKey], *values: str) -> str:
         if self._version is None:
-            self._version = digest(solver_version(), _CODE.read_text(encoding="utf-8"))
+            self._version = digest(solver_version(), *(path.read_text(encoding="utf-8") for path in _CODE))
         return self._cache.source(self._version, question, *(repr((r.name, r.ast)) for r in relations),
                                   repr(tuple(outputs)), *values)
 
