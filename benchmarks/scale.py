@@ -12,7 +12,7 @@ a first run on it (nothing cached but the solved directions) and "warm" a second
 Targets (issue 10, item 3):
 
 * ``hwkb derive --gpu P`` on 10,000 products <= 1.5x the same on 10 (warm; cold printed beside it);
-* ``hwkb audit --all`` on 10,000 products (warm) <= 10x ``python -c "import sympy, pint, numpy"``;
+* ``hwkb audit --all`` on 10,000 products (warm) <= 10x ``python -c "import pint, numpy"``;
 * ``hwkb check`` per size, cold and warm, whole processes.
 
 Every command runs as a whole process through the CLI (median of a few runs; the
@@ -157,7 +157,7 @@ def snapshot(base: Path) -> None:
 
 
 def measure(base: Path, sizes: list[int], runs: int) -> int:
-    imports = median(lambda: timed([sys.executable, "-c", "import sympy, pint, numpy"]), runs)
+    imports = median(lambda: timed([sys.executable, "-c", "import pint, numpy"]), runs)
     rows: dict[int, dict[str, Timing]] = {}
     for size in sizes:
         kb, cache = base / f"kb-{size}", base / f"cache-{size}"
@@ -180,7 +180,7 @@ def measure(base: Path, sizes: list[int], runs: int) -> int:
     print(f"{'products':>9} " + " ".join(f"{n:>24}" for n in names))
     for size, row in rows.items():
         print(f"{size:>9} " + " ".join(f"{str(row[n]):>24}" for n in names))
-    print(f"python -c 'import sympy, pint, numpy': {imports}")
+    print(f"python -c 'import pint, numpy': {imports}")
     small, large = rows[min(rows)], rows[max(rows)]
     ok = True
     for label, ratio, target in [

@@ -68,3 +68,10 @@ def test_integer_work_is_counted_in_operations():
 
 def test_format_number_is_unchanged_for_a_bare_number():
     assert format_number(3.86484e12) == "3.865e+12" and format_number(0.375) == "0.375"
+
+
+@given(x=st.floats(allow_nan=True, allow_infinity=True) | st.integers(-10**6, 10**6),
+       unit=st.sampled_from(["", "GHz", "TFLOPS", "fraction", "GB/s", "exp/s", "Gtexel/s", "MiB", "B/s", "TOPS"]))
+def test_format_quantity_is_its_parts_joined(x, unit):
+    """The shortcut for a number shown as it is agrees with the one rule (display_scale, format_number)."""
+    assert format_quantity(x, unit) == " ".join(format_parts(x, unit)).rstrip()

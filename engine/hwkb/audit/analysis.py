@@ -15,6 +15,14 @@ ratio target / implied, in which SymPy has already cancelled a fact both sides
 share. A ratio that is identically 1, or free of stated facts, is no evidence and
 no check.
 
+What the analysis finds for a pattern is plain data (:mod:`hwkb.audit.check_records`),
+kept in a result cache (:mod:`hwkb.formats.caches.results`, beside the solved
+directions) under a digest of everything it read: the relations, the installed
+SymPy and this analysis' own code. A warm audit reads it back and compiles the trees
+without importing SymPy (``hwkb audit --gpu h100-sxm`` 0.27 s of SymPy imports
+saved; benchmarks/audit_imports.py); a cold one analyses, stores, and compiles the
+same records, so both give the same bounds.
+
 >>> from hwkb import KnowledgeBase
 >>> analysis = Analysis(KnowledgeBase.load())
 >>> routes, _ = analysis.routes({"fp32_peak", "sm_count", "fp32_lanes_per_sm", "fp32_lane_rate"}, frozenset())
@@ -23,14 +31,24 @@ no check.
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
+from hwkb.audit.check_records import CheckRecord, SideRecord, decode, encode
 from hwkb.audit.eliminations import hidden_checks
-from hwkb.audit.enclosures import compile_interval
+from hwkb.audit.enclosures import compile_tree
 from hwkb.audit.findings import CheckKind
 from hwkb.audit.rows import Pattern
+from hwkb.definitions.expressions import Expr, Ref
 from hwkb.definitions.model import VarKey
+from hwkb.definitions.symbolic import exact_tree
+from hwkb.formats.caches.results import ResultCache
+from hwkb.formats.caches.entries import digest
+from hwkb.formats.caches.solutions import solver_version
+from hwkb.definitions import symbolic
+from hwkb.solving import plan, relations
 from hwkb.solving.plan import make_plan
 from hwkb.solving.relations import Relation, key_of_symbol, symbol_of
 from hwkb.solving.system import System
@@ -41,6 +59,11 @@ if TYPE_CHECKING:  # the expressions come from the relations, which import SymPy
 __all__ = ["Route", "Side", "CompiledCheck", "Analysis"]
 
 CHECKED_KINDS = ("law", "expectation")
+log = logging.getLogger("hwkb.cache")
+#: the code whose result the check cache keeps: a change to any of it is a new digest, so a miss
+_ANALYSING_CODE = (Path(__file__), Path(__file__).with_name("eliminations.py"),
+                   Path(__file__).with_name("check_records.py"), Path(plan.__file__), Path(relations.__file__),
+                   Path(symbolic.__file__))
 
 
 @dataclass(frozen=True)
@@ -88,19 +111,53 @@ class Analysis:
         self.relations = system.relations
         self.keysets = [frozenset(r.keys) for r in self.relations]
         self._checked = [r.template is not None and r.kind in CHECKED_KINDS for r in self.relations]
-        self._functions: dict[tuple[sympy.Expr, tuple[VarKey, ...]], Callable] = {}
+        self._functions: dict[tuple[Expr, tuple[VarKey, ...]], Callable] = {}
         self._checks: dict[Pattern, list[CompiledCheck]] = {}
+        self._cache = ResultCache(system.solutions.directory, "checks")
+        self._fingerprint: str | None = None
 
     def checks(self, pattern: Pattern) -> list[CompiledCheck]:
         if pattern not in self._checks:
-            self._checks[pattern] = self._analyse(*pattern)
+            self._checks[pattern] = [self._compile(r) for r in self.records(pattern)]
         return self._checks[pattern]
 
-    def compiled(self, expr: sympy.Expr, symbols: tuple[VarKey, ...]) -> Callable:
-        key = (expr, symbols)
+    def records(self, pattern: Pattern) -> list[CheckRecord]:
+        """The checks of ``pattern`` as data: from the check cache, else analysed (with SymPy) and cached."""
+        source = self._source(pattern)
+        text = self._cache.get(source)
+        if text is not None:
+            try:
+                return decode(text, len(self.relations))
+            except ValueError as exc:
+                log.info("ignoring a check cache entry: %s", exc)
+        records = self._analyse(*pattern)
+        self._cache.put(source, encode(records))
+        return records
+
+    def compiled(self, tree: Expr, symbols: tuple[VarKey, ...]) -> Callable:
+        key = (tree, symbols)
         if key not in self._functions:
-            self._functions[key] = compile_interval(expr, [symbol_of(k) for k in symbols])
+            self._functions[key] = compile_tree(tree, symbols)
         return self._functions[key]
+
+    def _source(self, pattern: Pattern) -> str:
+        """What the analysis of ``pattern`` depends on, as a digest: the relations, SymPy, this code, the pattern."""
+        if self._fingerprint is None:
+            code = [path.read_text(encoding="utf-8") for path in _ANALYSING_CODE]
+            laws = [repr((r.name, r.kind, r.keys, r.ast, r.template is None)) for r in self.relations]
+            self._fingerprint = digest(solver_version(), *code, *laws)
+        return self._cache.source(self._fingerprint, *(repr(sorted(keys)) for keys in pattern))
+
+    def _compile(self, record: CheckRecord) -> CompiledCheck:
+        relation = self.relations[record.relation]
+        if record.name is not None:
+            relation = replace(relation, name=record.name)
+        sides = tuple(Side(s.key, s.via, s.inputs, self.compiled(s.tree, s.symbols), s.symbols,
+                           (unit := self.system.model.unit_of(s.key)), self.system.units.to_canonical(1.0, unit))
+                      for s in record.sides)
+        return CompiledCheck(relation, record.kind, record.target, record.symbols, record.variables, record.defaults,
+                             self.compiled(record.own, record.symbols), self.compiled(record.implied, record.symbols),
+                             self.compiled(record.ratio, record.symbols), record.target_via, sides)
 
     def routes(self, known: Iterable[VarKey], not_applicable: frozenset[VarKey]) -> tuple[dict[VarKey, Route],
                                                                                         tuple[int, ...]]:
@@ -117,7 +174,7 @@ class Analysis:
         return routes, plan.checks
 
     def _analyse(self, stated: frozenset[VarKey], defaults: frozenset[VarKey],
-                 not_applicable: frozenset[VarKey]) -> list[CompiledCheck]:
+                 not_applicable: frozenset[VarKey]) -> list[CheckRecord]:
         routes, checks = self.routes(stated | defaults, not_applicable)
         out = []
         for i in checks:
@@ -126,16 +183,18 @@ class Analysis:
             if target is None:
                 continue
             others = {symbol_of(k): routes[k].expr for k in r.keys if k != target}
-            out.append(self._check(r, r.keys, target, r.solution(target).xreplace(others), routes, stated, defaults))
+            out.append(self._check(i, None, r, r.keys, target, r.solution(target).xreplace(others), routes, stated,
+                                   defaults))
         usable = lambda i: self._checked[i] and not (self.keysets[i] & not_applicable)
+        place = {id(r): i for i, r in enumerate(self.relations)}
         for hidden in hidden_checks(self.relations, routes, usable):  # singular pairs: two peaks, no SMs or clock
-            out.append(self._check(replace(hidden.first, name=hidden.name), hidden.keys, hidden.target,
+            out.append(self._check(place[id(hidden.first)], hidden.name, hidden.first, hidden.keys, hidden.target,
                                    hidden.implied, routes, stated, defaults))
         return [c for c in out if c is not None]
 
-    def _check(self, r: Relation, keys: tuple[VarKey, ...], target: VarKey, implied: sympy.Expr,
-               routes: Mapping[VarKey, Route], stated: frozenset[VarKey],
-               defaults: frozenset[VarKey]) -> CompiledCheck | None:
+    def _check(self, place: int, name: str | None, r: Relation, keys: tuple[VarKey, ...], target: VarKey,
+               implied: sympy.Expr, routes: Mapping[VarKey, Route], stated: frozenset[VarKey],
+               defaults: frozenset[VarKey]) -> CheckRecord | None:
         """The check of ``target`` as its route gives it against ``implied``, over the known ``keys``; None if it
         is no evidence."""
         own = routes[target].expr
@@ -147,16 +206,14 @@ class Analysis:
         variables = tuple(k for k in _fact_order(keys, routes) if k in in_ratio and k in stated)
         kind = (CheckKind.EXPECTATION if r.kind == "expectation"
                 else CheckKind.LAW if all(routes[k].rule is None for k in keys) else CheckKind.STATED_VS_DERIVED)
-        sides = tuple(self._side(k, routes[k]) for k in _route_keys(keys, routes))
-        return CompiledCheck(r, kind, target, symbols, variables, tuple(k for k in symbols if k in defaults),
-                             self.compiled(own, symbols), self.compiled(implied, symbols),
-                             self.compiled(ratio, symbols), routes[target].rule, sides)
+        sides = tuple(SideRecord(k, routes[k].rule, routes[k].inputs, _tree(routes[k].expr),
+                                 _symbols_of(routes[k].expr)) for k in _route_keys(keys, routes))
+        return CheckRecord(place, name, kind, target, symbols, variables, tuple(k for k in symbols if k in defaults),
+                           _tree(own), _tree(implied), _tree(ratio), routes[target].rule, sides)
 
-    def _side(self, key: VarKey, route: Route) -> Side:
-        symbols = _symbols_of(route.expr)
-        unit = self.system.model.unit_of(key)
-        return Side(key, route.rule, route.inputs, self.compiled(route.expr, symbols), symbols, unit,
-                    self.system.units.to_canonical(1.0, unit))
+
+def _tree(expr: sympy.Expr) -> Expr:
+    return exact_tree(expr, lambda symbol: Ref(key_of_symbol(symbol)))
 
 
 def _choose_target(r: Relation, routes: Mapping[VarKey, Route]) -> VarKey | None:

@@ -1,4 +1,4 @@
-"""Outward-rounded interval arithmetic over numpy arrays, and SymPy expressions compiled to it.
+"""Outward-rounded interval arithmetic over numpy arrays, and expression trees compiled to it.
 
 The audit asks whether numbers known only to their printed digits can satisfy a
 relation: ``67 TFLOPS`` is any value in [66.5, 67.5]. Pushing such boxes
@@ -10,11 +10,13 @@ may be off by one), so an enclosure never loses a value to floating point.
 
 An :class:`Enclosure` holds arrays of lower and upper bounds, so one compiled
 expression evaluates a whole column of datasheets at once (mpmath's ``iv`` does
-the same one number at a time, a thousand times slower).
+the same one number at a time, a thousand times slower). The expressions are the
+KB's own trees (:mod:`hwkb.definitions.expressions`) as the audit's analysis
+keeps them (:func:`hwkb.definitions.symbolic.exact_tree`), so a warm audit compiles
+them without SymPy.
 
->>> import sympy
->>> x, y = sympy.symbols("x y", positive=True)
->>> f = compile_interval(x * y / 2, (x, y))
+>>> from hwkb.definitions.expressions import parse_expression
+>>> f = compile_tree(parse_expression("x * y / 2"), ("x", "y"))
 >>> r = f([Enclosure.around(3.0, 0.5), Enclosure.around(4.0, 0.0)])
 >>> float(r.lo[0]) < 5.0 < 7.0 < float(r.hi[0])
 True
@@ -27,9 +29,11 @@ from fractions import Fraction
 from typing import Callable, Sequence
 
 import numpy as np
-import sympy
 
-__all__ = ["Enclosure", "compile_interval", "outward"]
+from hwkb.definitions.expressions import BinOp, Call, Expr, Neg, Num, Ref
+from hwkb.definitions.symbolic import exact_tree
+
+__all__ = ["Enclosure", "compile_tree", "compile_interval", "outward"]
 
 _NEG, _POS = -np.inf, np.inf
 
@@ -76,12 +80,14 @@ class Enclosure:
         return cls(*outward(mid - radius, mid + radius))
 
     @classmethod
-    def constant(cls, value: sympy.Number | float | int, shape=()) -> "Enclosure":
+    def constant(cls, value: Fraction | float | int, shape=()) -> "Enclosure":
         """A number written in a rule: exact if it is a float, else the tightest enclosing floats."""
-        if isinstance(value, (int, sympy.Integer)) and abs(int(value)) < 2 ** 53:
-            lo = hi = float(int(value))
-        elif isinstance(value, (sympy.Rational, Fraction)) and not isinstance(value, sympy.Integer):
-            q = Fraction(int(value.p), int(value.q)) if isinstance(value, sympy.Rational) else value
+        if isinstance(value, Fraction) and value.denominator == 1:
+            value = int(value)
+        if isinstance(value, int) and abs(value) < 2 ** 53:
+            lo = hi = float(value)
+        elif isinstance(value, Fraction):
+            q = value
             lo = hi = float(q)
             if Fraction(lo) != q:
                 lo, hi = float(np.nextafter(lo, _NEG)), float(np.nextafter(hi, _POS))
@@ -133,14 +139,16 @@ class Enclosure:
     def __truediv__(self, other: "Enclosure") -> "Enclosure":
         return self * other.reciprocal()
 
-    def power(self, exponent: sympy.Number) -> "Enclosure":
+    def power(self, exponent: Fraction | float | int) -> "Enclosure":
         """``self ** exponent`` for a number exponent (integer, rational or float)."""
+        if isinstance(exponent, Fraction) and exponent.denominator == 1:
+            exponent = int(exponent)
         if exponent == -1:
             return self.reciprocal()
-        if isinstance(exponent, sympy.Integer) or (isinstance(exponent, int)):
-            n = int(exponent)
+        if isinstance(exponent, int):
+            n = exponent
             if n < 0:
-                return self.power(sympy.Integer(-n)).reciprocal()
+                return self.power(-n).reciprocal()
             if n == 0:
                 return Enclosure(np.ones_like(self.lo), np.ones_like(self.hi))
             a, b = self.lo ** n, self.hi ** n
@@ -174,62 +182,71 @@ class Enclosure:
         return f"Enclosure({self.lo!r}, {self.hi!r})"
 
 
-# ---------------------------------------------------------------- compiling SymPy expressions
+# ---------------------------------------------------------------- compiling expression trees
 
 Compiled = Callable[[Sequence[Enclosure]], Enclosure]
 
+_BINARY = {"+": Enclosure.__add__, "-": Enclosure.__sub__, "*": Enclosure.__mul__, "/": Enclosure.__truediv__}
+_MONOTONE = {"exp": (np.exp, 2), "log": (np.log, 2), "floor": (np.floor, 0), "ceil": (np.ceil, 0)}
 
-def compile_interval(expr: sympy.Expr, symbols: Sequence[sympy.Symbol]) -> Compiled:
-    """A function of intervals (one per symbol, in order) enclosing ``expr``'s range.
 
-    Supported: numbers, symbols, ``+ * **`` (so ``- /``), ``exp, log, sqrt,
-    floor, ceiling, Min, Max``: what the KB's expression whitelist can produce.
+def compile_tree(tree: Expr, names: Sequence[str]) -> Compiled:
+    """A function of intervals (one per name, in order) enclosing the range of ``tree``.
+
+    Supported: numbers, references, ``+ - * / **``, unary minus, ``exp, log, sqrt, floor, ceil, min, max``:
+    the KB's whole expression whitelist. Each node is one interval operation, in the tree's order, so a tree
+    :func:`~hwkb.definitions.symbolic.exact_tree` made of a SymPy expression encloses exactly as that
+    expression did.
     """
-    position = {s: i for i, s in enumerate(symbols)}
-    return _compile(expr if isinstance(expr, sympy.Basic) else sympy.Number(expr), position)
+    position = {name: i for i, name in enumerate(names)}
+    return _compile(tree, position)
 
 
-def _compile(e: sympy.Expr, position: dict) -> Compiled:
-    if e.is_Symbol:
-        i = position[e]
+def compile_interval(expr, symbols: Sequence) -> Compiled:
+    """:func:`compile_tree` for a SymPy expression in ``symbols``."""
+    return compile_tree(exact_tree(expr, lambda s: Ref(s.name)), [s.name for s in symbols])
+
+
+def _number(e: Expr) -> Fraction | float | int | None:
+    """The value of a number node (``-2`` is ``Neg(Num(2))`` or a negative ``Num``), else None."""
+    if isinstance(e, Num):
+        return e.value
+    if isinstance(e, Neg) and isinstance(e.operand, Num):
+        return -e.operand.value
+    return None
+
+
+def _compile(e: Expr, position: dict) -> Compiled:
+    if isinstance(e, Ref):
+        i = position[str(e)]
         return lambda args: args[i]
-    if e.is_Number:
-        return lambda args, e=e: Enclosure.constant(e, np.shape(args[0].lo) if args else ())
+    value = _number(e)
+    if value is not None:
+        return lambda args: Enclosure.constant(value, np.shape(args[0].lo) if args else ())
+    if isinstance(e, Neg):
+        operand = _compile(e.operand, position)
+        return lambda args: -operand(args)
+    if isinstance(e, BinOp):
+        left = _compile(e.left, position)
+        if e.op == "**":
+            exponent = _number(e.right)
+            if exponent is not None:
+                return lambda args: left(args).power(exponent)
+            right = _compile(e.right, position)
+            return lambda args: (right(args) * left(args).apply_monotone(np.log)).apply_monotone(np.exp)
+        right, operation = _compile(e.right, position), _BINARY[e.op]
+        return lambda args: operation(left(args), right(args))
     parts = [_compile(a, position) for a in e.args]
-    if e.is_Add:
-        def add(args):
-            out = parts[0](args)
-            for p in parts[1:]:
-                out = out + p(args)
-            return out
-        return add
-    if e.is_Mul:
-        def mul(args):
-            out = parts[0](args)
-            for p in parts[1:]:
-                out = out * p(args)
-            return out
-        return mul
-    if e.is_Pow:
-        base, exponent = e.args
-        if exponent.is_Number:
-            return lambda args: parts[0](args).power(exponent)
-        return lambda args: (parts[1](args) * parts[0](args).apply_monotone(np.log)).apply_monotone(np.exp)
-    if isinstance(e, sympy.exp):
-        return lambda args: parts[0](args).apply_monotone(np.exp)
-    if isinstance(e, sympy.log):
-        return lambda args: parts[0](args).apply_monotone(np.log)
-    if isinstance(e, sympy.floor):
-        return lambda args: parts[0](args).apply_monotone(np.floor, ulps=0)
-    if isinstance(e, sympy.ceiling):
-        return lambda args: parts[0](args).apply_monotone(np.ceil, ulps=0)
-    if isinstance(e, (sympy.Min, sympy.Max)):
-        method = "minimum" if isinstance(e, sympy.Min) else "maximum"
+    if e.func in _MONOTONE:
+        fn, ulps = _MONOTONE[e.func]
+        return lambda args: parts[0](args).apply_monotone(fn, ulps=ulps)
+    if e.func == "sqrt":
+        return lambda args: parts[0](args).power(Fraction(1, 2))
+    method = {"min": Enclosure.minimum, "max": Enclosure.maximum}[e.func]
 
-        def extreme(args):
-            out = parts[0](args)
-            for p in parts[1:]:
-                out = getattr(out, method)(p(args))
-            return out
-        return extreme
-    raise NotImplementedError(f"no interval form for {type(e).__name__}")
+    def extreme(args):
+        out = parts[0](args)
+        for p in parts[1:]:
+            out = method(out, p(args))
+        return out
+    return extreme

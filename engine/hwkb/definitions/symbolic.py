@@ -3,7 +3,9 @@
 :func:`to_sympy` builds the SymPy expression of a checked tree (for solving, closed forms, blocks);
 :func:`from_sympy` turns what SymPy solved back into a tree of the whitelist, which :func:`to_text` writes
 as text :func:`~hwkb.definitions.expressions.parse_expression` reads back. A solved direction is kept that
-way (:mod:`hwkb.solving.relations`), so a warm run compiles it without SymPy. SymPy is imported by these
+way (:mod:`hwkb.solving.relations`), so a warm run compiles it without SymPy. :func:`exact_tree` writes a
+SymPy expression node for node (no rewriting), so what is computed from the tree is what SymPy's expression
+gave: the audit's checks are kept that way (:mod:`hwkb.audit.check_records`). SymPy is imported by these
 functions when called, never by the module.
 """
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Callable
 
 from hwkb.definitions.expressions import ARITHMETIC, MAX_NUMBER, BinOp, Call, Expr, Neg, Num, Ref
 
-__all__ = ["to_sympy", "from_sympy", "to_text"]
+__all__ = ["to_sympy", "from_sympy", "exact_tree", "to_text"]
 
 
 def to_sympy(e: Expr, symbol: Callable[[Ref], object]):
@@ -101,6 +103,37 @@ def from_sympy(expr, reference: Callable[[object], Ref]) -> Expr | None:
         return build(expr)
     except RecursionError:
         return None
+
+
+def exact_tree(expr, reference: Callable[[object], Ref]) -> Expr:
+    """The tree of a SymPy expression as SymPy holds it: a sum or product of n terms folded from the left in
+    SymPy's order, a power as ``**`` (a quotient is a product with a power -1), numbers as (possibly negative)
+    ``Num``. Raises NotImplementedError for what has no tree (``E``, ``I``, infinities, other functions).
+    """
+    import sympy
+    calls = {sympy.Min: "min", sympy.Max: "max", sympy.floor: "floor", sympy.ceiling: "ceil",
+             sympy.exp: "exp", sympy.log: "log"}
+    ops = {sympy.Add: "+", sympy.Mul: "*"}
+
+    def build(node) -> Expr:
+        if node.is_Symbol:
+            return reference(node)
+        if node.is_Rational:
+            return Num(Fraction(int(node.p), int(node.q)))
+        if node.is_Float and node.is_finite:
+            return Num(Fraction(float(node)))
+        if node.func in ops:
+            tree = build(node.args[0])
+            for part in node.args[1:]:
+                tree = BinOp(ops[node.func], tree, build(part))
+            return tree
+        if node.is_Pow:
+            return BinOp("**", build(node.args[0]), build(node.args[1]))
+        if node.func in calls:
+            return Call(calls[node.func], tuple(build(a) for a in node.args))
+        raise NotImplementedError(f"no interval form for {type(node).__name__}")
+
+    return build(expr if isinstance(expr, sympy.Basic) else sympy.Number(expr))
 
 
 def to_text(e: Expr) -> str:

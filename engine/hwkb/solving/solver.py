@@ -13,12 +13,12 @@ from typing import Iterable, Mapping, Sequence
 
 from hwkb.definitions.model import Fact, VarKey
 from hwkb.simulation.rules import run_simulated_rule
-from hwkb.solving.blocks import STEP, least_misfit, positive_roots, regular_at_random, singular_everywhere
+from hwkb.solving.blocks import STEP, least_misfit, regular_at_random, singular_everywhere
 from hwkb.solving.context import Context
 from hwkb.solving.needs import budget_note, needs_of
 from hwkb.solving.plan import Plan, Step, make_plan
 from hwkb.solving.plausibility import implausible_values, outside_range
-from hwkb.solving.relations import Relation, key_of_symbol, symbol_of
+from hwkb.solving.relations import Relation
 from hwkb.solving.routes import ordered_routes
 from hwkb.solving.solution import Solution, Status
 from hwkb.solving.system import System
@@ -196,27 +196,23 @@ class Solver(Structure):
         if self._of_block(step, singular_everywhere):  # any root SymPy or Newton found would be one of many
             return None if self._singular(step, names) else self._note(
                 f"{names} fix only a combination of {', '.join(step.outputs)}", step.outputs)
-        equations = []
-        for r in step.relations:
-            subs = {symbol_of(k): self.values[k].canonical for k in self.relations[r].keys if k in self.values}
-            equations.append(self.relations[r].residual.xreplace(subs))
-        unknowns = [symbol_of(k) for k in step.outputs]
-        found = positive_roots(equations, unknowns)
-        if found.numeric:
+        relations = [self.relations[r] for r in step.relations]
+        known = {k: self.values[k].canonical for r in relations for k in r.keys if k in self.values}
+        count, root, numeric = self.kb.block_results.roots(relations, step.outputs, known)
+        if numeric:
             self._note(f"{', '.join(step.outputs)} solved numerically (SymPy found no closed form)", step.outputs)
-        if not found.roots and not self._of_block(step, regular_at_random) and self._singular(step, names):
+        if not count and not self._of_block(step, regular_at_random) and self._singular(step, names):
             return
-        if len(found.roots) != 1:
-            self._note(f"the system {names} has {len(found.roots)} positive solutions for "
+        if count != 1:
+            self._note(f"the system {names} has {count} positive solutions for "
                        f"{', '.join(step.outputs)}", step.outputs)
             return
         inputs = tuple(self.values[k] for r in step.relations for k in self.relations[r].keys
                        if k in self.values and k not in step.outputs)
-        for symbol in unknowns:
-            key = key_of_symbol(symbol)
+        for key in step.outputs:
             origin = RuleOrigin(f"system({names})", "law", None, tuple(dict.fromkeys(inputs)),
                                 law="; ".join(self.relations[r].law for r in step.relations))
-            self.values[key] = self._make(key, float(found.roots[0][symbol]), origin, 0.0)
+            self.values[key] = self._make(key, root[key], origin, 0.0)
             self.producer[key] = step.relations[0]
 
     def _singular(self, step: Step, names: str) -> bool:
@@ -382,12 +378,15 @@ class Solver(Structure):
         return broken
 
     def _of_block(self, step: Step, test) -> bool:
-        """``test`` (:func:`regular_at_random`, :func:`singular_everywhere`) of a block, once per KB for blocks of its
-        own laws (each row an audit checks for plausibility builds a solver), once per solver with a --where one."""
+        """``test`` (:func:`regular_at_random`, kept on disk, or :func:`singular_everywhere`) of a block, once per KB
+        for blocks of its own laws (each row an audit checks for plausibility builds a solver), once per solver
+        with a --where one."""
         key = (test.__name__, step.relations, step.outputs)
         cache = self._regular if any(r in self.given for r in step.relations) else self.kb.regular_blocks
         if key not in cache:
-            cache[key] = test([self.relations[r] for r in step.relations], step.outputs)
+            relations = [self.relations[r] for r in step.relations]
+            cache[key] = (self.kb.block_results.regular(relations, step.outputs) if test is regular_at_random
+                          else test(relations, step.outputs))
         return cache[key]
 
     def blocks_regular(self, plan: Plan, target: VarKey) -> bool:
@@ -398,3 +397,4 @@ class Solver(Structure):
     def derived(self) -> list[Value]:
         """Every value the plan gives that the context does not state, in plan order."""
         return [self.values[k] for s in self.plan.steps for k in s.outputs if k in self.values]
+

@@ -16,6 +16,7 @@ from hwkb.definitions.model import Model, Rule, VarKey
 from hwkb.definitions.units import Units
 from hwkb.errors import DimensionError, Location
 from hwkb.formats.caches import SolutionCache
+from hwkb.solving.block_results import BlockResults
 from hwkb.solving.context import Context, build_context
 from hwkb.solving.limit_rules import Limit, check_limits, compile_limits
 from hwkb.solving.plan import NeedSearch, Plan
@@ -36,6 +37,7 @@ class System:
         self.directories = tuple(directories)
         self.solutions = SolutionCache() if solutions is None else solutions  # --where equalities solve through it
         self.regular_blocks: dict[tuple, bool] = {}  # a block of the KB's laws -> regular at random inputs
+        self.block_results = BlockResults(self.solutions.directory)  # blocks' roots and regularity, on disk
         self.relation_index = {r.name: r for r in relations}
         self.limits: tuple[Limit, ...] = compile_limits(model)  # a context's facts must satisfy these
         #: plans by what a query knows (which keys, which are n/a, expectations or not): a plan follows from the

@@ -4,6 +4,8 @@
   user's own, written by no one else), and the per-user secret every entry is signed with;
 * :mod:`~hwkb.formats.caches.entries`: one signed entry a file, written atomically;
 * :mod:`~hwkb.formats.caches.solutions`: solved relation directions;
+* :mod:`~hwkb.formats.caches.results`: results that need SymPy to compute but not to use (the audit's analysis,
+  a block's roots), keyed by their inputs;
 * :mod:`~hwkb.formats.caches.entities`: a KB file's entities as built;
 * :mod:`~hwkb.formats.caches.entity_index`: which entity is in which file.
 

@@ -30,7 +30,7 @@ from hwkb.errors import KBError
 from hwkb.formats.caches.directory import CacheDirectory, trusted
 from hwkb.formats.caches.entries import write_cache_file
 
-__all__ = ["SolutionCache", "UNSOLVABLE"]
+__all__ = ["SolutionCache", "UNSOLVABLE", "solver_version"]
 
 log = logging.getLogger("hwkb.cache")
 #: the entry of a direction that has no explicit solution
@@ -70,7 +70,7 @@ class SolutionCache:
 
     @staticmethod
     def key(template: str, position: int) -> str:
-        source = f"{_ENTRY_FORMAT}|{_solver_version()}|{template}|{position}"
+        source = f"{_ENTRY_FORMAT}|{solver_version()}|{template}|{position}"
         return hashlib.sha256(source.encode()).hexdigest()[:32]
 
     def get(self, key: str) -> str | None:
@@ -87,7 +87,7 @@ class SolutionCache:
 
 
 @lru_cache(maxsize=None)
-def _solver_version() -> str:
+def solver_version() -> str:
     """The installed SymPy's version, read from its release file: importing SymPy to ask costs a third of a
     second, and a warm solve imports no SymPy at all."""
     try:

@@ -43,10 +43,13 @@ from hwkb.errors import KBError, LimitError, LoadError, Location, NotHardwareFil
 from hwkb.formats.yaml_nodes import Node, read_yaml
 
 __all__ = ["Item", "NotHardwareFile", "read_tree", "read_csv_rows", "read_python_dict", "number_of", "text_of",
-           "MAX_CSV_ROWS", "MAX_NUMBER_CHARS"]
+           "MAX_CSV_ROWS", "MAX_CSV_COLUMNS", "MAX_NUMBER_CHARS"]
 
 #: rows one CSV may hold: Epoch's whole table has ~200
 MAX_CSV_ROWS = 100_000
+#: columns one CSV may hold: Epoch's table has 38; each column a reader does not map is named in the report, so a
+#: header of a million columns would be a million names (and took 48 s)
+MAX_CSV_COLUMNS = 1_000
 #: a number's text: a figure within MAX_MAGNITUDE needs ~40 characters, written out to the byte
 MAX_NUMBER_CHARS = 200
 _MERGE_TAG = "tag:yaml.org,2002:merge"
@@ -176,12 +179,18 @@ def read_csv_rows(path: Path) -> tuple[list[str], list[dict[str, Item]]]:
         header = next(reader, None)
         if not header:
             raise LoadError("the file has no header line", where=Location(str(path), 1))
+        if len(header) > MAX_CSV_COLUMNS:
+            raise LimitError("CSV columns", len(header), MAX_CSV_COLUMNS, where=Location(str(path), 1),
+                             hint="a hardware table names each figure once; split the file or drop the columns "
+                                  "no reader maps")
         columns = [h.strip() for h in header]
-        for i, column in enumerate(columns):
+        seen: set[str] = set()
+        for column in columns:
             _check_text(column, "a column name", Location(str(path), 1), name=True)
-            if column in columns[:i]:
+            if column in seen:
                 raise LoadError(f"column {column!r} is given twice", where=Location(str(path), 1),
                                 hint="a CSV names each column once; which of the two is meant cannot be told")
+            seen.add(column)
         start = reader.line_num + 1
         for cells in reader:
             where = Location(str(path), start)

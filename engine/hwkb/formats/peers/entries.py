@@ -208,12 +208,33 @@ def build_entry(fmt: str, tool: str, name: str, item: Item | Mapping[str, Item],
         written[key] = " x ".join(root.get(*p).text or printed(n) for p, n in zip((f.path, *f.times), numbers))
     exported = name.removeprefix(EXPORT_PREFIX)
     match = names.get(name) or (NameMatch(exported) if exported in model.entities else None)  # as export writes
-    read_paths = tuple(dict.fromkeys(".".join(p) for f in fields
-                                     for p in (f.path, *f.times, *((f.dtype,) if f.dtype else ()))))
-    prefixes = tuple(k for k in known if k.endswith("."))  # 'misc.nccl_mem.': a mapping of any keys
-    unread = tuple(k if k in known or k.startswith(prefixes) else _unread(k, read_paths) for k in _leaves(root)
-                   if k not in read_paths and k not in also_read)
+    unread = _unread_leaves(tuple(_leaves(root)), _read_paths(fields), tuple(also_read), tuple(known))
     return PeerEntry(fmt, name, where, facts, by_key, match, tuple(notes), written, unread)
+
+
+_READ_PATHS: dict[int, tuple[Sequence[PeerField], tuple[str, ...]]] = {}
+
+
+def _read_paths(fields: Sequence[PeerField]) -> tuple[str, ...]:
+    """The dotted paths a layout's fields read, kept per layout (by identity: hashing the fields costs more than
+    a row's own work)."""
+    found = _READ_PATHS.get(id(fields))
+    if found is None or found[0] is not fields:
+        if len(_READ_PATHS) >= 64:
+            _READ_PATHS.clear()
+        found = _READ_PATHS[id(fields)] = (fields, tuple(dict.fromkeys(
+            ".".join(p) for f in fields for p in (f.path, *f.times, *((f.dtype,) if f.dtype else ())))))
+    return found[1]
+
+
+@functools.lru_cache(maxsize=256)
+def _unread_leaves(leaves: tuple[str, ...], read_paths: tuple[str, ...], also_read: tuple[str, ...],
+                   known: tuple[str, ...]) -> tuple[str, ...]:
+    """The keys of an entry no field reads (a misspelt one with the field it looks like): the same for every row
+    of a CSV, so worked out once per header, not per row."""
+    prefixes = tuple(k for k in known if k.endswith("."))  # 'misc.nccl_mem.': a mapping of any keys
+    return tuple(k if k in known or k.startswith(prefixes) else _unread(k, read_paths) for k in leaves
+                 if k not in read_paths and k not in also_read)
 
 
 #: how alike a key's last name and a field's must be to name the field as what the key misspells (Flop ~ Flops)
@@ -233,8 +254,14 @@ def _leaves(item: Item, prefix: str = "") -> list[str]:
     """The dotted paths of a mapping's keys whose values are not mappings themselves."""
     if not isinstance(item.value, dict):
         return [prefix] if prefix else []
-    return [leaf for key, value in item.value.items() for leaf in _leaves(value, f"{prefix}{key}" if not prefix
-                                                                                 else f"{prefix}.{key}")]
+    out: list[str] = []
+    for key, value in item.value.items():
+        path = f"{prefix}.{key}" if prefix else key
+        if isinstance(value.value, dict):
+            out += _leaves(value, path)
+        elif path:
+            out.append(path)
+    return out
 
 
 def display(file: str) -> str:

@@ -1,0 +1,94 @@
+"""hwkb.solving.block_results: a block's roots and regularity kept on disk, the same as SymPy's, a forged or malformed
+entry only a miss, and a warm `hwkb audit --all` (whose plausibility screen meets blocks) with no SymPy."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from hwkb import KnowledgeBase
+from hwkb.formats.caches import CacheDirectory
+from hwkb.formats.caches.results import ResultCache
+from hwkb.solving import block_results
+from hwkb.solving.block_results import BlockResults, block_roots
+
+OUTPUTS = ("clock_tc", "sm_count")
+#: an H100-like pair of peaks: the block fixes only SMs x clock, so SymPy finds no root, agreeing or not
+AGREEING = {"tc_peak[bf16]": 989.4e12, "tc_peak[fp8]": 1978.8e12, "tc_fma_per_sm_cycle[bf16]": 512.0,
+            "tc_fma_per_sm_cycle[fp8]": 1024.0}
+DISAGREEING = {**AGREEING, "tc_peak[fp8]": 1900e12}
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return KnowledgeBase.load()
+
+
+@pytest.fixture
+def pair(kb):
+    return [kb.relation_index["tensor_peak[bf16]"], kb.relation_index["tensor_peak[fp8]"]]
+
+
+@pytest.fixture
+def cache(tmp_path):
+    return CacheDirectory.open(tmp_path / "cache")
+
+
+@pytest.mark.parametrize("known", [AGREEING, DISAGREEING])
+def test_a_kept_result_is_sympys(pair, cache, known, monkeypatch):
+    computed = BlockResults(cache).roots(pair, OUTPUTS, known)
+    assert computed == block_roots(pair, OUTPUTS, known)
+    monkeypatch.setattr(block_results, "block_roots", None)  # a warm read must not solve
+    assert BlockResults(cache).roots(pair, OUTPUTS, known) == computed
+
+
+def test_regularity_is_kept(pair, cache, monkeypatch):
+    assert BlockResults(cache).regular(pair, OUTPUTS) is False  # two peaks fix only a product
+    monkeypatch.setattr(block_results, "regular_at_random", None)
+    assert BlockResults(cache).regular(pair, OUTPUTS) is False
+
+
+@pytest.mark.parametrize("forge", ["unsigned", "signed but malformed"])
+def test_a_forged_entry_is_a_miss(pair, cache, forge):
+    honest = BlockResults(cache).roots(pair, OUTPUTS, DISAGREEING)
+    (path,) = (cache / "blocks").iterdir()
+    header, _, payload = path.read_text().partition("\n")
+    forged = payload.replace('"count": 0', '"count": 1')
+    assert forged != payload
+    if forge == "unsigned":
+        path.write_text(header + "\n" + forged)
+    else:  # signed with the user's secret: one root claimed, none given
+        results = ResultCache(cache, "blocks")
+        results.put(_source_of(path), forged)
+    assert BlockResults(cache).roots(pair, OUTPUTS, DISAGREEING) == honest
+
+
+@pytest.mark.parametrize("text, read", [
+    ('{"count": 1, "root": {"clock_tc": 1.83e9, "sm_count": 132.0}, "numeric": false}',
+     (1, {"clock_tc": 1.83e9, "sm_count": 132.0}, False)),
+    ('{"count": 2, "root": null, "numeric": false}', (2, None, False)),
+    ('{"count": 1, "root": {"clock_tc": 1.83e9}, "numeric": false}', None),        # an output missing
+    ('{"count": 1, "root": {"clock_tc": 1.83e9, "sm_count": 132}, "numeric": false}', None),  # not a float
+    ('{"count": 1, "root": null, "numeric": false}', None),
+    ('{"count": -1, "root": null, "numeric": false}', None),
+    ('[1, 2]', None)])
+def test_an_entry_is_read_strictly(text, read):
+    assert block_results._read_roots(text, OUTPUTS) == read
+
+
+def _source_of(path) -> str:
+    import json
+    return json.loads(path.read_text().partition("\n")[0])["source"]
+
+
+def test_a_warm_audit_of_the_whole_kb_imports_no_sympy(tmp_path):
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    env = dict(os.environ, HWKB_CACHE_DIR=str(cache))
+    probe = ("import sys; from hwkb.cli.main import main; code = main(['audit', '--all']); "
+             "print('sympy' in sys.modules, code, file=sys.stderr)")
+    runs = [subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True) for _ in range(2)]
+    assert runs[0].stdout == runs[1].stdout
+    assert [r.stderr.splitlines()[-1] for r in runs] == ["True 1", "False 1"]
