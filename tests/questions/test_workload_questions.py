@@ -13,6 +13,7 @@ from hwkb.errors import UsageError
 from hwkb.solving.points import TRIAL_SOURCE
 
 LLAMA_70B = 70_553_706_496  # Meta's module shapes counted in tests/content/test_workloads.py
+MULTIPLIED = LLAMA_70B - 128256 * 8192  # a step looks the input embedding's rows up: it reads and multiplies the rest
 KV_PER_TOKEN = 80 * 2 * 8 * 128 * 2  # layers x (K and V) x kv_heads x head_dim x BF16 bytes
 BANDWIDTH = {"h100-sxm": 3350e9, "mi300x": 5300e9, "b200": 8000e9}  # the datasheets' B/s
 BF16_PEAK = {"h100-sxm": 989.4e12, "mi300x": 1307.4e12, "b200": 2250e12}  # dense BF16 flop/s
@@ -48,13 +49,13 @@ def test_each_gpus_decode_bound_is_its_bandwidth_over_the_fp8_weights(fp8_batch_
     decode = row(fp8_batch_1, "decode_tokens_per_s")
     for gpu, cell in zip(GPUS, decode.cells):
         assert cell.status == "derived" and cell.bound_by == ("decode_memory_time",)
-        assert cell.value == pytest.approx(BANDWIDTH[gpu] / LLAMA_70B, rel=1e-9)
+        assert cell.value == pytest.approx(BANDWIDTH[gpu] / MULTIPLIED, rel=1e-9)
 
 
 def test_each_gpus_prefill_bound_is_the_work_at_twice_the_bf16_peak(fp8_batch_1):
     prefill = row(fp8_batch_1, "prefill_time")
     for gpu, cell in zip(GPUS, prefill.cells):
-        assert cell.value == pytest.approx(2 * LLAMA_70B * 2048 / (2 * BF16_PEAK[gpu]) * 1e3, rel=1e-9)  # ms
+        assert cell.value == pytest.approx(2 * MULTIPLIED * 2048 / (2 * BF16_PEAK[gpu]) * 1e3, rel=1e-9)  # ms
         assert cell.bound_by == ()
 
 
@@ -68,7 +69,7 @@ def test_past_the_ridge_the_compute_time_binds(kb):
     comparison = kb.compare(["b200"], ["decode_tokens_per_s"], layers=["llama-3-70b", "fp8"], facts=["batch=512"])
     (cell,) = row(comparison, "decode_tokens_per_s").cells
     assert cell.bound_by == ("decode_compute_time",)
-    assert cell.value == pytest.approx(512 / (2 * LLAMA_70B * 512 / (2 * BF16_PEAK["b200"])), rel=1e-9)
+    assert cell.value == pytest.approx(512 / (2 * MULTIPLIED * 512 / (2 * BF16_PEAK["b200"])), rel=1e-9)
 
 
 def test_what_no_gpu_settles_is_named_with_what_it_needs(kb):
@@ -118,8 +119,8 @@ def test_decode_and_prefill_sit_at_the_intensities_of_their_work_and_traffic(kb)
     result = kb.roofline(["h100-sxm"], precisions=["bf16"], layers=["llama-3-70b"],
                          facts=["batch=4", "context=4096", "prompt_tokens=2048"])
     points = points_of(result)
-    decode = 2 * LLAMA_70B * 4 / (2 * LLAMA_70B + KV_PER_TOKEN * 4096 * 4)
-    prefill = 2 * LLAMA_70B * 2048 * 4 / (2 * LLAMA_70B + KV_PER_TOKEN * 2048 * 4)
+    decode = 2 * MULTIPLIED * 4 / (2 * MULTIPLIED + KV_PER_TOKEN * 4096 * 4)
+    prefill = 2 * MULTIPLIED * 2048 * 4 / (2 * MULTIPLIED + KV_PER_TOKEN * 2048 * 4)
     assert points == pytest.approx({"llama-3-70b decode": decode, "llama-3-70b prefill": prefill}, rel=1e-9)
     assert result.laws == ("decode_intensity", "prefill_intensity")
     (roof,) = result.gpus[0].roofs
@@ -232,7 +233,7 @@ def test_a_what_if_of_the_needed_bandwidth_names_what_both_sides_set_aside(kb):
                         given=["batch=1", "target_tokens_per_s=100"], changes=["target_tokens_per_s=200"],
                         where=["decode_tokens_per_s >= target_tokens_per_s"])
     (row_,) = result.rows
-    assert row_.baseline.magnitude == pytest.approx(2 * LLAMA_70B * 100 / 1e9, rel=1e-6)  # GB/s, BF16 weights
+    assert row_.baseline.magnitude == pytest.approx(2 * MULTIPLIED * 100 / 1e9, rel=1e-6)  # GB/s, BF16 weights
     assert row_.change == pytest.approx(1.0, rel=1e-6)
     assert result.notes == ("set aside memory_bandwidth = 5.3 TB/s (mi300x) to solve for it",
                             "set aside memory_bus_bits = 8192 and memory_data_rate = 5.2 Gbit/s (mi300x) too: they fix "
