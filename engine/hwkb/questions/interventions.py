@@ -55,8 +55,11 @@ def _definitions(kb: System) -> dict[VarKey, list]:
 def downstream_of(kb: System, keys: Iterable[VarKey]) -> set[VarKey]:
     """The outputs a change of ``keys`` reaches: each key on the left of a law with one of them, or of these
     outputs, on its right (``memory_bandwidth`` from ``memory_data_rate``)."""
-    changed, downstream = set(keys), set()
-    defines = _definitions(kb)
+    return _downstream(_definitions(kb), set(keys))
+
+
+def _downstream(defines: Mapping[VarKey, list], changed: set[VarKey]) -> set[VarKey]:
+    downstream: set[VarKey] = set()
     grew = True
     while grew:
         grew = False
@@ -126,16 +129,7 @@ def intervene(kb: System, baseline: Context, changed_context: Context, changed: 
     """``changed_context`` with stale outputs set aside and the baseline's other derived values held."""
     changed = set(changed)
     defines = _definitions(kb)
-    downstream: set[VarKey] = set()
-    grew = True
-    while grew:
-        grew = False
-        for output, relations in defines.items():
-            if output in changed or output in downstream:
-                continue
-            if any(k != output and (k in changed or k in downstream) for r in relations for k in r.keys):
-                downstream.add(output)
-                grew = True
+    downstream = _downstream(defines, changed)
     follows_change = {k for o in changed & set(defines) for r in defines[o] for k in r.keys}
     notes, released = [], set()
     for key in sorted(downstream):
