@@ -25,11 +25,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the rows, comma-separated (a variable name without an index takes every index value)")
     p.add_argument("--all", action="store_true", dest="every",
                    help="every figure some GPU states or derives, in sections by rule file (default: the headline set)")
-    p.add_argument("--with", dest="with_", action="append", default=[], metavar="ID",
-                   help="an entity layered on every GPU (a workload such as llama-3-70b, a precision such as fp8); "
-                        "a workload's bounds head the headline set")
-    p.add_argument("--set", dest="set", action="append", default=[], metavar="VAR=VALUE",
-                   help="a fact given on every GPU, e.g. batch=1 (a bare number is in the variable's unit)")
+    flags.add_layers(p, "an entity layered on every GPU (a workload such as llama-3-70b, a precision such as fp8); "
+                        "a workload's bounds head the headline set",
+                     "a fact given on every GPU, e.g. batch=1 (a bare number is in the variable's unit)")
     flags.add_output(p)
 
 

@@ -116,12 +116,16 @@ def write(args: argparse.Namespace, pieces: str | Iterable[str], written: str) -
 
 def add_context(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gpu", metavar="ID", help="the product or architecture")
-    parser.add_argument("--with", dest="with_", action="append", default=[], metavar="ID",
-                        help="a further entity layered on top (workload, instruction shape, scenario); later wins")
-    parser.add_argument("--set", dest="set", action="append", default=[], metavar="VAR=VALUE",
-                        help="a fact for this query, e.g. clock_tc=1.755GHz (a bare number is in the variable's unit)")
+    add_layers(parser, "a further entity layered on top (workload, instruction shape, scenario); later wins",
+               "a fact for this query, e.g. clock_tc=1.755GHz (a bare number is in the variable's unit)")
     parser.add_argument("--where", action="append", default=[], metavar="'LHS OP RHS'",
                         help="a relation or constraint for this query, e.g. 'd_v = d_qk' or 'exp_utilization[fp8] <= 1'")
+
+
+def add_layers(parser: argparse.ArgumentParser, with_help: str, set_help: str) -> None:
+    """``--with`` and ``--set``, spelled alike on every command that takes them; each command says what they do."""
+    parser.add_argument("--with", dest="with_", action="append", default=[], metavar="ID", help=with_help)
+    parser.add_argument("--set", dest="set", action="append", default=[], metavar="VAR=VALUE", help=set_help)
 
 
 def context_keywords(args: argparse.Namespace) -> dict:

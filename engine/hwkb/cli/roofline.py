@@ -15,11 +15,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gpu", action="append", default=[], metavar="ID", help="a product (repeat for several)")
     p.add_argument("--point", action="append", default=[], metavar="NAME=INTENSITY",
                    help="a kernel at an arithmetic intensity in flop/B, placed on every roof")
-    p.add_argument("--with", dest="with_", action="append", default=[], metavar="ID",
-                   help="a workload whose kernels are placed at the intensities its laws give (llama-3-70b: decode "
-                        "and prefill; a GEMM or attention workload), and the precision it runs in (fp8)")
-    p.add_argument("--set", dest="set", action="append", default=[], metavar="VAR=VALUE",
-                   help="a fact for the workload, e.g. batch=1 or prompt_tokens=2048")
+    flags.add_layers(p, "a workload whose kernels are placed at the intensities its laws give (llama-3-70b: decode "
+                        "and prefill; a GEMM or attention workload), and the precision it runs in (fp8)",
+                     "a fact for the workload, e.g. batch=1 or prompt_tokens=2048")
     p.add_argument("--precision", action="append", default=[], metavar="P",
                    help="the roofs to draw: fp32 or a Tensor-Core precision (default: all the GPU has)")
     p.add_argument("--plot", metavar="FILE", help="also draw the rooflines on log-log axes (.png or .svg); "
