@@ -119,6 +119,20 @@ def kb_from_text(root: Path, rules: str, gpus: str) -> KnowledgeBase:
     return KnowledgeBase.load([root], default=False)
 
 
+def imports_cold_then_warm(tmp_path: Path, argv: list[str], modules: tuple[str, ...]) -> list[tuple[str, str]]:
+    """Two runs of ``hwkb ARGV`` as processes sharing a fresh cache: each run's stdout, and its last stderr line,
+    ``[loaded modules of MODULES] exit-code``, so a test can say what a cold and a warm run import."""
+    import subprocess
+    import sys
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    env = dict(os.environ, HWKB_CACHE_DIR=str(cache))
+    probe = (f"import sys; from hwkb.cli.main import main; code = main({argv!r}); "
+             f"print(sorted(m for m in {modules!r} if m in sys.modules), code, file=sys.stderr)")
+    runs = [subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True) for _ in range(2)]
+    return [(r.stdout, r.stderr.splitlines()[-1]) for r in runs]
+
+
 def run_cli(capsys, *argv) -> tuple[int, str, str]:
     """``hwkb ARGV`` in this process: the exit code, stdout and stderr."""
     from hwkb.cli.main import main

@@ -2,14 +2,12 @@
 malformed entry only a miss, and a warm audit with no SymPy."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from fractions import Fraction
 
 import pytest
 import sympy
 
+from conftest import imports_cold_then_warm
 from hwkb import KnowledgeBase
 from hwkb.audit.analysis import Analysis
 from hwkb.audit.check_records import decode, encode
@@ -95,12 +93,8 @@ def test_decode_refuses_what_is_not_a_record(text):
 
 def test_a_warm_audit_imports_no_sympy(tmp_path):
     """Issue 20: `hwkb audit --gpu h100-sxm` with its caches warm loads neither SymPy nor NetworkX."""
-    cache = tmp_path / "cache"
-    cache.mkdir(mode=0o700)
-    env = dict(os.environ, HWKB_CACHE_DIR=str(cache))
-    probe = ("import sys; from hwkb.cli.main import main; code = main(['audit', '--gpu', 'h100-sxm']); "
-             "print(sorted(m for m in ('sympy', 'networkx') if m in sys.modules), code, file=sys.stderr)")
-    runs = [subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True) for _ in range(2)]
-    assert runs[0].stdout == runs[1].stdout
-    assert "'sympy'" in runs[0].stderr.splitlines()[-1]  # cold: the analysis plans and cancels with SymPy
-    assert runs[1].stderr.splitlines()[-1] == "[] 1"
+    (cold_out, cold), (warm_out, warm) = imports_cold_then_warm(tmp_path, ["audit", "--gpu", "h100-sxm"],
+                                                                ("sympy", "networkx"))
+    assert cold_out == warm_out
+    assert "'sympy'" in cold  # cold: the analysis plans and cancels with SymPy
+    assert warm == "[] 1"

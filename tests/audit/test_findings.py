@@ -3,23 +3,8 @@ from __future__ import annotations
 
 import json
 
-from hwkb.audit.findings import Check, CheckKind, EntityAudit, Figure, Suspect, Verdict, quantity
-
-
-def figure(key: str, value: float, unit: str = "GHz", via: str | None = None, inputs=()) -> Figure:
-    return Figure(key, value, unit, value * 0.99, value * 1.01, via, tuple(inputs))
-
-
-def check(status: Verdict = Verdict.INCONSISTENT, kind: CheckKind = CheckKind.EXPECTATION, **changes) -> Check:
-    fields = dict(
-        rule="boost_is_clock", kind=kind, status=status, deviation=50.0, variables=("n", "peak", "boost"),
-        target="boost", value=figure("boost", 1.5), implied=figure("boost", 1.0, via="boost_is_clock"),
-        sides=(figure("boost", 1.5), figure("clock", 1.0, via="peak_law", inputs=("peak", "n")),
-               figure("peak", 0.4, "TFLOPS"), figure("n", 100, "")),
-        doc="the peak is stated at the boost clock", source="test",
-        suspects=(Suspect("boost", "sheet", 1.5, "GHz", "1.5", 1.0, 10.0, 1, 0, True),))
-    fields.update(changes)
-    return Check(**fields)
+from finding_samples import check, figure
+from hwkb.audit.findings import CheckKind, EntityAudit, Verdict, quantity
 
 
 def test_verdicts_most_severe_first_and_plain_in_json():

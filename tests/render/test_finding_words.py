@@ -4,26 +4,11 @@ from __future__ import annotations
 import json
 
 from conftest import FIXTURES
+from finding_samples import check, figure
 from hwkb import KnowledgeBase
-from hwkb.audit.findings import EXPECTATION_CAVEAT, Check, CheckKind, EntityAudit, Figure, Suspect, Verdict
+from hwkb.audit.findings import EXPECTATION_CAVEAT, CheckKind, EntityAudit, Suspect, Verdict
 from hwkb.render import json_data
 from hwkb.render.finding_words import detail, entity_words, figure_text, routes, suspect_sentence
-
-
-def figure(key: str, value: float, unit: str = "GHz", via: str | None = None, inputs=()) -> Figure:
-    return Figure(key, value, unit, value * 0.99, value * 1.01, via, tuple(inputs))
-
-
-def check(status: Verdict = Verdict.INCONSISTENT, kind: CheckKind = CheckKind.EXPECTATION, **changes) -> Check:
-    fields = dict(
-        rule="boost_is_clock", kind=kind, status=status, deviation=50.0, variables=("n", "peak", "boost"),
-        target="boost", value=figure("boost", 1.5), implied=figure("boost", 1.0, via="boost_is_clock"),
-        sides=(figure("boost", 1.5), figure("clock", 1.0, via="peak_law", inputs=("peak", "n")),
-               figure("peak", 0.4, "TFLOPS"), figure("n", 100, "")),
-        doc="the peak is stated at the boost clock", source="test",
-        suspects=(Suspect("boost", "sheet", 1.5, "GHz", "1.5", 1.0, 10.0, 1, 0, True),))
-    fields.update(changes)
-    return Check(**fields)
 
 
 def test_figure_text():

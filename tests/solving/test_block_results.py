@@ -2,12 +2,9 @@
 entry only a miss, and a warm `hwkb audit --all` (whose plausibility screen meets blocks) with no SymPy."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 
+from conftest import imports_cold_then_warm
 from hwkb import KnowledgeBase
 from hwkb.formats.caches import CacheDirectory
 from hwkb.formats.caches.results import ResultCache
@@ -84,11 +81,6 @@ def _source_of(path) -> str:
 
 
 def test_a_warm_audit_of_the_whole_kb_imports_no_sympy(tmp_path):
-    cache = tmp_path / "cache"
-    cache.mkdir(mode=0o700)
-    env = dict(os.environ, HWKB_CACHE_DIR=str(cache))
-    probe = ("import sys; from hwkb.cli.main import main; code = main(['audit', '--all']); "
-             "print('sympy' in sys.modules, code, file=sys.stderr)")
-    runs = [subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True) for _ in range(2)]
-    assert runs[0].stdout == runs[1].stdout
-    assert [r.stderr.splitlines()[-1] for r in runs] == ["True 1", "False 1"]
+    (cold_out, cold), (warm_out, warm) = imports_cold_then_warm(tmp_path, ["audit", "--all"], ("sympy",))
+    assert cold_out == warm_out
+    assert [cold, warm] == ["['sympy'] 1", "[] 1"]
