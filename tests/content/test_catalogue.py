@@ -466,3 +466,11 @@ def test_the_mi355x_states_amd_s_matrix_peaks(kb):
                for k in ("tc_peak[fp64]", "tc_peak[fp16]", "tc_peak[fp8]", "tc_peak[fp6]", "tc_peak[fp4]"))
     assert kb.solve("tc_peak[fp8]", gpu="mi355x").magnitude == pytest.approx(5000)
     assert kb.solve("tc_peak[fp4]", gpu="mi355x").magnitude == pytest.approx(10000)
+
+
+def test_the_rtx_6000_ada_fp32_peak_gives_its_boost_clock(kb):
+    """NVIDIA's 91.1 TFLOPS single-precision figure on 142 SMs of 128 FP32 lanes is a 2.506 GHz clock (NVIDIA
+    prints 2505 MHz boost): the KB derives it, having no clock of its own for the card."""
+    answer = kb.solve("clock_fp32", gpu="rtx-6000-ada")
+    assert answer.magnitude == pytest.approx(91.1e12 / (142 * 128 * 2) / 1e9, rel=1e-9)
+    assert round(answer.magnitude, 3) == 2.506
