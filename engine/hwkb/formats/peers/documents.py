@@ -36,13 +36,13 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Union
+from typing import Iterator, Union
 
 from hwkb.definitions.limits import MAX_FILE_BYTES, MAX_MAGNITUDE, MAX_YAML_BYTES, read_regular_file
 from hwkb.errors import KBError, LimitError, LoadError, Location, NotHardwareFile
 from hwkb.formats.yaml_nodes import Node, read_yaml
 
-__all__ = ["Item", "NotHardwareFile", "read_tree", "read_csv_rows", "read_python_dict", "number_of", "text_of",
+__all__ = ["Item", "NotHardwareFile", "read_tree", "read_csv_rows", "read_csv_cells", "cell_item", "read_python_dict", "number_of", "text_of",
            "MAX_CSV_ROWS", "MAX_CSV_COLUMNS", "MAX_NUMBER_CHARS"]
 
 #: rows one CSV may hold: Epoch's whole table has ~200
@@ -172,40 +172,62 @@ def read_csv_rows(path: Path) -> tuple[list[str], list[dict[str, Item]]]:
 
     A cell that reads as a number is a number (its text kept); an empty cell is None.
     """
+    columns, rows = read_csv_cells(path)
+    return columns, [{column: _cell(cell, where) for column, cell in zip(columns, cells)} for where, cells in rows]
+
+
+def read_csv_cells(path: Path) -> tuple[list[str], Iterator[tuple[Location, list[str]]]]:
+    """A CSV's columns and its rows as they come, each its place and its cells' text stripped (an empty cell is
+    ""): a reader converts only the cells it maps (:func:`cell_item`), a row at a time, so a file of 10^5 rows
+    is never 10^6 items. The checks of :func:`read_csv_rows` all hold: the header's, each row's length and
+    count, and no lone surrogate in any cell."""
     text = read_regular_file(path, MAX_FILE_BYTES).removeprefix("\ufeff")  # a byte-order mark, as Excel writes
     reader = csv.reader(io.StringIO(text, newline=""))
-    rows: list[dict[str, Item]] = []
     try:
         header = next(reader, None)
-        if not header:
-            raise LoadError("the file has no header line", where=Location(str(path), 1))
-        if len(header) > MAX_CSV_COLUMNS:
-            raise LimitError("CSV columns", len(header), MAX_CSV_COLUMNS, where=Location(str(path), 1),
-                             hint="a hardware table names each figure once; split the file or drop the columns "
-                                  "no reader maps")
-        columns = [h.strip() for h in header]
-        seen: set[str] = set()
-        for column in columns:
-            _check_text(column, "a column name", Location(str(path), 1), name=True)
-            if column in seen:
-                raise LoadError(f"column {column!r} is given twice", where=Location(str(path), 1),
-                                hint="a CSV names each column once; which of the two is meant cannot be told")
-            seen.add(column)
-        start = reader.line_num + 1
-        for cells in reader:
-            where = Location(str(path), start)
-            start = reader.line_num + 1
-            if not any(c.strip() for c in cells):
-                continue
-            if len(rows) >= MAX_CSV_ROWS:
-                raise LimitError("CSV rows", f"over {MAX_CSV_ROWS}", MAX_CSV_ROWS, where=where)
-            if len(cells) != len(header):
-                raise LoadError(f"a row of {len(cells)} cells under a header of {len(header)}", where=where,
-                                hint="quote a cell that holds a comma")
-            rows.append({column: _cell(cell, where) for column, cell in zip(columns, cells)})
     except csv.Error as exc:
         raise LoadError(f"malformed CSV: {exc}", where=Location(str(path), reader.line_num)) from None
-    return columns, rows
+    if not header:
+        raise LoadError("the file has no header line", where=Location(str(path), 1))
+    if len(header) > MAX_CSV_COLUMNS:
+        raise LimitError("CSV columns", len(header), MAX_CSV_COLUMNS, where=Location(str(path), 1),
+                         hint="a hardware table names each figure once; split the file or drop the columns "
+                              "no reader maps")
+    columns = [h.strip() for h in header]
+    seen: set[str] = set()
+    for column in columns:
+        _check_text(column, "a column name", Location(str(path), 1), name=True)
+        if column in seen:
+            raise LoadError(f"column {column!r} is given twice", where=Location(str(path), 1),
+                            hint="a CSV names each column once; which of the two is meant cannot be told")
+        seen.add(column)
+    return columns, _csv_rows(str(path), reader, len(header), _SURROGATE.search(text) is not None)
+
+
+def _csv_rows(file: str, reader, width: int, surrogates: bool) -> Iterator[tuple[Location, list[str]]]:
+    """The rows of ``reader`` after its header; a cell is checked for a lone surrogate only where the text
+    holds one (``surrogates``), as the first such cell is the error."""
+    count = 0
+    start = reader.line_num + 1
+    try:
+        for cells in reader:
+            where = Location(file, start)
+            start = reader.line_num + 1
+            cells = [c.strip() for c in cells]
+            if not any(cells):
+                continue
+            if count >= MAX_CSV_ROWS:
+                raise LimitError("CSV rows", f"over {MAX_CSV_ROWS}", MAX_CSV_ROWS, where=where)
+            count += 1
+            if len(cells) != width:
+                raise LoadError(f"a row of {len(cells)} cells under a header of {width}", where=where,
+                                hint="quote a cell that holds a comma")
+            if surrogates:
+                for cell in cells:
+                    _check_text(cell, "a cell", where)
+            yield where, cells
+    except csv.Error as exc:
+        raise LoadError(f"malformed CSV: {exc}", where=Location(file, reader.line_num)) from None
 
 
 def _cell(cell: str, where: Location) -> Item:
@@ -213,6 +235,12 @@ def _cell(cell: str, where: Location) -> Item:
     if not text:
         return Item(None, where)
     _check_text(text, "a cell", where)
+    return cell_item(text, where)
+
+
+def cell_item(text: str, where: Location) -> Item:
+    """A CSV cell's stripped, non-empty ``text`` (checked for surrogates) as an item: a number where it reads as
+    one in ASCII digits (its text kept), None for a non-finite figure, else the text."""
     if not text.isascii():  # float() reads any script's digits: '٢٠٤٨' is a text, not a figure
         return Item(text, where)
     try:

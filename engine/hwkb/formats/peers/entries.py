@@ -26,11 +26,11 @@ from hwkb.definitions.limits import MAX_MAGNITUDE
 from hwkb.definitions.model import Entity, EntityId, Fact, Model, VarKey, half_unit, split_key
 from hwkb.definitions.units import Units
 from hwkb.errors import KBError, LimitError, LoadError, Location, escaped, suggest
-from hwkb.formats.peers.documents import Item, number_of, text_of
+from hwkb.formats.peers.documents import Item, cell_item, number_of, text_of
 from hwkb.formats.stated_facts import printed
 
 __all__ = ["PeerField", "PeerDefault", "NameMatch", "NOT_A_PRODUCT", "EXPORT_PREFIX", "PeerEntry", "PeerFormat",
-           "Written", "build_entry", "tool_figures", "Number", "printable", "json_text", "nest", "display",
+           "Written", "build_entry", "CellLayout", "tool_figures", "Number", "printable", "json_text", "nest", "display",
            "check_keys", "name_table", "DTYPES"]
 
 #: a tool's data-type names -> the KB's precision index
@@ -151,29 +151,71 @@ def build_entry(fmt: str, tool: str, name: str, item: Item | Mapping[str, Item],
     neither a field nor in ``also_read`` (a name, a flag the reader looks at) is listed as unread, and one the tool
     does not ``know`` either with the field it looks like a misspelling of."""
     root = item if isinstance(item, Item) else Item(dict(item), where)
-    name = escaped(name)  # a file's stem or a name in it: printed, so never a control character raw
-    eid = f"{fmt}:{name}"
-    facts: dict[VarKey, Fact] = {}
-    by_key: dict[VarKey, PeerField] = {}
-    written: dict[VarKey, str] = {}
-    notes: list[str] = []
+    stated = _Stated(fmt, tool, name, where, model, units)
     for f in fields:
         first = root.get(*f.path)
         if first is None or first.value is None:  # not given: most of a wide table's cells
             continue
-        numbers = [number_of(root.get(*p), ".".join(p)) for p in (f.path, *f.times)]
+        stated.add(f, [first, *(root.get(*p) for p in f.times)], root)
+    unread = _unread_leaves(tuple(_leaves(root)), _read_paths(fields), tuple(also_read), tuple(known))
+    return stated.entry(names, unread)
+
+
+class CellLayout:
+    """A table's header against a format's fields, worked out once for all its rows: which cell each field
+    reads, and the columns none reads. Each row is then an entry of :func:`build_entry`'s facts, made from its
+    cells' text without an item per cell (an Epoch CSV of 10^5 rows is 10^6 cells, 5 of 38 columns mapped)."""
+
+    def __init__(self, fmt: str, tool: str, columns: Sequence[str], fields: Sequence[PeerField],
+                 names: Mapping[str, NameMatch], model: Model, units: Units, also_read: Sequence[str] = (),
+                 known: Sequence[str] = ()):
+        if any(f.times or f.dtype or len(f.path) != 1 for f in fields):
+            raise ValueError("a table's fields each read one column")
+        place = {c: i for i, c in enumerate(columns)}
+        self.fmt, self.tool, self.names, self.model, self.units = fmt, tool, names, model, units
+        self.cells = tuple((f, place[f.path[0]]) for f in fields if f.path[0] in place)
+        self.unread = _unread_leaves(tuple(columns), _read_paths(fields), tuple(also_read), tuple(known))
+
+    def entry(self, name: str, cells: Sequence[str], where: Location) -> PeerEntry:
+        """The entry of one row: ``cells`` stripped, "" where empty, in the header's order."""
+        stated = _Stated(self.fmt, self.tool, name, where, self.model, self.units)
+        for f, i in self.cells:
+            if cells[i]:
+                first = cell_item(cells[i], where)
+                if first.value is not None:
+                    stated.add(f, [first], None)
+        return stated.entry(self.names, self.unread)
+
+
+class _Stated:
+    """An entry's facts as its fields state them, one figure at a time (:meth:`add`)."""
+
+    def __init__(self, fmt: str, tool: str, name: str, where: Location, model: Model, units: Units):
+        self.fmt, self.tool, self.where, self.model, self.units = fmt, tool, where, model, units
+        self.name = escaped(name)  # a file's stem or a name in it: printed, so never a control character raw
+        self.eid = f"{fmt}:{self.name}"
+        self.source = f"{tool} {display(where.file)}: {self.name}"
+        self.facts: dict[VarKey, Fact] = {}
+        self.by_key: dict[VarKey, PeerField] = {}
+        self.written: dict[VarKey, str] = {}
+        self.notes: list[str] = []
+
+    def add(self, f: PeerField, items: Sequence[Item | None], root: Item | None) -> None:
+        """The figure ``f`` states from ``items`` (its field's, then each of ``f.times``; the first given);
+        ``root``: the entry, where a ``dtype`` field names the precision."""
+        first = items[0]
+        numbers = [number_of(i, ".".join(p)) for i, p in zip(items, (f.path, *f.times))]
         if any(n is None for n in numbers):
-            continue
+            return
         if any(n < 0 for n in numbers):
             raise LoadError(f"{f.field} must not be negative", where=first.where)
         if any(n == 0 for n in numbers):
-            notes.append(f"{f.field} is 0: read as not given")
-            continue
+            self.notes.append(f"{f.field} is 0: read as not given")
+            return
         if f.exact:
-            for p, n in zip((f.path, *f.times), numbers):
+            for p, i, n in zip((f.path, *f.times), items, numbers):
                 if not float(n).is_integer():
-                    raise LoadError(f"{'.'.join(p)} is a count: {root.get(*p).text or n} is not a whole number",
-                                    where=root.get(*p).where)
+                    raise LoadError(f"{'.'.join(p)} is a count: {i.text or n} is not a whole number", where=i.where)
         product = math.prod(numbers) * f.scale
         if not product <= MAX_MAGNITUDE:  # each factor within the limit, their product far beyond it
             raise LimitError("magnitude", f"{product:.3g}", f"{MAX_MAGNITUDE:g}",
@@ -184,16 +226,13 @@ def build_entry(fmt: str, tool: str, name: str, item: Item | Mapping[str, Item],
             dtype = text_of(root.get(*f.dtype), ".".join(f.dtype))
             precision = DTYPES.get((dtype or "").lower())
             if precision is None:
-                notes.append(f"{f.field}: data type {dtype!r} has no KB precision; not read")
-                continue
+                self.notes.append(f"{f.field}: data type {dtype!r} has no KB precision; not read")
+                return
             key = key.replace("{dtype}", precision)
-        if split_key(key)[0] not in model.variables:
-            notes.append(f"{f.field}: this KB declares no {split_key(key)[0]}; not read")
-            continue
-        variable = model.check_key(key, where=first.where)
-        if units.dimensions(f.unit) != units.dimensions(variable.unit):
-            raise KBError(f"{fmt} field {f.field} in {f.unit or 'a count'} does not fit {key} "
-                          f"({variable.unit or 'a count'})", where=Location(f"hwkb/formats/peers ({fmt})"))
+        variable = _variable(self.model, self.units, self.fmt, f, key, first.where)
+        if variable is None:
+            self.notes.append(f"{f.field}: this KB declares no {split_key(key)[0]}; not read")
+            return
         value = float(f"{product:.12g}")  # 89 x 0.1 is 8.9, not 8.900000000000002
         plain = not f.times and f.scale == 1 and first.text is not None
         text = first.text if plain else printed(value)
@@ -202,14 +241,38 @@ def build_entry(fmt: str, tool: str, name: str, item: Item | Mapping[str, Item],
         # to its first field's printed digits, scaled, either way
         tolerance = (0.0 if exact else None if plain
                      else half_unit(first.text or printed(numbers[0])) * value / numbers[0])
-        facts[key] = Fact(key, value, f.unit, text, f"{tool} {display(where.file)}: {name} ({f.field})", eid,
-                          first.where, tolerance=tolerance)
-        by_key[key] = f
-        written[key] = " x ".join(root.get(*p).text or printed(n) for p, n in zip((f.path, *f.times), numbers))
-    exported = name.removeprefix(EXPORT_PREFIX)
-    match = names.get(name) or (NameMatch(exported) if exported in model.entities else None)  # as export writes
-    unread = _unread_leaves(tuple(_leaves(root)), _read_paths(fields), tuple(also_read), tuple(known))
-    return PeerEntry(fmt, name, where, facts, by_key, match, tuple(notes), written, unread)
+        self.facts[key] = Fact(key, value, f.unit, text, f"{self.source} ({f.field})", self.eid, first.where,
+                               tolerance=tolerance)
+        self.by_key[key] = f
+        self.written[key] = " x ".join(i.text or printed(n) for i, n in zip(items, numbers))
+
+    def entry(self, names: Mapping[str, NameMatch], unread: tuple[str, ...]) -> PeerEntry:
+        exported = self.name.removeprefix(EXPORT_PREFIX)
+        match = names.get(self.name) or (NameMatch(exported) if exported in self.model.entities else None)
+        return PeerEntry(self.fmt, self.name, self.where, self.facts, self.by_key, match, tuple(self.notes),
+                         self.written, unread)
+
+
+_VARIABLES: dict[tuple[int, int, int, VarKey], tuple[Model, Units, PeerField, object]] = {}
+
+
+def _variable(model: Model, units: Units, fmt: str, f: PeerField, key: VarKey, where: Location):
+    """The variable ``f`` states as ``key`` (None where the KB declares no such variable), its unit checked
+    against the field's: worked out once per model and field, not per row (a bad key raises at each row)."""
+    found = _VARIABLES.get((id(model), id(units), id(f), key))  # by identity: hashing a field costs a row's work
+    if found is not None and found[0] is model and found[1] is units and found[2] is f:
+        return found[3]
+    if split_key(key)[0] not in model.variables:
+        variable = None
+    else:
+        variable = model.check_key(key, where=where)
+        if units.dimensions(f.unit) != units.dimensions(variable.unit):
+            raise KBError(f"{fmt} field {f.field} in {f.unit or 'a count'} does not fit {key} "
+                          f"({variable.unit or 'a count'})", where=Location(f"hwkb/formats/peers ({fmt})"))
+    if len(_VARIABLES) >= 4096:
+        _VARIABLES.clear()
+    _VARIABLES[(id(model), id(units), id(f), key)] = (model, units, f, variable)
+    return variable
 
 
 _READ_PATHS: dict[int, tuple[Sequence[PeerField], tuple[str, ...]]] = {}

@@ -46,8 +46,8 @@ from typing import Mapping
 from hwkb.definitions.model import Model, VarKey
 from hwkb.definitions.units import Units
 from hwkb.errors import LoadError, Location
-from hwkb.formats.peers.documents import NotHardwareFile, read_csv_rows, text_of
-from hwkb.formats.peers.entries import (NameMatch, PeerEntry, PeerField, PeerFormat, Written, build_entry, name_table,
+from hwkb.formats.peers.documents import NotHardwareFile, cell_item, read_csv_cells, text_of
+from hwkb.formats.peers.entries import (CellLayout, NameMatch, PeerEntry, PeerField, PeerFormat, Written, name_table,
                                         tool_figures)
 
 __all__ = ["FORMAT", "FIELDS", "NAMES", "COLUMNS", "RENAMED"]
@@ -146,19 +146,24 @@ NAMES: Mapping[str, NameMatch] = name_table("""
 
 def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:
     path = Path(path)
-    header, rows = read_csv_rows(path)
+    header, rows = read_csv_cells(path)
     if "Hardware name" not in header:
         raise NotHardwareFile("an Epoch hardware CSV has a 'Hardware name' column", where=Location(str(path), 1),
                         hint="the header is Epoch's ml_hardware.csv's first line")
+    columns = [RENAMED.get(column, column) for column in header]
+    for column, now in zip(header, columns):
+        if column != now and now in header:
+            raise LoadError(f"column {column!r} is {now!r} renamed, and the file gives both", where=Location(str(path), 1),
+                            hint="a CSV names each column once; which of the two is meant cannot be told")
+    layout = CellLayout("epoch", "Epoch AI", columns, FIELDS, NAMES, model, units, also_read=("Hardware name",),
+                        known=COLUMNS + tuple(RENAMED))
+    named = header.index("Hardware name")
     entries = []
-    for row in rows:
-        name = text_of(row["Hardware name"], "Hardware name")
+    for where, cells in rows:
+        name = text_of(cell_item(cells[named], where), "Hardware name") if cells[named] else None
         if not name:
-            raise LoadError("a row without a Hardware name", where=row["Hardware name"].where)
-        row = {RENAMED.get(column, column): cell for column, cell in row.items()}
-        entries.append(build_entry("epoch", "Epoch AI", name.strip(), row, row["Hardware name"].where, FIELDS,
-                                   NAMES, model, units, also_read=("Hardware name",),
-                                   known=COLUMNS + tuple(RENAMED)))
+            raise LoadError("a row without a Hardware name", where=where)
+        entries.append(layout.entry(name, cells, where))
     return entries
 
 
