@@ -69,6 +69,10 @@ CASES = {
                                     "204800000000000.0\n",
         "1: column 'Tensor-FP16/BF16 performance (FLOP/s)' is given twice; a CSV names each column once; which of "
         "the two is meant cannot be told"),
+    "epoch a column under its old and its new name": (  # read as one column, the last silently won
+        "epoch", "ml_hardware.csv", "Hardware name,Memory (bytes),Memory size per board (Byte)\ngpu-x,8e10,4e10\n",
+        "1: column 'Memory (bytes)' is 'Memory size per board (Byte)' renamed, and the file gives both; a CSV names "
+        "each column once; which of the two is meant cannot be told"),
     "epoch a million columns": (  # took 48 s (each column checked against all before it, then named unread)
         "epoch", "ml_hardware.csv", f"{EPOCH_HEADER}," + ",".join(f"c{i}" for i in range(10**6 - 4)) + "\n"
                                     + "gpu-x,Test,GPU,1e12" + ",1" * (10**6 - 4) + "\n",

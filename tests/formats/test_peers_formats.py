@@ -11,7 +11,7 @@ import pytest
 from conftest import FIXTURES
 from hwkb import KnowledgeBase
 from hwkb.errors import LimitError, LoadError, UnknownNameError
-from hwkb.formats.peers.documents import read_csv_rows, read_tree
+from hwkb.formats.peers.documents import read_csv_cells, read_csv_rows, read_tree
 from hwkb.definitions.model import half_unit
 from hwkb.formats.peers.entries import printable
 from hwkb.formats.peers.registry import FORMATS, peer_format, read_peer_files
@@ -154,6 +154,20 @@ def test_trees_and_rows_keep_places(tmp_path):
     path.write_text('h,n\n"a\nb",2.5\n')
     header, rows = read_csv_rows(path)
     assert header == ["h", "n"] and rows[0]["n"].value == 2.5 and rows[0]["h"].where.line == 2
+
+
+def test_csv_cells_come_a_row_at_a_time_each_checked(tmp_path):
+    """The cells stream: a row's fault is raised when the row is reached, at its line."""
+    path = tmp_path / "x.csv"
+    path.write_text('h,n\n"a\nb",2.5\n,\nc,\n', encoding="utf-8")
+    header, rows = read_csv_cells(path)
+    assert header == ["h", "n"] and [(w.line, cells) for w, cells in rows] == [(2, ["a\nb", "2.5"]), (5, ["c", ""])]
+    path.write_text("h,n\na,1\nb,2,3\n", encoding="utf-8")
+    header, rows = read_csv_cells(path)
+    assert next(rows)[1] == ["a", "1"]
+    with pytest.raises(LoadError, match="a row of 3 cells under a header of 2") as caught:
+        next(rows)
+    assert caught.value.where.line == 3
 
 
 @pytest.mark.parametrize("x", [1.8299404e9, 74.50580596923828, 1234565.7, 3.35e12, 0.1 + 0.2, 989.4, 5.234375e9])

@@ -204,12 +204,13 @@ class _Stated:
         """The figure ``f`` states from ``items`` (its field's, then each of ``f.times``; the first given);
         ``root``: the entry, where a ``dtype`` field names the precision."""
         first = items[0]
-        numbers = [number_of(i, ".".join(p)) for i, p in zip(items, (f.path, *f.times))]
-        if any(n is None for n in numbers):
+        numbers = ([number_of(i, ".".join(p)) for i, p in zip(items, (f.path, *f.times))] if f.times
+                   else [number_of(first, f.path[0] if len(f.path) == 1 else ".".join(f.path))])
+        if None in numbers:
             return
-        if any(n < 0 for n in numbers):
+        if min(numbers) < 0:
             raise LoadError(f"{f.field} must not be negative", where=first.where)
-        if any(n == 0 for n in numbers):
+        if 0 in numbers:
             self.notes.append(f"{f.field} is 0: read as not given")
             return
         if f.exact:
@@ -244,7 +245,8 @@ class _Stated:
         self.facts[key] = Fact(key, value, f.unit, text, f"{self.source} ({f.field})", self.eid, first.where,
                                tolerance=tolerance)
         self.by_key[key] = f
-        self.written[key] = " x ".join(i.text or printed(n) for i, n in zip(items, numbers))
+        self.written[key] = (" x ".join(i.text or printed(n) for i, n in zip(items, numbers)) if f.times
+                             else first.text or printed(numbers[0]))
 
     def entry(self, names: Mapping[str, NameMatch], unread: tuple[str, ...]) -> PeerEntry:
         exported = self.name.removeprefix(EXPORT_PREFIX)
