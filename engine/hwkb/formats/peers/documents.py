@@ -42,8 +42,8 @@ from hwkb.definitions.limits import MAX_FILE_BYTES, MAX_MAGNITUDE, MAX_YAML_BYTE
 from hwkb.errors import KBError, LimitError, LoadError, Location, NotHardwareFile
 from hwkb.formats.yaml_nodes import Node, read_yaml
 
-__all__ = ["Item", "NotHardwareFile", "read_tree", "read_csv_rows", "read_csv_cells", "cell_item", "read_python_dict", "number_of", "text_of",
-           "MAX_CSV_ROWS", "MAX_CSV_COLUMNS", "MAX_NUMBER_CHARS"]
+__all__ = ["Item", "NotHardwareFile", "read_tree", "read_csv_rows", "read_csv_cells", "cell_item", "read_python_dict",
+           "number_of", "text_of", "MAX_CSV_ROWS", "MAX_CSV_COLUMNS", "MAX_NUMBER_CHARS"]
 
 #: rows one CSV may hold: Epoch's whole table has ~200
 MAX_CSV_ROWS = 100_000

@@ -30,8 +30,8 @@ from hwkb.formats.peers.documents import Item, cell_item, number_of, text_of
 from hwkb.formats.stated_facts import printed
 
 __all__ = ["PeerField", "PeerDefault", "NameMatch", "NOT_A_PRODUCT", "EXPORT_PREFIX", "PeerEntry", "PeerFormat",
-           "Written", "build_entry", "CellLayout", "tool_figures", "Number", "printable", "json_text", "nest", "display",
-           "check_keys", "name_table", "DTYPES"]
+           "Written", "build_entry", "CellLayout", "tool_figures", "Number", "printable", "json_text", "nest",
+           "display", "check_keys", "name_table", "DTYPES"]
 
 #: a tool's data-type names -> the KB's precision index
 DTYPES: Mapping[str, str] = {"fp16": "fp16", "float16": "fp16", "half": "fp16", "bf16": "bf16", "bfloat16": "bf16",

@@ -153,7 +153,8 @@ def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:
     columns = [RENAMED.get(column, column) for column in header]
     for column, now in zip(header, columns):
         if column != now and now in header:
-            raise LoadError(f"column {column!r} is {now!r} renamed, and the file gives both", where=Location(str(path), 1),
+            raise LoadError(f"column {column!r} is {now!r} renamed, and the file gives both",
+                            where=Location(str(path), 1),
                             hint="a CSV names each column once; which of the two is meant cannot be told")
     layout = CellLayout("epoch", "Epoch AI", columns, FIELDS, NAMES, model, units, also_read=("Hardware name",),
                         known=COLUMNS + tuple(RENAMED))
