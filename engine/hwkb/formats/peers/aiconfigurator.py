@@ -33,8 +33,8 @@ from hwkb.definitions.model import Model, VarKey
 from hwkb.definitions.units import Units
 from hwkb.errors import LoadError, QueryError
 from hwkb.formats.peers.documents import NotHardwareFile, read_tree
-from hwkb.formats.peers.entries import (NameMatch, PeerEntry, PeerField, PeerFormat, Written, build_entry, name_table,
-                                        tool_figures)
+from hwkb.formats.peers.entries import NameMatch, PeerEntry, PeerField, PeerFormat, Written, name_table, tool_figures
+from hwkb.formats.peers.entry_facts import build_entry
 
 __all__ = ["FORMAT", "FIELDS", "NAMES"]
 

@@ -6,32 +6,26 @@ code reads it in (``GiB`` where the code multiplies by ``1024**3``), the
 factor that turns it into the KB's quantity (2 for a per-direction bandwidth
 the KB states both ways), the further fields multiplied in (LLMCompass states
 an SM's work as sublanes x array height x width) and the tool's source line
-that consumes it. :func:`build_entry` turns one entry into a
+that consumes it. :mod:`hwkb.formats.peers.entry_facts` turns one entry into a
 :class:`PeerEntry` whose facts keep the figure's printed digits, so the audit
 allows exactly the rounding (or truncation) the file wrote; :func:`tool_figures` goes the
 other way for ``hwkb export``.
 """
 from __future__ import annotations
 
-import difflib
-import functools
-
 import json
-import math
 import re
 from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping, Sequence
 
-from hwkb.definitions.limits import MAX_MAGNITUDE
-from hwkb.definitions.model import Entity, EntityId, Fact, Model, VarKey, half_unit, split_key
+from hwkb.definitions.model import Entity, EntityId, Fact, Model, VarKey, half_unit
 from hwkb.definitions.units import Units
-from hwkb.errors import KBError, LimitError, LoadError, Location, escaped, suggest
-from hwkb.formats.peers.documents import Item, cell_item, number_of, text_of
-from hwkb.formats.stated_facts import printed
+from hwkb.errors import LoadError, Location, suggest
+from hwkb.formats.peers.documents import Item
 
 __all__ = ["PeerField", "PeerDefault", "NameMatch", "NOT_A_PRODUCT", "EXPORT_PREFIX", "PeerEntry", "PeerFormat",
-           "Written", "build_entry", "CellLayout", "tool_figures", "Number", "printable", "json_text", "nest",
-           "display", "check_keys", "name_table", "DTYPES"]
+           "Written", "tool_figures", "Number", "printable", "json_text", "nest", "display", "check_keys",
+           "name_table", "DTYPES"]
 
 #: a tool's data-type names -> the KB's precision index
 DTYPES: Mapping[str, str] = {"fp16": "fp16", "float16": "fp16", "half": "fp16", "bf16": "bf16", "bfloat16": "bf16",
@@ -142,191 +136,6 @@ class PeerFormat:
     def export_keys(self) -> tuple[VarKey, ...]:
         """Every KB key an export asks for (a ``{dtype}`` key at the layout's default precision)."""
         return self.keys or tuple(dict.fromkeys(f.key.replace("{dtype}", "fp16") for f in self.fields))
-
-
-def build_entry(fmt: str, tool: str, name: str, item: Item | Mapping[str, Item], where: Location,
-                fields: Sequence[PeerField], names: Mapping[str, NameMatch], model: Model, units: Units,
-                also_read: Sequence[str] = (), known: Sequence[str] = ()) -> PeerEntry:
-    """The facts one entry states through ``fields`` (a missing, null or zero figure states nothing); every key
-    neither a field nor in ``also_read`` (a name, a flag the reader looks at) is listed as unread, and one the tool
-    does not ``know`` either with the field it looks like a misspelling of."""
-    root = item if isinstance(item, Item) else Item(dict(item), where)
-    stated = _Stated(fmt, tool, name, where, model, units)
-    for f in fields:
-        first = root.get(*f.path)
-        if first is None or first.value is None:  # not given: most of a wide table's cells
-            continue
-        stated.add(f, [first, *(root.get(*p) for p in f.times)], root)
-    unread = _unread_leaves(tuple(_leaves(root)), _read_paths(fields), tuple(also_read), tuple(known))
-    return stated.entry(names, unread)
-
-
-class CellLayout:
-    """A table's header against a format's fields, worked out once for all its rows: which cell each field
-    reads, and the columns none reads. Each row is then an entry of :func:`build_entry`'s facts, made from its
-    cells' text without an item per cell (an Epoch CSV of 10^5 rows is 10^6 cells, 5 of 38 columns mapped)."""
-
-    def __init__(self, fmt: str, tool: str, columns: Sequence[str], fields: Sequence[PeerField],
-                 names: Mapping[str, NameMatch], model: Model, units: Units, also_read: Sequence[str] = (),
-                 known: Sequence[str] = ()):
-        if any(f.times or f.dtype or len(f.path) != 1 for f in fields):
-            raise ValueError("a table's fields each read one column")
-        place = {c: i for i, c in enumerate(columns)}
-        self.fmt, self.tool, self.names, self.model, self.units = fmt, tool, names, model, units
-        self.cells = tuple((f, place[f.path[0]]) for f in fields if f.path[0] in place)
-        self.unread = _unread_leaves(tuple(columns), _read_paths(fields), tuple(also_read), tuple(known))
-
-    def entry(self, name: str, cells: Sequence[str], where: Location) -> PeerEntry:
-        """The entry of one row: ``cells`` stripped, "" where empty, in the header's order."""
-        stated = _Stated(self.fmt, self.tool, name, where, self.model, self.units)
-        for f, i in self.cells:
-            if cells[i]:
-                first = cell_item(cells[i], where)
-                if first.value is not None:
-                    stated.add(f, [first], None)
-        return stated.entry(self.names, self.unread)
-
-
-class _Stated:
-    """An entry's facts as its fields state them, one figure at a time (:meth:`add`)."""
-
-    def __init__(self, fmt: str, tool: str, name: str, where: Location, model: Model, units: Units):
-        self.fmt, self.tool, self.where, self.model, self.units = fmt, tool, where, model, units
-        self.name = escaped(name)  # a file's stem or a name in it: printed, so never a control character raw
-        self.eid = f"{fmt}:{self.name}"
-        self.source = f"{tool} {display(where.file)}: {self.name}"
-        self.facts: dict[VarKey, Fact] = {}
-        self.by_key: dict[VarKey, PeerField] = {}
-        self.written: dict[VarKey, str] = {}
-        self.notes: list[str] = []
-
-    def add(self, f: PeerField, items: Sequence[Item | None], root: Item | None) -> None:
-        """The figure ``f`` states from ``items`` (its field's, then each of ``f.times``; the first given);
-        ``root``: the entry, where a ``dtype`` field names the precision."""
-        first = items[0]
-        numbers = ([number_of(i, ".".join(p)) for i, p in zip(items, (f.path, *f.times))] if f.times
-                   else [number_of(first, f.path[0] if len(f.path) == 1 else ".".join(f.path))])
-        if None in numbers:
-            return
-        if min(numbers) < 0:
-            raise LoadError(f"{f.field} must not be negative", where=first.where)
-        if 0 in numbers:
-            self.notes.append(f"{f.field} is 0: read as not given")
-            return
-        if f.exact:
-            for p, i, n in zip((f.path, *f.times), items, numbers):
-                if not float(n).is_integer():
-                    raise LoadError(f"{'.'.join(p)} is a count: {i.text or n} is not a whole number", where=i.where)
-        product = math.prod(numbers) * f.scale
-        if not product <= MAX_MAGNITUDE:  # each factor within the limit, their product far beyond it
-            raise LimitError("magnitude", f"{product:.3g}", f"{MAX_MAGNITUDE:g}",
-                             subject=f"{f.field}, the product of " + " x ".join(p[-1] for p in (f.path, *f.times)),
-                             where=first.where)
-        key = f.key
-        if f.dtype is not None:
-            dtype = text_of(root.get(*f.dtype), ".".join(f.dtype))
-            precision = DTYPES.get((dtype or "").lower())
-            if precision is None:
-                self.notes.append(f"{f.field}: data type {dtype!r} has no KB precision; not read")
-                return
-            key = key.replace("{dtype}", precision)
-        variable = _variable(self.model, self.units, self.fmt, f, key, first.where)
-        if variable is None:
-            self.notes.append(f"{f.field}: this KB declares no {split_key(key)[0]}; not read")
-            return
-        value = float(f"{product:.12g}")  # 89 x 0.1 is 8.9, not 8.900000000000002
-        plain = not f.times and f.scale == 1 and first.text is not None
-        text = first.text if plain else printed(value)
-        exact = f.exact or variable.integer
-        # a figure as the file prints it is rounded or cut short (Fact.interval); a product or a scaled one is known
-        # to its first field's printed digits, scaled, either way
-        tolerance = (0.0 if exact else None if plain
-                     else half_unit(first.text or printed(numbers[0])) * value / numbers[0])
-        self.facts[key] = Fact(key, value, f.unit, text, f"{self.source} ({f.field})", self.eid, first.where,
-                               tolerance=tolerance)
-        self.by_key[key] = f
-        self.written[key] = (" x ".join(i.text or printed(n) for i, n in zip(items, numbers)) if f.times
-                             else first.text or printed(numbers[0]))
-
-    def entry(self, names: Mapping[str, NameMatch], unread: tuple[str, ...]) -> PeerEntry:
-        exported = self.name.removeprefix(EXPORT_PREFIX)
-        match = names.get(self.name) or (NameMatch(exported) if exported in self.model.entities else None)
-        return PeerEntry(self.fmt, self.name, self.where, self.facts, self.by_key, match, tuple(self.notes),
-                         self.written, unread)
-
-
-_VARIABLES: dict[tuple[int, int, int, VarKey], tuple[Model, Units, PeerField, object]] = {}
-
-
-def _variable(model: Model, units: Units, fmt: str, f: PeerField, key: VarKey, where: Location):
-    """The variable ``f`` states as ``key`` (None where the KB declares no such variable), its unit checked
-    against the field's: worked out once per model and field, not per row (a bad key raises at each row)."""
-    found = _VARIABLES.get((id(model), id(units), id(f), key))  # by identity: hashing a field costs a row's work
-    if found is not None and found[0] is model and found[1] is units and found[2] is f:
-        return found[3]
-    if split_key(key)[0] not in model.variables:
-        variable = None
-    else:
-        variable = model.check_key(key, where=where)
-        if units.dimensions(f.unit) != units.dimensions(variable.unit):
-            raise KBError(f"{fmt} field {f.field} in {f.unit or 'a count'} does not fit {key} "
-                          f"({variable.unit or 'a count'})", where=Location(f"hwkb/formats/peers ({fmt})"))
-    if len(_VARIABLES) >= 4096:
-        _VARIABLES.clear()
-    _VARIABLES[(id(model), id(units), id(f), key)] = (model, units, f, variable)
-    return variable
-
-
-_READ_PATHS: dict[int, tuple[Sequence[PeerField], tuple[str, ...]]] = {}
-
-
-def _read_paths(fields: Sequence[PeerField]) -> tuple[str, ...]:
-    """The dotted paths a layout's fields read, kept per layout (by identity: hashing the fields costs more than
-    a row's own work)."""
-    found = _READ_PATHS.get(id(fields))
-    if found is None or found[0] is not fields:
-        if len(_READ_PATHS) >= 64:
-            _READ_PATHS.clear()
-        found = _READ_PATHS[id(fields)] = (fields, tuple(dict.fromkeys(
-            ".".join(p) for f in fields for p in (f.path, *f.times, *((f.dtype,) if f.dtype else ())))))
-    return found[1]
-
-
-@functools.lru_cache(maxsize=256)
-def _unread_leaves(leaves: tuple[str, ...], read_paths: tuple[str, ...], also_read: tuple[str, ...],
-                   known: tuple[str, ...]) -> tuple[str, ...]:
-    """The keys of an entry no field reads (a misspelt one with the field it looks like): the same for every row
-    of a CSV, so worked out once per header, not per row."""
-    prefixes = tuple(k for k in known if k.endswith("."))  # 'misc.nccl_mem.': a mapping of any keys
-    return tuple(k if k in known or k.startswith(prefixes) else _unread(k, read_paths) for k in leaves
-                 if k not in read_paths and k not in also_read)
-
-
-#: how alike a key's last name and a field's must be to name the field as what the key misspells (Flop ~ Flops)
-_MISSPELT = 0.85
-
-
-@functools.lru_cache(maxsize=4096)
-def _unread(key: str, read_paths: tuple[str, ...]) -> str:
-    """A key no field reads, with the field it is nearest to where it looks like a misspelling of one."""
-    parent, _, last = key.rpartition(".")
-    close = [p for p in read_paths if p.rpartition(".")[0] == parent
-             and difflib.SequenceMatcher(None, last, p.rpartition(".")[2]).ratio() >= _MISSPELT]
-    return f"{key} (did you mean {close[0]!r}?)" if close else key
-
-
-def _leaves(item: Item, prefix: str = "") -> list[str]:
-    """The dotted paths of a mapping's keys whose values are not mappings themselves."""
-    if not isinstance(item.value, dict):
-        return [prefix] if prefix else []
-    out: list[str] = []
-    for key, value in item.value.items():
-        path = f"{prefix}.{key}" if prefix else key
-        if isinstance(value.value, dict):
-            out += _leaves(value, path)
-        elif path:
-            out.append(path)
-    return out
 
 
 def display(file: str) -> str:

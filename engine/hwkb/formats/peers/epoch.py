@@ -47,8 +47,8 @@ from hwkb.definitions.model import Model, VarKey
 from hwkb.definitions.units import Units
 from hwkb.errors import LoadError, Location
 from hwkb.formats.peers.documents import NotHardwareFile, cell_item, read_csv_cells, text_of
-from hwkb.formats.peers.entries import (CellLayout, NameMatch, PeerEntry, PeerField, PeerFormat, Written, name_table,
-                                        tool_figures)
+from hwkb.formats.peers.entries import NameMatch, PeerEntry, PeerField, PeerFormat, Written, name_table, tool_figures
+from hwkb.formats.peers.entry_facts import CellLayout
 
 __all__ = ["FORMAT", "FIELDS", "NAMES", "COLUMNS", "RENAMED"]
 

@@ -32,8 +32,9 @@ from hwkb.definitions.model import Model, VarKey
 from hwkb.definitions.units import Units
 from hwkb.errors import LoadError, QueryError
 from hwkb.formats.peers.documents import NotHardwareFile, read_python_dict, read_tree
-from hwkb.formats.peers.entries import (EXPORT_PREFIX, NameMatch, PeerEntry, PeerField, PeerFormat, Written,
-                                        build_entry, json_text, name_table, nest, tool_figures)
+from hwkb.formats.peers.entries import (EXPORT_PREFIX, NameMatch, PeerEntry, PeerField, PeerFormat, Written, json_text,
+                                        name_table, nest, tool_figures)
+from hwkb.formats.peers.entry_facts import build_entry
 
 __all__ = ["FORMAT", "FIELDS", "NAMES"]
 

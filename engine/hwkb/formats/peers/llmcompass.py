@@ -41,7 +41,8 @@ from hwkb.definitions.units import Units
 from hwkb.errors import LoadError
 from hwkb.formats.peers.documents import NotHardwareFile, read_tree, text_of
 from hwkb.formats.peers.entries import (NOT_A_PRODUCT, NameMatch, Number, PeerEntry, PeerField, PeerFormat, Written,
-                                        build_entry, json_text, printable, tool_figures)
+                                        json_text, printable, tool_figures)
+from hwkb.formats.peers.entry_facts import build_entry
 
 __all__ = ["FORMAT", "FIELDS", "NAMES"]
 
