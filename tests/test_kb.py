@@ -147,8 +147,8 @@ def test_where_dimension_error_names_the_where(tiny_kb):
     with pytest.raises(DimensionError) as info:
         tiny_kb.solve("clock", gpu="chip", where=["clock = 100"])
     assert str(info.value) == ("--where 'clock = 100': the left side is [cycle]/[time], the right side dimensionless; "
-                               "a bare number has no unit, and clock is in GHz: compare clock with another variable "
-                               "of that unit, or a ratio of such variables with a number")
+                               "a bare number has no unit, and clock is in GHz: write the number with a unit "
+                               "('100 GHz'), or compare clock with another variable of that unit")
 
 
 def test_the_display_questions_are_methods_of_the_door(tiny_kb):

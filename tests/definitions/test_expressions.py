@@ -9,7 +9,8 @@ import sympy
 
 from hwkb.definitions import expressions
 from hwkb.errors import ExpressionError, Location
-from hwkb.definitions.expressions import BinOp, Call, Neg, Num, Ref, RelationTree, parse_expression, parse_relation
+from hwkb.definitions.expressions import (BinOp, Call, Neg, Num, Quantity, Ref, RelationTree, parse_expression,
+                                          parse_relation, parse_where_relation)
 from hwkb.definitions.symbolic import from_sympy, to_sympy, to_text
 
 W = Location("f.yaml", 3, 9)  # the expression text starts at line 3, column 9
@@ -17,8 +18,8 @@ W = Location("f.yaml", 3, 9)  # the expression text starts at line 3, column 9
 
 def test_all_names_exist():
     assert sorted(expressions.__all__) == sorted([
-        "Num", "Ref", "BinOp", "Neg", "Call", "RelationTree", "Expr", "FUNCTIONS", "COMPARISONS",
-        "parse_expression", "parse_relation", "references", "ARITHMETIC"])
+        "Num", "Quantity", "Ref", "BinOp", "Neg", "Call", "RelationTree", "Expr", "FUNCTIONS", "COMPARISONS",
+        "parse_expression", "parse_relation", "parse_where_relation", "references", "ARITHMETIC"])
     for name in expressions.__all__:
         assert hasattr(expressions, name)
 
@@ -307,3 +308,47 @@ def _compiles_a_built_tree(path, tree, call) -> bool:
     bound = [n.value for n in python_ast.walk(tree) if isinstance(n, python_ast.Assign)
              and any(isinstance(t, python_ast.Name) and t.id == name for t in n.targets)]
     return len(bound) == 1 and python_ast.unparse(bound[0]).startswith("ast.fix_missing_locations(ast.Expression(")
+
+
+# ---------------------------------------------------------------- a --where side with a unit
+
+FACTORS = {"token/s": Fraction(1), "TFLOPS": Fraction(10) ** 12}  # what the KB's registry would give
+
+
+def read_quantity(number, unit, text):
+    return Quantity(number * FACTORS[unit], unit, text)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("decode_tokens_per_s >= 100 token/s",
+     RelationTree(">=", Ref("decode_tokens_per_s"), Quantity(Fraction(100), "token/s", "100 token/s"))),
+    ("1.2e3 TFLOPS<tc_peak[bf16]",
+     RelationTree("<", Quantity(Fraction(12) * 10 ** 14, "TFLOPS", "1.2e3 TFLOPS"), Ref("tc_peak", "bf16"))),
+    ("2 * x = 0.5 token/s",
+     RelationTree("=", BinOp("*", Num(Fraction(2)), Ref("x")), Quantity(Fraction(1, 2), "token/s", "0.5 token/s"))),
+])
+def test_a_where_side_may_be_a_number_with_a_unit(text, expected):
+    assert parse_where_relation(text, None, read_quantity) == expected
+
+
+@pytest.mark.parametrize("text", ["a >= 2 * b", "a = b", "a <= 100", "x >= 2*y"])
+def test_a_where_without_a_unit_is_an_ordinary_relation(text):
+    assert parse_where_relation(text, None, read_quantity) == parse_relation(text)
+
+
+def test_a_quantity_is_a_number_to_the_laws_and_not_equal_to_one():
+    quantity = Quantity(Fraction(100), "token/s", "100 token/s")
+    assert isinstance(quantity, Num) and quantity != Num(Fraction(100))
+    assert to_sympy(quantity, sympy.Symbol) == 100
+
+
+@pytest.mark.parametrize("text, message", [
+    ("100 token/s >= 1 TFLOPS", "both sides of '100 token/s >= 1 TFLOPS' are quantities; compare a variable, "
+                                "or an expression of variables, with a quantity"),
+    ("a >= 100 token/s >= b", "cannot parse 'a >= 100 token/s >= b': invalid syntax"),
+    ("a != 100 token/s", "cannot parse 'a != 100 token/s': invalid syntax"),
+])
+def test_what_a_where_quantity_refuses(text, message):
+    with pytest.raises(ExpressionError) as info:
+        parse_where_relation(text, None, read_quantity)
+    assert str(info.value) == message

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from conftest import kb_from_text
-from hwkb.errors import OutsideLimit
+from hwkb.errors import KBError, OutsideLimit
 from hwkb.questions.searches import greatest_integer, least_integer
 from hwkb.questions.thresholds import admissible_set, parse_constraints, solve_constrained
 from hwkb.solving.solution import Interval
@@ -238,3 +238,55 @@ def test_interval_helpers():
     assert greatest_integer([Interval(0.0, 0.75, False, True)]) is None
     assert greatest_integer([Interval(1.0, 64.0, True, False)]) == 63
     assert greatest_integer([Interval(128.0, None, True, False)]) is None
+
+
+# ---------------------------------------------------------------- a --where target with a unit (the real KB)
+
+LLAMA_70B_MULTIPLIED = 70_553_706_496 - 128256 * 8192  # tests/questions/test_workload_questions.py's count
+
+
+@pytest.mark.parametrize("target", ["100 token/s", "0.1 token/ms", "6000 token/min"])
+def test_a_target_with_a_unit_is_the_target_variable(real_kb, target):
+    asked = dict(variable="memory_bandwidth", context=real_kb.context("h100-sxm", ["llama-3-70b"], ["batch=1"]))
+    with_unit = solve_constrained(real_kb, asked["variable"], asked["context"], [f"decode_tokens_per_s >= {target}"])
+    by_variable = solve_constrained(
+        real_kb, asked["variable"], real_kb.context("h100-sxm", ["llama-3-70b"], ["batch=1", "target_tokens_per_s=100"]),
+        ["decode_tokens_per_s >= target_tokens_per_s"])
+    assert with_unit.extra["bound"] == "lower" and with_unit.unit == "GB/s"
+    assert with_unit.magnitude == pytest.approx(2 * LLAMA_70B_MULTIPLIED * 100 / 1e9, rel=1e-6)  # BF16 bytes x 100/s
+    assert with_unit.magnitude == pytest.approx(by_variable.magnitude, rel=1e-9)
+
+
+def test_a_quantity_on_the_left_reads_the_same(real_kb):
+    context = real_kb.context("h100-sxm", ["llama-3-70b"], ["batch=1"])
+    left = solve_constrained(real_kb, "memory_bandwidth", context, ["100 token/s <= decode_tokens_per_s"])
+    right = solve_constrained(real_kb, "memory_bandwidth", context, ["decode_tokens_per_s >= 100 token/s"])
+    assert left.magnitude == pytest.approx(right.magnitude, rel=1e-9)
+
+
+def test_a_determined_variable_is_checked_against_a_quantity(real_kb):
+    context = real_kb.context("h100-sxm", ["llama-3-70b"], ["batch=1"])
+    holds = solve_constrained(real_kb, "decode_tokens_per_s", context, ["decode_tokens_per_s >= 10 token/s"])
+    broken = solve_constrained(real_kb, "decode_tokens_per_s", context, ["decode_tokens_per_s >= 100 token/s"])
+    assert holds.status == "derived" and "'decode_tokens_per_s >= 10 token/s' holds" in holds.notes
+    assert broken.status == "inconsistent"
+    assert "'decode_tokens_per_s >= 100 token/s' does not hold in this context" in broken.notes
+
+
+@pytest.mark.parametrize("where, message", [
+    ("decode_tokens_per_s >= 100 GB/s",
+     "--where 'decode_tokens_per_s >= 100 GB/s': the left side is decode_tokens_per_s, in token/s (1/[time]), the "
+     "right side '100 GB/s' ([information]/[time]); give '100 GB/s' in a unit of 1/[time], such as token/s"),
+    ("2 * decode_tokens_per_s >= 100 GB/s",
+     "--where '2 * decode_tokens_per_s >= 100 GB/s': the left side is 1/[time], the right side '100 GB/s' "
+     "([information]/[time]); give '100 GB/s' in a unit of 1/[time]"),
+    ("decode_tokens_per_s >= 100 zorks",
+     "--where 'decode_tokens_per_s >= 100 zorks': unknown unit 'zorks'; units are defined in units.txt"),
+    ("decode_tokens_per_s >= 100 token/s + batch",
+     "--where 'decode_tokens_per_s >= 100 token/s + batch': cannot read unit 'token/s + batch': unexpected '+'; a "
+     "unit is names from units.txt joined by *, / and ^ with a whole exponent, e.g. 'FMA/cycle', 'mm^2'"),
+])
+def test_a_quantity_of_another_dimension_or_no_unit_is_refused(real_kb, where, message):
+    with pytest.raises(KBError) as info:
+        real_kb.parse_where(where)
+    assert str(info.value) == message

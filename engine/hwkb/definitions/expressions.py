@@ -28,8 +28,8 @@ from typing import Callable, Iterator, Union
 from hwkb.errors import ExpressionError, Location
 
 __all__ = [
-    "Num", "Ref", "BinOp", "Neg", "Call", "RelationTree", "Expr", "FUNCTIONS",
-    "COMPARISONS", "parse_expression", "parse_relation", "references", "ARITHMETIC",
+    "Num", "Quantity", "Ref", "BinOp", "Neg", "Call", "RelationTree", "Expr", "FUNCTIONS",
+    "COMPARISONS", "parse_expression", "parse_relation", "parse_where_relation", "references", "ARITHMETIC",
 ]
 
 FUNCTIONS = ("min", "max", "floor", "ceil", "sqrt", "exp", "log")
@@ -46,6 +46,14 @@ _DECIMAL_EXPONENT = re.compile(r"[eE]([+-]?[0-9_]+)$")
 @dataclass(frozen=True)
 class Num:
     value: Fraction
+
+
+@dataclass(frozen=True)
+class Quantity(Num):
+    """A number with a unit, one side of a ``--where`` (``100 token/s``): ``value`` is in the canonical unit of
+    its dimension, so the laws read it as any number; ``unit`` gives its dimension, ``text`` is as written."""
+    unit: str
+    text: str
 
 
 @dataclass(frozen=True)
@@ -145,6 +153,33 @@ def parse_relation(text: str, where: Location | None = None) -> RelationTree:
                               where=_at(where, tree, text), hint=f"use one of {', '.join(COMPARISONS)}")
     checker = _Checker(text, where)
     return RelationTree(op, checker.expr(tree.left, 0), checker.expr(tree.comparators[0], 0))
+
+
+#: one side of a --where that is a number and a unit: '100 token/s', '1.2e3 TFLOPS' (a unit starts with a letter)
+_QUANTITY = re.compile(r"\s*(?P<number>(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?:[eE][+-]?[0-9]+)?)"
+                       r"\s+(?P<unit>[A-Za-z%].*?)\s*\Z", re.DOTALL)
+_COMPARISON = re.compile(r"<=|>=|==|!=|=|<|>")
+_WHERE_OPS = {"<=": "<=", ">=": ">=", "==": "=", "=": "=", "<": "<", ">": ">"}
+
+
+def parse_where_relation(text: str, where: Location | None,
+                         quantity: Callable[[Fraction, str, str], Quantity]) -> RelationTree:
+    """A ``--where`` relation, one of whose sides may be a number with a unit (``decode_tokens_per_s >= 100
+    token/s``): the number is read by this parser, the unit by ``quantity(number, unit, side)``, which gives the
+    :class:`Quantity`; anything else is :func:`parse_relation`'s."""
+    parts = _COMPARISON.split(text)
+    ops = _COMPARISON.findall(text)
+    matches = [_QUANTITY.match(side) for side in parts] if len(ops) == 1 and ops[0] in _WHERE_OPS else []
+    if not any(matches):
+        return parse_relation(text, where)
+    if all(matches):
+        raise ExpressionError(f"both sides of {text.strip()!r} are quantities", where=where,
+                              hint="compare a variable, or an expression of variables, with a quantity")
+    found = next(m for m in matches if m)
+    number = _constant(parse_expression(found.group("number"), where))
+    constant = quantity(number, found.group("unit"), parts[matches.index(found)].strip())
+    other = parse_expression(parts[matches.index(None)], where)
+    return RelationTree(_WHERE_OPS[ops[0]], *((constant, other) if matches[0] else (other, constant)))
 
 
 def parse_expression(text: str, where: Location | None = None) -> Expr:

@@ -1,13 +1,13 @@
 """Dimension checks: both sides of a relation, and every sum, ``min`` and ``max`` inside it, in one dimension.
 
-Dimensions come from the variables' units (:class:`~hwkb.definitions.units.Units`); a pure number fits any
+Dimensions come from the variables' units (and a ``--where`` quantity's own) (:class:`~hwkb.definitions.units.Units`); a pure number fits any
 dimensionless place, an exponent is a plain number, ``exp`` and ``log`` take dimensionless arguments.
 """
 from __future__ import annotations
 
 from fractions import Fraction
 
-from hwkb.definitions.expressions import Call, Expr, Neg, Num, Ref, RelationTree
+from hwkb.definitions.expressions import Call, Expr, Neg, Num, Quantity, Ref, RelationTree
 from hwkb.definitions.model import Model
 from hwkb.definitions.units import Dimensions, Units, format_dimensions
 from hwkb.errors import DimensionError
@@ -29,6 +29,8 @@ def check_dimensions(relation: RelationTree, model: Model, units: Units, where=N
 
 def _dims(e: Expr, model: Model, units: Units) -> Dimensions | None:
     """Dimensions of an expression; None for a pure number (which fits any dimensionless place)."""
+    if isinstance(e, Quantity):
+        return units.dimensions(e.unit)
     if isinstance(e, Num):
         return None
     if isinstance(e, Ref):

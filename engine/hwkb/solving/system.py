@@ -8,13 +8,14 @@ works on one System and one context; the facade
 """
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from hwkb.definitions.expressions import Num, Ref, RelationTree, parse_relation
+from hwkb.definitions.expressions import Num, Quantity, Ref, RelationTree, parse_where_relation
 from hwkb.definitions.model import Model, Rule, VarKey
-from hwkb.definitions.units import Units
-from hwkb.errors import DimensionError, Location
+from hwkb.definitions.units import Units, format_dimensions
+from hwkb.errors import DimensionError, KBError, Location
 from hwkb.formats.caches import SolutionCache
 from hwkb.solving.block_results import BlockResults
 from hwkb.solving.context import Context, build_context
@@ -76,25 +77,65 @@ class System:
         return any(self.parse_where(w, i).op != "=" for i, w in enumerate(where))
 
     def parse_where(self, text: str, i: int = 0) -> RelationTree:
-        """One ``--where`` read and checked against the model: names, indices and dimensions."""
+        """One ``--where`` read and checked against the model: names, indices and dimensions. A side may be a
+        number with a unit (``100 token/s``), read with the KB's units as a constant of the other side's
+        dimension."""
         origin = Location(f"--where {text!r}")
-        relation = self.model.resolve_relation(parse_relation(text, origin))
+
+        def quantity(number: Fraction, unit: str, written: str) -> Quantity:
+            try:
+                factor = self.units.to_canonical(1.0, unit)
+            except KBError as exc:
+                raise exc.at(origin) from None
+            return Quantity(number * Fraction(repr(factor)), unit, written)
+
+        relation = self.model.resolve_relation(parse_where_relation(text, origin, quantity))
         for ref in relation.references():
             self.model.check_key(str(ref), where=origin)
         try:
             check_dimensions(relation, self.model, self.units, where=origin)
         except DimensionError as exc:
             sides = (relation.lhs, relation.rhs)
+            if any(isinstance(s, Quantity) for s in sides):
+                raise self._unit_mismatch(relation, exc, origin) from None
             if any(isinstance(a, Num) for a in sides) and any(isinstance(b, Ref) for b in sides):
                 ref = next(b for b in sides if isinstance(b, Ref))
                 unit = self.model.unit_of(str(ref))
                 raise exc.with_hint(
-                    f"a bare number has no unit, and {ref} is in {unit}: compare {ref} with another variable "
-                    f"of that unit, or a ratio of such variables with a number") from None
+                    f"a bare number has no unit, and {ref} is in {unit}: write the number with a unit "
+                    f"('{_number_text(sides)} {unit}'), or compare {ref} with another variable of that unit") from None
             raise
         return relation
+
+    def _unit_mismatch(self, relation: RelationTree, exc: DimensionError, origin: Location) -> DimensionError:
+        """A quantity whose unit is not of the other side's dimension, both named with their units."""
+        if exc.operation != "=":
+            return exc.at(origin)
+
+        def shown(side) -> str:
+            dims = format_dimensions(self.units.dimensions(side.unit) if isinstance(side, Quantity) else
+                                     self.units.dimensions(self.model.unit_of(str(side))) if isinstance(side, Ref)
+                                     else frozenset())
+            if isinstance(side, Quantity):
+                return f"{side.text!r} ({dims})"
+            if isinstance(side, Ref):
+                return f"{side}, in {self.model.unit_of(str(side)) or 'a plain number'} ({dims})"
+            return exc.left if side is relation.lhs else exc.right
+
+        quantity = next(s for s in (relation.lhs, relation.rhs) if isinstance(s, Quantity))
+        other = relation.rhs if quantity is relation.lhs else relation.lhs
+        other_dims = exc.right if quantity is relation.lhs else exc.left
+        return DimensionError(shown(relation.lhs), shown(relation.rhs), where=origin,
+                              hint=f"give {quantity.text!r} in a unit of {other_dims}"
+                                   + (f", such as {self.model.unit_of(str(other))}"
+                                      if isinstance(other, Ref) and self.model.unit_of(str(other)) else ""))
 
     def _compile_where(self, relation: RelationTree, name: str, text: str) -> Relation:
         rule = Rule(name, "law", f"given: {text}", "given on the command line", Location("--where"), relation, text)
         single = Model(self.model.indices, self.model.variables, {name: rule}, {}, ())
         return compile_relations(single, self.units, self.solutions)[0]
+
+
+def _number_text(sides) -> str:
+    number = next(s for s in sides if isinstance(s, Num)).value
+    return str(number) if number.denominator == 1 else f"{float(number):g}"
