@@ -136,8 +136,8 @@ def test_the_data_rate_needed_keeps_the_bus_and_sets_aside_the_bandwidth_it_move
                       facts=["batch=1", "target_tokens_per_s=100"], where=["decode_tokens_per_s >= target_tokens_per_s"])
     bandwidth = LLAMA_70B_MULTIPLIED * 2 * 100  # B/s for 100 token/s of BF16 weights
     assert needed.intervals[0].lower == pytest.approx(bandwidth * 8 / 8192 / 1e9, rel=1e-6)  # Gbit/s per pin
-    assert needed.notes[1] == ("set aside memory_bandwidth = 5300 GB/s (mi300x) too: it fixes memory_data_rate "
-                               "through memory_bandwidth_law")
+    assert needed.notes[1] == ("set aside memory_bandwidth = 5.3 TB/s (mi300x) too: it follows memory_data_rate "
+                               "through memory_bandwidth_law")  # released as the what-if releases it, as stated
 
 
 def test_a_data_rate_given_with_set_fixes_the_bandwidth_and_is_checked(kb):

@@ -24,6 +24,7 @@ gives the rule used here:
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
 from hwkb.definitions.model import Fact, VarKey
@@ -34,9 +35,11 @@ from hwkb.solving.solver import Solver
 from hwkb.solving.system import System
 from hwkb.solving.values import Value
 
-__all__ = ["intervene", "moved_figures", "stated_causes", "downstream_of", "BASELINE_SOURCE", "MOVED_STATED", "WORKED_BACK"]
+__all__ = ["intervene", "release", "Release", "moved_figures", "stated_causes", "downstream_of", "BASELINE_SOURCE", "HELD", "MOVED_STATED", "WORKED_BACK"]
 
 BASELINE_SOURCE = "baseline value, held while the change is applied"
+#: how the note naming the values :func:`release` holds begins
+HELD = "held at their baseline values"
 #: how a value the change did not set came to move: a stated figure the scenario no longer keeps ...
 MOVED_STATED = "stated figure moved"
 #: ... or a cause of a changed key (a key on the right of a law that defines it) the change was worked back into
@@ -124,27 +127,58 @@ def stated_causes(kb: System, scenario: Context, changed: Iterable[VarKey]) -> t
     return tuple(notes)
 
 
+@dataclass(frozen=True)
+class Release:
+    """What moving some keys sets aside and holds (:func:`release`): ``context`` is the one to solve."""
+    context: Context
+    released: tuple[Fact, ...] = ()  # stated figures the move drives, set aside to be recomputed
+    routes: Mapping[VarKey, tuple[str, ...]] = field(default_factory=dict)  # the laws each released figure follows by
+    held: tuple[Fact, ...] = ()  # values the baseline worked back from what was set aside, held at baseline
+
+
+def release(kb: System, baseline: Context, moved: Iterable[VarKey], context: Context,
+            where: Iterable[str] = ()) -> Release:
+    """The one rule for what a moved key takes with it, whether a what-if sets it (``context`` holds its new
+    value) or a backward question asks for it (``context`` is the baseline without its figure):
+
+    * the stated figures of its downstream outputs are released, to be recomputed;
+    * a value the baseline worked back from a released figure, or from the asked one, is held at its baseline
+      value (more SMs at the clock the peak gave), unless it **follows**: it is a cause in a law defining a
+      moved key (change the peak and the clock follows it), or in a law defining a downstream output that no
+      moved or downstream key drives (the MI300X's bandwidth per stack, once a new data rate fixes the bandwidth
+      through the bus), or a key of a ``--where`` equality.
+    """
+    moved, where = set(moved), list(where)
+    defines = _definitions(kb)
+    downstream = _downstream(defines, moved)
+    driven = moved | downstream
+    released = tuple(f for k in sorted(downstream) if (f := context.facts.get(k)) is not None and f.applicable
+                     and k not in context.overrides)
+    gone = {f.key for f in released} | {k for k in moved if k not in context.facts}
+    if not gone:
+        return Release(context)
+    routes = {f.key: tuple(dict.fromkeys(r.rule.name for r in defines[f.key]
+                                         if any(c != f.key and c in driven for c in r.keys))) for f in released}
+    follows = {k for o in driven & set(defines) for r in defines[o]
+               if o in moved or not any(c != o and c in driven for c in r.keys) for k in r.keys}
+    follows |= {k for r in kb.where_relations(where) for k in r.keys}  # the user's equalities hold on both sides
+    kept = context.without(f.key for f in released)
+    held = tuple(Fact(key, value.magnitude, value.unit, repr(value.magnitude), BASELINE_SOURCE, None,
+                      Location("baseline"), tolerance=0.0)
+                 for key, value in Solver(kb, baseline, where).values.items()
+                 if not (value.stated or key in kept.facts or key in moved or key in defines or key in follows
+                         or not value.depends & gone))
+    return Release(kept.with_facts(held, via=None), released, routes, held)
+
+
 def intervene(kb: System, baseline: Context, changed_context: Context, changed: Iterable[VarKey],
               where: Iterable[str] = ()) -> tuple[Context, tuple[str, ...]]:
-    """``changed_context`` with stale outputs set aside and the baseline's other derived values held."""
-    changed = set(changed)
-    defines = _definitions(kb)
-    downstream = _downstream(defines, changed)
-    follows_change = {k for o in changed & set(defines) for r in defines[o] for k in r.keys}
-    notes, released = [], set()
-    for key in sorted(downstream):
-        fact = changed_context.facts.get(key)
-        if fact is not None and fact.applicable and key not in changed_context.overrides:
-            released.add(key)
-            notes.append(f"{key} (stated {fact.text} {fact.unit}".rstrip() + ") is recomputed from the change")
-    if not released:
+    """``changed_context`` with stale outputs set aside and the baseline's other derived values held
+    (:func:`release`)."""
+    freed = release(kb, baseline, changed, changed_context, where)
+    if not freed.released:
         return changed_context, ()
-    kept = changed_context.without(released)
-    held = [Fact(key, value.magnitude, value.unit, repr(value.magnitude), BASELINE_SOURCE, None,
-                 Location("baseline"), tolerance=0.0)
-            for key, value in Solver(kb, baseline, list(where)).values.items()
-            if not (value.stated or key in kept.facts or key in changed or key in defines or key in follows_change
-                    or not value.depends & released)]
-    if held:
-        notes.append(f"held at their baseline values: {', '.join(sorted(f.key for f in held))}")
-    return kept.with_facts(held, via=None), tuple(notes)
+    notes = [f"{f.key} (stated {f.text} {f.unit}".rstrip() + ") is recomputed from the change" for f in freed.released]
+    if freed.held:
+        notes.append(f"{HELD}: {', '.join(sorted(f.key for f in freed.held))}")
+    return freed.context, tuple(notes)

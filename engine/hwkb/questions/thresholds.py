@@ -49,7 +49,7 @@ from hwkb.definitions.quantities import format_number
 from hwkb.definitions.symbolic import to_sympy
 from hwkb.errors import KBError, NoClosedForm, NotDetermined, QueryError, UnevaluablePoint
 from hwkb.questions.closed_forms import canonical_forms, exact_number
-from hwkb.questions.set_aside import SET_ASIDE, set_aside_fixing_figures
+from hwkb.questions.set_aside import set_aside
 from hwkb.questions.reachable import best_reached
 from hwkb.questions.searches import (MAX_INTEGER, REAL_PROBES, Admissible, greatest_integer, least_integer, scan_reals,
                                      search_integers)
@@ -154,13 +154,11 @@ def solve_constrained(kb: System, variable: VarKey, context: Context, where: lis
     notes: list[str] = []
     fact = context.facts.get(variable)
     if fact is not None and fact.applicable and variable not in context.overrides:
-        context = context.without([variable])
-        notes.append(f"{SET_ASIDE} {variable} = {fact.value:g} {fact.unit} ({fact.entity or 'default'}) to solve for it")
-        context, fixing_notes = set_aside_fixing_figures(kb, variable, context, where)
-        notes += fixing_notes
+        context, set_aside_notes = set_aside(kb, variable, context, where)
+        notes += set_aside_notes
     solver = Solver(kb, context, where)
     base = solver.solution(variable, needs=False)  # only whether it is determined: no search for needs
-    if base.determined or base.status == Status.NOT_APPLICABLE:
+    if base.determined or (fact is not None and not fact.applicable):  # needs=False cannot tell n/a: no search
         return _checked(base, solver, constraints, notes)
     pinned = pinned_equalities(kb, where)
     if pinned:  # the laws cannot invert them: search them as constraints
