@@ -119,7 +119,8 @@ def add_context(parser: argparse.ArgumentParser) -> None:
     add_layers(parser, "a further entity layered on top (workload, instruction shape, scenario); later wins",
                "a fact for this query, e.g. clock_tc=1.755GHz (a bare number is in the variable's unit)")
     parser.add_argument("--where", action="append", default=[], metavar="'LHS OP RHS'",
-                        help="a relation or constraint for this query, e.g. 'd_v = d_qk' or 'exp_utilization[fp8] <= 1'")
+                        help="a relation or constraint for this query, e.g. 'd_v = d_qk', 'exp_utilization[fp8] <= 1' "
+                             "or 'decode_tokens_per_s >= 100 token/s' (a side may be a number with a unit)")
 
 
 def add_layers(parser: argparse.ArgumentParser, with_help: str, set_help: str) -> None:
