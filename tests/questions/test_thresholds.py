@@ -253,7 +253,8 @@ def test_a_target_with_a_unit_is_the_target_variable(real_kb, target):
         real_kb, asked["variable"], real_kb.context("h100-sxm", ["llama-3-70b"], ["batch=1", "target_tokens_per_s=100"]),
         ["decode_tokens_per_s >= target_tokens_per_s"])
     assert with_unit.extra["bound"] == "lower" and with_unit.unit == "GB/s"
-    assert with_unit.magnitude == pytest.approx(2 * LLAMA_70B_MULTIPLIED * 100 / 1e9, rel=1e-6)  # BF16 bytes x 100/s
+    # BF16 bytes x 100/s, over the two H100s that hold the weights
+    assert with_unit.magnitude == pytest.approx(2 * LLAMA_70B_MULTIPLIED * 100 / 2 / 1e9, rel=1e-6)
     assert with_unit.magnitude == pytest.approx(by_variable.magnitude, rel=1e-9)
 
 

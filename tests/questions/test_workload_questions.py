@@ -65,6 +65,36 @@ def test_bf16_weights_need_two_h100s_and_one_of_the_others(kb):
     assert needed == [math.ceil(2 * LLAMA_70B / (MEMORY_GIB[g] * 2**30)) for g in GPUS] == [2, 1, 1]
 
 
+def test_a_model_two_h100s_hold_decodes_over_both(kb):
+    """Tensor parallelism: each GPU reads its half of the weights at its own bandwidth (communication not modelled)."""
+    comparison = kb.compare(GPUS, ["decode_tokens_per_s", "gpus"], layers=["llama-3-70b"], facts=["batch=1"])
+    gpus = [c.value for c in row(comparison, "gpus").cells]
+    decode = [c.value for c in row(comparison, "decode_tokens_per_s").cells]
+    assert gpus == [2, 1, 1]
+    assert decode == pytest.approx([n * BANDWIDTH[g] / (2 * MULTIPLIED) for n, g in zip(gpus, GPUS)], rel=1e-9)
+
+
+@pytest.mark.parametrize("asked, gpus", [(1, 2), (2, 2), (8, 8)])
+def test_more_gpus_than_hold_the_model_are_asked_for_with_tensor_parallel_size(kb, asked, gpus):
+    solution = kb.solve("decode_tokens_per_s", gpu="h100-sxm", layers=["llama-3-70b"],
+                        facts=["batch=1", f"tensor_parallel_size={asked}"])  # never fewer than the 2 that hold it
+    assert solution.magnitude == pytest.approx(gpus * BANDWIDTH["h100-sxm"] / (2 * MULTIPLIED), rel=1e-9)
+
+
+def test_the_gpus_a_decode_rate_needs_is_a_backward_question(kb):
+    needed = kb.solve("tensor_parallel_size", gpu="h100-sxm", layers=["llama-3-70b"], facts=["batch=1"],
+                      where=["decode_tokens_per_s >= 100 token/s"])
+    assert (needed.magnitude, needed.extra["bound"]) == (math.ceil(100 / (BANDWIDTH["h100-sxm"] / (2 * MULTIPLIED))),
+                                                         "lower") == (5, "lower")
+
+
+def test_splitting_decode_leaves_where_it_turns_compute_bound(kb):
+    one, eight = (kb.solve("decode_compute_share", gpu="b200", layers=["llama-3-70b", "fp8"],
+                           facts=["batch=512", f"tensor_parallel_size={n}"]).magnitude for n in (1, 8))
+    assert one == eight == pytest.approx(2 * MULTIPLIED * 512 * BANDWIDTH["b200"] / (MULTIPLIED * 2 * BF16_PEAK["b200"]),
+                                         rel=1e-9)
+
+
 def test_past_the_ridge_the_compute_time_binds(kb):
     comparison = kb.compare(["b200"], ["decode_tokens_per_s"], layers=["llama-3-70b", "fp8"], facts=["batch=512"])
     (cell,) = row(comparison, "decode_tokens_per_s").cells

@@ -61,15 +61,19 @@ def positive_roots(equations: Sequence[sympy.Expr], unknowns: Sequence[sympy.Sym
 def newton_positive(equations, unknowns, starts=(1.0, 1e-3, 1e3, 1e9, 1e-9), tolerance=1e-12) -> dict | None:
     """A positive root of the equations by Newton's method in log space (every KB quantity is positive).
 
-    Returns ``{symbol: value}`` or None; tried from a few starting magnitudes, since the canonical
-    values of one block can lie many orders apart.
+    Returns ``{symbol: value}`` or None (also for a block through ``ceil`` or ``floor``, whose Jacobian has no
+    numeric form); tried from a few starting magnitudes, since the canonical values of one block can lie many
+    orders apart.
     """
     import numpy as np
     import sympy
     logs = sympy.symbols(f"u0:{len(unknowns)}", real=True)
     substituted = [e.xreplace({x: sympy.exp(u) for x, u in zip(unknowns, logs)}) for e in equations]
     residual = sympy.lambdify(logs, substituted, modules="numpy")
-    jacobian = sympy.lambdify(logs, sympy.Matrix(substituted).jacobian(logs), modules="numpy")
+    try:
+        jacobian = sympy.lambdify(logs, sympy.Matrix(substituted).jacobian(logs), modules="numpy")
+    except NotImplementedError:  # a step (ceil, floor) has no derivative NumPy can print: no Newton root
+        return None
     for start in starts:
         u = np.full(len(unknowns), math.log(start))
         with np.errstate(all="ignore"):
