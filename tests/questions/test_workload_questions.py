@@ -151,10 +151,25 @@ def test_decode_and_prefill_sit_at_the_intensities_of_their_work_and_traffic(kb)
     points = points_of(result)
     decode = 2 * MULTIPLIED * 4 / (2 * MULTIPLIED + KV_PER_TOKEN * 4096 * 4)
     prefill = 2 * MULTIPLIED * 2048 * 4 / (2 * MULTIPLIED + KV_PER_TOKEN * 2048 * 4)
-    assert points == pytest.approx({"llama-3-70b decode": decode, "llama-3-70b prefill": prefill}, rel=1e-9)
-    assert result.laws == ("decode_intensity", "prefill_intensity")
+    attention = 4 * 128 * 64 * 80 / KV_PER_TOKEN  # per cached token: 64 query heads x 4 head_dim FLOP, all layers
+    assert points == pytest.approx({"llama-3-70b decode": decode, "llama-3-70b decode attention": attention,
+                                    "llama-3-70b prefill": prefill}, rel=1e-9)
+    assert attention == 8.0
+    assert result.laws == ("decode_intensity", "decode_attention_intensity", "prefill_intensity")
     (roof,) = result.gpus[0].roofs
-    assert roof.attainable == pytest.approx((decode * 3350 / 1000, 989.4), rel=1e-9)  # TFLOPS: under the slope, on the roof
+    assert roof.attainable == pytest.approx((decode * 3350 / 1000, attention * 3350 / 1000, 989.4),
+                                            rel=1e-9)  # TFLOPS: under the slope, on the roof
+
+
+def test_decode_attention_work_is_every_query_head_against_the_cache(kb):
+    solution = kb.solve("decode_attention_flop", "h100-sxm", ["llama-3-70b"], ["batch=4", "context=8192"])
+    assert solution.magnitude * 1e9 == pytest.approx(4 * 8192 * 80 * 64 * (2 * 128 + 2 * 128), rel=1e-12)  # QK^T, PV
+
+
+def test_a_latent_cache_places_no_decode_attention(kb):
+    """DeepSeek-V3 caches a compressed latent, not heads of head_dim: the GQA law does not read it."""
+    result = kb.roofline(["h100-sxm"], precisions=["fp8"], layers=["deepseek-v3"], facts=["batch=1"])
+    assert [name for name, _ in result.points] == ["deepseek-v3 decode"]
 
 
 def test_kernel_workloads_sit_at_their_shapes_intensities(kb):
@@ -170,12 +185,12 @@ def test_kernel_workloads_sit_at_their_shapes_intensities(kb):
 
 def test_a_stated_intensity_is_never_placed(kb):
     result = kb.roofline(["h100-sxm"], layers=["llama-3-70b"], facts=["batch=1", "arithmetic_intensity=5"])
-    assert [name for name, _ in result.points] == ["llama-3-70b decode"]
+    assert [name for name, _ in result.points] == ["llama-3-70b decode", "llama-3-70b decode attention"]
 
 
 def test_a_model_without_a_batch_names_what_its_kernels_need(kb):
     result = kb.roofline(["h100-sxm"], precisions=["fp8"], layers=["llama-3-70b", "fp8"])
-    assert result.points == ()
+    assert result.points == (("llama-3-70b decode attention", 8.0),)  # per cached token: no batch in it
     assert result.notes == ("llama-3-70b decode not placed: decode_intensity needs batch (give it with --set)",
                             "llama-3-70b prefill not placed: prefill_intensity needs batch and prompt_tokens "
                             "(give it with --set)")
@@ -194,9 +209,11 @@ def test_the_kernels_print_in_every_form(kb):
     assert "llama-3-70b decode @ 2" in text.splitlines()[1]
     assert "placed by law: llama-3-70b decode at decode_intensity" in text
     assert "llama-3-70b decode @ 2" in result.render("markdown") and "llama-3-70b decode" in result.render("html")
-    assert result.render("csv").splitlines()[0].endswith(",llama-3-70b decode")
+    assert result.render("csv").splitlines()[0].endswith(",llama-3-70b decode,llama-3-70b decode attention")
     document = json.loads(result.render("json"))
-    assert document["kernels"] == [{"name": "llama-3-70b decode", "intensity": 2.0, "variable": "decode_intensity"}]
+    assert document["kernels"] == [{"name": "llama-3-70b decode", "intensity": 2.0, "variable": "decode_intensity"},
+                                   {"name": "llama-3-70b decode attention", "intensity": 8.0,
+                                    "variable": "decode_attention_intensity"}]
 
 
 # ---------------------------------------------------------------- every leaf sourced
@@ -246,6 +263,7 @@ def test_the_backward_bandwidth_rests_on_sourced_leaves(kb, gpu):
 
 @pytest.mark.parametrize("layers, given, variable", [
     (["llama-3-70b", "fp8"], ["batch=1"], "decode_intensity"),
+    (["llama-3-70b"], ["batch=1"], "decode_attention_intensity"),
     (["llama-3-70b", "fp8"], ["batch=1", "prompt_tokens=2048"], "prefill_intensity"),
     (["attention-llama-3-70b-8k"], [], "attention_intensity"),
     (["gemm-llama-3-70b-mlp-up-prefill"], [], "arithmetic_intensity"),

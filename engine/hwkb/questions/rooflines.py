@@ -6,7 +6,8 @@ as ``(name, intensity)`` (flop/B) is placed on every roof through ``attainable_f
 ``attainable_peak[p]``. How rooflines print and plot is the render stage's.
 
 ``layers`` (``--with``) and ``facts`` (``--set``) place a workload's kernels too: each of :data:`KERNELS` the
-workload's context derives (a model's decode step and prefill, a GEMM's or an attention layer's shape) is a
+workload's context derives (a model's decode step, its decode attention and prefill, a GEMM's or an attention
+layer's shape) is a
 point at the intensity its law gives, labelled with the workload whose figures place it and the kernel, never a
 stated intensity;
 a model's kernel its context cannot settle is named in ``notes`` with what it needs (``batch``).
@@ -24,8 +25,8 @@ __all__ = ["Roof", "GpuRoofline", "Rooflines", "rooflines", "parse_point", "work
 
 FP32 = "fp32"
 #: a workload's kernels on the roofline: each one's label and the variable whose law gives its intensity
-KERNELS = (("decode", "decode_intensity"), ("prefill", "prefill_intensity"), ("attention", "attention_intensity"),
-           ("GEMM", "arithmetic_intensity"))
+KERNELS = (("decode", "decode_intensity"), ("decode attention", "decode_attention_intensity"),
+           ("prefill", "prefill_intensity"), ("attention", "attention_intensity"), ("GEMM", "arithmetic_intensity"))
 #: the kernels every model has (a GEMM's or an attention layer's are the kernel workloads' own)
 MODEL_KERNELS = ("decode_intensity", "prefill_intensity")
 
