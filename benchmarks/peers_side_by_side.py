@@ -13,7 +13,7 @@ generated with that prompt in the key/value cache (decode), on one GPU, in BF16 
 or FP8 (``--precision fp8``: hwkb's ``fp8`` scenario, llm-analysis's ``w8a8e16``, GenZ's ``bits='fp8'``;
 AIConfigurator ``gemm_quant_mode='fp8'`` with a BF16 cache).
 A model too large for the GPU's memory is refused by both peers (their message is printed); hwkb's
-bound does not ask (``gpus_needed`` does).
+decode bound then runs on the ``gpus`` that hold it (tensor parallel), so only the cases that fit compare.
 
 Per case it prints hwkb's ideal bound (``decode_tokens_per_s`` with ``context`` = the prompt;
 ``prefill_time``), the peer's estimate, the ratio peer / hwkb, and the model's weights in memory

@@ -28,7 +28,7 @@ from typing import Iterable, Sequence
 
 from hwkb.definitions.model import EntityId, Fact, VarKey
 from hwkb.errors import Location, QueryError
-from hwkb.questions.interventions import intervene, moved_figures, stated_causes
+from hwkb.questions.interventions import HELD, intervene, moved_figures, stated_causes
 from hwkb.questions.set_aside import SET_ASIDE
 from hwkb.questions.thresholds import solve_constrained
 from hwkb.results import Result
@@ -162,7 +162,7 @@ def what_if(kb: System, variables: Sequence[VarKey] = (), gpu: str | None = None
             solved = [(key, [solve_constrained(kb, key, c, where) for c in (baseline, scenario)]) for key in variables]
             asked = [_compare(key, *sides) for key, sides in solved]
             notes = (*notes, *dict.fromkeys(n for _, sides in solved for side in sides for n in side.notes
-                                            if n.startswith(SET_ASIDE)))  # what both sides solved without
+                                            if n.startswith((SET_ASIDE, HELD))))  # what both sides solved without
         else:
             asked = [_compare(key, before.solution(key), after.solution(key)) for key in variables]
         rows = [replace(row, moved=moved.get(row.variable)) for row in asked]
