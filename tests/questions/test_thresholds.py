@@ -291,3 +291,17 @@ def test_a_quantity_of_another_dimension_or_no_unit_is_refused(real_kb, where, m
     with pytest.raises(KBError) as info:
         real_kb.parse_where(where)
     assert str(info.value) == message
+
+
+@settings(max_examples=5, deadline=None)
+@given(rate=st.integers(1, 1000), unit=st.sampled_from([("token/s", 1.0), ("token/ms", 1e-3), ("token/min", 60.0)]))
+def test_any_unit_of_the_rate_asks_the_same_question(real_kb, rate, unit):
+    """A rate written in any unit of its dimension is the rate in token/s the variable form gives."""
+    name, per_second = unit
+    context = real_kb.context("b200", ["llama-3-8b"], ["batch=1"])
+    with_unit = solve_constrained(real_kb, "memory_bandwidth", context,
+                                  [f"decode_tokens_per_s >= {rate * per_second!r} {name}"])
+    by_variable = solve_constrained(real_kb, "memory_bandwidth",
+                                    real_kb.context("b200", ["llama-3-8b"], ["batch=1", f"target_tokens_per_s={rate}"]),
+                                    ["decode_tokens_per_s >= target_tokens_per_s"])
+    assert with_unit.magnitude == pytest.approx(by_variable.magnitude, rel=1e-9)
