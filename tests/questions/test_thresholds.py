@@ -305,3 +305,15 @@ def test_any_unit_of_the_rate_asks_the_same_question(real_kb, rate, unit):
                                     real_kb.context("b200", ["llama-3-8b"], ["batch=1", f"target_tokens_per_s={rate}"]),
                                     ["decode_tokens_per_s >= target_tokens_per_s"])
     assert with_unit.magnitude == pytest.approx(by_variable.magnitude, rel=1e-9)
+
+
+def test_an_unreachable_rate_names_the_best_one_the_compute_allows(real_kb):
+    """Slack is the log of the sides' ratio: 1e29 token/s dwarfs every reachable rate, and still the best probe
+    is the largest bandwidth, where the two H100s' BF16 peak caps decode (it was the smallest, every probe
+    scoring -1 against a side 1e27 times larger)."""
+    context = real_kb.context("h100-sxm", ["llama-3-70b"], ["batch=1"])
+    solution = solve_constrained(real_kb, "memory_bandwidth", context, ["decode_tokens_per_s >= 1e29 token/s"])
+    assert solution.status == "infeasible" and solution.extra["limiter"] == "decode_compute_time"
+    reached = solution.extra["reachable"]
+    assert reached["side"] == "most" and reached["unit"] == "token/s"
+    assert reached["value"] == pytest.approx(2 * 989.4e12 / (2 * LLAMA_70B_MULTIPLIED), rel=1e-9)  # 2 GPUs' peak

@@ -96,8 +96,13 @@ class Constraint:
         return float(self.lhs.xreplace(subs)), float(self.rhs.xreplace(subs))
 
     def slack(self, values: Mapping[VarKey, float]) -> float:
-        """How far inside (positive) or outside (negative) the constraint a point lies, relative to its bound."""
+        """How far inside (positive) or outside (negative) the constraint a point lies, relative to its bound: the
+        log of the sides' ratio where both are positive, so a side a billion times short still ranks below one
+        a thousand times short."""
         left, right = self.sides(values)
+        if left > 0 and right > 0:
+            ratio = math.log(left) - math.log(right)
+            return -abs(ratio) if self.op == "=" else ratio if self.op in (">=", ">") else -ratio
         scale = max(abs(right), abs(left), 1e-300)
         if self.op == "=":
             return -abs(left - right) / scale
