@@ -19,7 +19,7 @@ from hwkb.definitions.printed import half_unit, printed_interval
 from hwkb.definitions.display import integer_ops_unit
 
 __all__ = [
-    "VarName", "VarKey", "EntityId", "IndexSet", "Range", "Variable", "Fact", "Rule", "Simulation", "SimulationModel",
+    "VarName", "VarKey", "EntityId", "IndexSet", "Range", "Variable", "Fact", "Choice", "Selection", "Rule", "Simulation", "SimulationModel",
     "SIMULATION_MODELS",
     "Entity", "Model", "ancestry", "var_key", "split_key", "half_unit", "alias_table", "resolve_name", "RULE_KINDS",
     "ENTITY_KINDS",
@@ -191,6 +191,29 @@ class Variable:
 
 
 @dataclass(frozen=True)
+class Choice:
+    """A categorical quantity whose value is one of an index set's values, chosen by a context's layers: the
+    precision a workload multiplies in (``matmul_precision``). A rule that writes it as an index
+    (``tc_peak[matmul_precision]``) holds only at the value the context chooses."""
+    name: str
+    over: str  # the index set whose values it takes
+    doc: str
+    where: Location
+    default: "Selection"
+
+
+@dataclass(frozen=True)
+class Selection:
+    """A choice's value as an entity (or a default, or ``--set``) states it, with where it comes from."""
+    choice: str
+    value: str
+    source: str | None
+    entity: EntityId | None
+    where: Location
+    doc: str | None = None
+
+
+@dataclass(frozen=True)
 class SimulationModel:
     """What a simulated rule may name: a model's integer parameters and the options a rule may fix."""
     parameters: tuple[str, ...]
@@ -226,6 +249,7 @@ class Rule:
     tolerance: float = 0.0
     simulation: Simulation | None = None
     example: str = ""  # a worked example from the source, about one product: documentation, never shown on a route
+    chosen: tuple[str, ...] = ()  # the choices among ``over``: an instance holds only where its value is chosen
 
 
 @dataclass(frozen=True)
@@ -239,6 +263,7 @@ class Entity:
     facts: Mapping[VarKey, Fact] = field(default_factory=dict)
     source: str | None = None
     extends_where: Location | None = None  # the ``extends:`` line, where an unknown parent or a cycle is reported
+    selections: Mapping[str, Selection] = field(default_factory=dict)  # choices it makes (``matmul_precision: fp8``)
 
 
 @dataclass(frozen=True)
@@ -250,10 +275,11 @@ class Model:
     entities: Mapping[EntityId, Entity]
     files: tuple[str, ...]
     sources: Mapping[str, Document] | None = None  # the bibliography (SOURCES.yaml); None: sources are free text
+    choices: Mapping[str, Choice] = field(default_factory=dict)
     aliases: Mapping[str, VarName] = field(init=False, repr=False, compare=False)  # alias -> variable
 
     def __post_init__(self):
-        for name in ("indices", "variables", "rules", "entities"):
+        for name in ("indices", "variables", "rules", "entities", "choices"):
             value = getattr(self, name)  # a read-only mapping (entities built as they are asked for) is kept
             if isinstance(value, MutableMapping) or not isinstance(value, Mapping):
                 object.__setattr__(self, name, MappingProxyType(dict(value)))
