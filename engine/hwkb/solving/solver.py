@@ -379,7 +379,7 @@ class Solver(Structure):
             needs = search.sets if search else []
             absent = sorted({k for r, ks in enumerate(self.keysets) if key in ks and r not in self.unchosen
                              for k in ks & self.context.not_applicable})
-            if absent and not needs:
+            if absent and search is not None and not needs:  # unsearched (needs=False), a key beside an n/a is not one
                 where = ", ".join(f"{k} ({self.context.facts[k].where})" for k in absent)
                 return Solution(key, Status.NOT_APPLICABLE, unit,
                                 notes=(f"{key} rests on what this context states as n/a: {where}",))
