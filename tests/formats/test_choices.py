@@ -80,8 +80,9 @@ def test_a_choice_over_an_unknown_index_set_is_an_error_at_its_line(tmp_path, mo
 
 def test_a_choice_named_like_an_index_value_is_an_error(tmp_path, monkeypatch):
     kb_dir = write_kb(tmp_path, monkeypatch, {"rules/job.yaml": CHOICE.replace("run_precision", "fp16")})
-    assert load_errors(kb_dir)[0] == ("rules/job.yaml:2:3: choice 'fp16' is also the name of a value of index set "
-                                      "'precision'; give the choice a name of its own, so that name[index] reads one way")
+    assert load_errors(kb_dir)[0] == (
+        "rules/job.yaml:2:3: choice 'fp16' is also the name of a value of index set 'precision'; give the choice a "
+        "name of its own, so that name[index] reads one way")
 
 
 def test_a_choice_over_another_set_than_the_variable_index_is_an_error(tmp_path, monkeypatch):

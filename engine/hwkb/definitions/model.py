@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping, MutableMapping
 
+from hwkb.definitions.choices import Choice, Selection
 from hwkb.definitions.citations import Document
 from hwkb.definitions.display import display_scale, format_number
 from hwkb.errors import KBError, Location, UnknownNameError
@@ -19,7 +20,7 @@ from hwkb.definitions.printed import half_unit, printed_interval
 from hwkb.definitions.display import integer_ops_unit
 
 __all__ = [
-    "VarName", "VarKey", "EntityId", "IndexSet", "Range", "Variable", "Fact", "Choice", "Selection", "Rule", "Simulation", "SimulationModel",
+    "VarName", "VarKey", "EntityId", "IndexSet", "Range", "Variable", "Fact", "Rule", "Simulation", "SimulationModel",
     "SIMULATION_MODELS",
     "Entity", "Model", "ancestry", "var_key", "split_key", "half_unit", "alias_table", "resolve_name", "RULE_KINDS",
     "ENTITY_KINDS",
@@ -188,29 +189,6 @@ class Variable:
         if self.index is None:
             return (self.name,)
         return tuple(var_key(self.name, v) for v in indices[self.index].values)
-
-
-@dataclass(frozen=True)
-class Choice:
-    """A categorical quantity whose value is one of an index set's values, chosen by a context's layers: the
-    precision a workload multiplies in (``matmul_precision``). A rule that writes it as an index
-    (``tc_peak[matmul_precision]``) holds only at the value the context chooses."""
-    name: str
-    over: str  # the index set whose values it takes
-    doc: str
-    where: Location
-    default: "Selection"
-
-
-@dataclass(frozen=True)
-class Selection:
-    """A choice's value as an entity (or a default, or ``--set``) states it, with where it comes from."""
-    choice: str
-    value: str
-    source: str | None
-    entity: EntityId | None
-    where: Location
-    doc: str | None = None
 
 
 @dataclass(frozen=True)

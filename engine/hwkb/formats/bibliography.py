@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from hwkb.definitions.citations import CITATION_ID, READINGS, Document, linkable, split_citation
-from hwkb.definitions.model import Entity, Fact, Rule, Selection, Variable
+from hwkb.definitions.choices import Selection
+from hwkb.definitions.model import Entity, Fact, Rule, Variable
 from hwkb.errors import KBError, LoadError, Location, UnknownNameError
 from hwkb.formats.yaml_nodes import NodeReader, read_yaml
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from hwkb.definitions.model import ENTITY_KINDS, Choice, Entity, IndexSet, Selection, Variable, split_key
+from hwkb.definitions.choices import Choice, Selection
+from hwkb.definitions.model import ENTITY_KINDS, Entity, IndexSet, Variable, split_key
 from hwkb.definitions.units import Units
 from hwkb.formats.facts import read_fact
 from hwkb.formats.names import check_name
-from hwkb.formats.rule_files import check_key, read_selection
+from hwkb.formats.choice_files import read_selection
+from hwkb.formats.rule_files import check_key
 from hwkb.formats.yaml_nodes import Declaration, Node, NodeReader
 
 __all__ = ["read_entity_file", "build_entity"]
@@ -33,7 +35,8 @@ def read_entity_file(reader: NodeReader, root: Node, entities: list[Declaration]
 
 
 def build_entity(item: Declaration, indices: Mapping[str, IndexSet], variables: Mapping[str, Variable],
-                 units: Units, default_kind: str | None = None, *, choices: Mapping[str, Choice] | None = None) -> Entity:
+                 units: Units, default_kind: str | None = None, *,
+                 choices: Mapping[str, Choice] | None = None) -> Entity:
     reader, eid, fields = item.reader, item.name, item.fields
     # a missing kind is reported where it is required; a datasheet's defaults to a product
     kind = reader.text(fields["kind"][1], "kind") if "kind" in fields else default_kind

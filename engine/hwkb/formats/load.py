@@ -25,7 +25,8 @@ from typing import Iterable, Mapping, NamedTuple
 
 from hwkb.definitions.citations import Document
 from hwkb.definitions.limits import MAX_YAML_BYTES, read_regular_file
-from hwkb.definitions.model import Choice, Entity, EntityId, IndexSet, Model, Rule, Variable
+from hwkb.definitions.choices import Choice
+from hwkb.definitions.model import Entity, EntityId, IndexSet, Model, Rule, Variable
 from hwkb.definitions.units import Units
 from hwkb.errors import KBError, KBErrors, LoadError, Location, UnknownNameError
 from hwkb.formats.bibliography import (BIBLIOGRAPHY, citation_errors, read_bibliography, rule_citation_errors,
@@ -37,7 +38,8 @@ from hwkb.formats.caches.entity_index import (EntityIndex, FileRecord, LazyEntit
                                               size_and_time as size_and_time_of)
 from hwkb.formats.caches.entries import digest
 from hwkb.formats.entity_files import build_entity, read_entity_file
-from hwkb.formats.rule_files import build_choice, build_rule, build_variable, check_aliases, read_rule_file
+from hwkb.formats.choice_files import build_choice
+from hwkb.formats.rule_files import build_rule, build_variable, check_aliases, read_rule_file
 from hwkb.formats.yaml_nodes import Declaration, NodeReader, read_yaml
 
 __all__ = ["load_model", "load_entities"]

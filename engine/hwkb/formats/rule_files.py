@@ -11,31 +11,30 @@ import math
 import re
 from typing import Mapping
 
+from hwkb.definitions.choices import Choice
 from hwkb.definitions.expressions import Ref, parse_relation
-from hwkb.definitions.model import (RULE_KINDS, SIMULATION_MODELS, Choice, IndexSet, Range, Rule, Selection, Simulation,
-                                    Variable, alias_table, resolve_name, split_key, var_key)
+from hwkb.definitions.model import (RULE_KINDS, SIMULATION_MODELS, IndexSet, Range, Rule, Simulation, Variable,
+                                    alias_table, resolve_name, split_key, var_key)
 from hwkb.definitions.quantities import read_quantity
 from hwkb.definitions.units import Units
 from hwkb.definitions.limits import MAX_RULE_INSTANCES, MAX_SIMULATION_OPTION
 from hwkb.errors import ExpressionError, KBError, LimitError, UnitError, UnknownNameError
+from hwkb.formats.choice_files import CHOICE_FIELDS, chosen_indices
 from hwkb.formats.facts import read_fact, read_tolerance
 from hwkb.formats.names import check_name
 from hwkb.formats.yaml_nodes import Declaration, Node, NodeReader
 
-__all__ = ["read_rule_file", "build_variable", "build_choice", "read_selection", "build_rule", "check_ref", "check_key",
-           "check_aliases"]
+__all__ = ["read_rule_file", "build_variable", "build_rule", "check_ref", "check_key", "check_aliases"]
 
 _VARIABLE_FIELDS = ("unit", "doc", "index", "integer", "positive", "capacity", "default", "source", "aliases",
                     "range")
 #: a range's fields: its bounds (min/max include the bound, above/below exclude it) and the document or reason
 _RANGE_FIELDS = ("min", "max", "above", "below", "source")
-_CHOICE_FIELDS = ("over", "doc", "default", "source")
-_SELECTION_FIELDS = ("value", "source", "doc")
 _RULE_FIELDS = ("kind", "doc", "for", "eq", "source", "example", "tolerance", "model", "inputs", "output", "options")
 
 
 def read_rule_file(reader: NodeReader, root: Node, indices: dict[str, IndexSet], variables: list[Declaration],
-                   rules: list[Declaration], choices: list[Declaration] | None = None) -> None:
+                   rules: list[Declaration], choices: list[Declaration]) -> None:
     """Add the file's index sets to ``indices`` and its variables, rules and choices, as written, to the lists."""
     sections = reader.mapping(root, "a rules file", allowed=("indices", "choices", "variables", "rules"))
     if not sections:
@@ -66,8 +65,7 @@ def read_rule_file(reader: NodeReader, root: Node, indices: dict[str, IndexSet],
     for section, what, allowed, required, out in (
             ("variables", "variable", _VARIABLE_FIELDS, ("unit", "doc"), variables),
             ("rules", "rule", _RULE_FIELDS, ("doc", "source"), rules),
-            ("choices", "choice", _CHOICE_FIELDS, ("over", "doc", "default", "source"),
-             [] if choices is None else choices)):
+            ("choices", "choice", CHOICE_FIELDS, CHOICE_FIELDS, choices)):
         if section in sections:
             for name, (key_node, node) in (reader.mapping(sections[section][1], section) or {}).items():
                 fields = reader.mapping(node, f"{what} {name!r}", allowed, required)
@@ -89,55 +87,6 @@ def _headline(reader: NodeReader, node: Node, name: str, values: list[str]) -> t
         reader.error(node, f"the headline values of {name!r} list a value twice")
         return None
     return tuple(headline)
-
-
-def build_choice(item: Declaration, indices: Mapping[str, IndexSet], variables: Mapping[str, Variable]) -> Choice | None:
-    """A choice as declared: ``over`` an index set, a ``default`` value of it and the ``source`` of that default;
-    None with the problem reported. Its name is no variable's and no index value, so ``tc_peak[name]`` reads
-    one way only."""
-    reader, name, fields = item.reader, item.name, item.fields
-    if not all(f in fields for f in _CHOICE_FIELDS) or not check_name(reader, item.key_node, name, "choice"):
-        return None  # a missing field is reported by the mapping
-    over = reader.text(fields["over"][1], "over")
-    doc = reader.text(fields["doc"][1], "doc")
-    if over is None or doc is None:
-        return None
-    if over not in indices:
-        reader.errors.append(UnknownNameError("index set", over, indices, where=reader.at(fields["over"][1])))
-        return None
-    clash = ("a variable" if resolve_name(name, variables) in variables else
-             f"a value of index set {next(i for i in indices.values() if name in i.values).name!r}"
-             if any(name in i.values for i in indices.values()) else "an index set" if name in indices else None)
-    if clash:
-        reader.error(item.key_node, f"choice {name!r} is also the name of {clash}",
-                     "give the choice a name of its own, so that name[index] reads one way")
-        return None
-    source = reader.text(fields["source"][1], "source")
-    default = read_selection(reader, fields["default"][1], name, indices[over], None, source)
-    if default is None:
-        return None
-    return Choice(name, over, doc, item.where, default)
-
-
-def read_selection(reader: NodeReader, node: Node, choice: str, index: IndexSet, entity: str | None,
-                   default_source: str | None) -> Selection | None:
-    """The value ``node`` chooses for ``choice``: a value of ``index``, bare or ``{value, source, doc}``; None
-    with the problem reported at the node."""
-    fields = reader.mapping(node, f"choice {choice!r}", _SELECTION_FIELDS, ("value",)) \
-        if reader.is_mapping(node) else None
-    value_node = fields["value"][1] if fields else node
-    if reader.is_mapping(node) and fields is None or fields is not None and "value" not in fields:
-        return None
-    value = reader.text(value_node, f"the value of {choice!r}")
-    if value is None:
-        return None
-    if value not in index.values:
-        reader.errors.append(UnknownNameError(f"{index.name} value", value, index.values,
-                                              where=reader.at(value_node)))
-        return None
-    source = reader.text(fields["source"][1], "source") if fields and "source" in fields else default_source
-    doc = reader.text(fields["doc"][1], "doc") if fields and "doc" in fields else None
-    return Selection(choice, value, source, entity, reader.at(value_node), doc)
 
 
 def build_variable(item: Declaration, indices: Mapping[str, IndexSet], units: Units) -> Variable | None:
@@ -320,33 +269,24 @@ def build_rule(item: Declaration, indices: Mapping[str, IndexSet], variables: Ma
         return None
     if any(ref.name not in variables for ref in relation.references()):  # a vendor alias, or an unknown name
         relation = relation.map_refs(lambda ref: Ref(resolve_name(ref.name, variables), ref.index))
-    choices = choices or {}
-    chosen = list(dict.fromkeys(ref.index for ref in relation.references()
-                                if ref.index in choices and ref.index not in over))
-    runs_over = {**{c: choice.over for c, choice in choices.items() if c not in over},
-                 **{index: index for index in over}}
+    chosen, runs_over = chosen_indices(relation, over, choices or {})
     ok = True
     for ref in dict.fromkeys(relation.references()):
         ok &= check_ref(reader, eq_node, ref, indices, variables, over=runs_over)
     if not ok or doc is None or source is None:
         return None
-    if chosen and kind != "law":
-        reader.error(eq_node, f"only a law may take an index from a choice, and {name!r} is a {kind}",
-                     f"write a value of {choices[chosen[0]].over} in place of {chosen[0]}")
-        return None
-    return Rule(name, kind, doc, source, item.where, relation, text, tuple(over) + tuple(chosen), tolerance,
-                example=example, chosen=tuple(chosen))
+    if chosen and kind != "law":  # an expectation or a limit holds whatever a context chooses
+        return reader.error(eq_node, f"only a law may take an index from a choice, and {name!r} is a {kind}")
+    return Rule(name, kind, doc, source, item.where, relation, text, (*over, *chosen), tolerance, example=example,
+                chosen=chosen)
 
 
 def check_ref(reader: NodeReader, node: Node, ref: Ref, indices: Mapping[str, IndexSet],
-              variables: Mapping[str, Variable], over: set[str] | Mapping[str, str] | None = None) -> bool:
+              variables: Mapping[str, Variable], over: Mapping[str, str] | None = None) -> bool:
     """Whether ``ref`` names a declared variable with a fitting index; reports why not at ``node``.
 
-    ``over`` is the index sets a rule runs over (``for:``), or a mapping of the names a rule's indices run over to
-    their index sets (a choice to the set it chooses from); None outside a rule, where every index is a value.
+    ``over``: a rule's index names -> their index sets (a choice -> the set it takes); None outside a rule.
     """
-    if over is not None and not isinstance(over, Mapping):
-        over = {index: index for index in over}
     where = reader.at(node)
     if ref.name not in variables:  # the suggestions include the aliases
         reader.errors.append(UnknownNameError("variable", ref.name, [*variables, *alias_table(variables)], where=where))

@@ -11,11 +11,12 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping
 
 from hwkb.errors import ContextError, Location, UnknownNameError
-from hwkb.definitions.model import EntityId, Fact, Model, Selection, VarKey, ancestry
+from hwkb.definitions.choices import Selection
+from hwkb.definitions.model import EntityId, Fact, Model, VarKey, ancestry
 from hwkb.definitions.quantities import read_quantity
 from hwkb.definitions.units import Units
 
-__all__ = ["Context", "build_context", "parse_assignment", "parse_selection"]
+__all__ = ["Context", "build_context", "parse_assignment"]
 
 _SOURCES = {"set": "given on the command line", "given": "given as the baseline", "scenario": "scenario override"}
 
@@ -117,7 +118,7 @@ def build_context(model: Model, units: Units, gpu: EntityId | None = None, layer
     for item in sets:
         origin = "--given" if via == "given" else "--set"
         if isinstance(item, str) and item.partition("=")[0].strip() in model.choices:
-            selection = parse_selection(item, model, origin, via)
+            selection = _parse_selection(item, model, origin, via)
             selections[selection.choice] = selection
             continue
         fact = item if isinstance(item, Fact) else parse_assignment(item, model, units, origin=origin, via=via)
@@ -126,7 +127,7 @@ def build_context(model: Model, units: Units, gpu: EntityId | None = None, layer
     return Context(tuple(stack), facts, overrides, selections)
 
 
-def parse_selection(text: str, model: Model, origin: str = "--set", via: str = "set") -> Selection:
+def _parse_selection(text: str, model: Model, origin: str = "--set", via: str = "set") -> Selection:
     """``'matmul_precision=fp8'`` -> the choice's value, one of its index set's."""
     where = Location(origin)
     name, _, value = (part.strip() for part in text.partition("="))

@@ -11,17 +11,16 @@ from __future__ import annotations
 import math
 from typing import Iterable, Mapping, Sequence
 
-from hwkb.definitions.expressions import Ref
 from hwkb.definitions.model import Fact, VarKey
 from hwkb.simulation.rules import run_simulated_rule
 from hwkb.solving.blocks import STEP, least_misfit, regular_at_random, singular_everywhere
 from hwkb.solving.context import Context
-from hwkb.solving.needs import budget_note, needs_of
 from hwkb.solving.plan import Plan, Step, make_plan
 from hwkb.solving.plausibility import implausible_values, outside_range
 from hwkb.solving.relations import Relation
 from hwkb.solving.routes import ordered_routes
 from hwkb.solving.solution import Solution, Status
+from hwkb.solving.unsettled import unsettled
 from hwkb.solving.system import System
 from hwkb.solving.values import FactOrigin, OtherDocument, RuleOrigin, Value
 
@@ -48,9 +47,7 @@ class Structure:
         self.keysets = [frozenset(r.keys) for r in self.relations]
         not_applicable = context.not_applicable
         self._usable = [not (ks & not_applicable) for ks in self.keysets]
-        #: the instances of laws indexed by a choice (``tc_peak[matmul_precision]``) at a value not chosen here
-        self.unchosen = frozenset(r for r in kb.chosen_positions(kinds)
-                                  if not self.relations[r].chosen_in(context.chosen))
+        self.unchosen = kb.unchosen(kinds, context.chosen)  # instances of laws indexed by a choice, not chosen here
         for r in self.unchosen:
             self._usable[r] = False
 
@@ -78,7 +75,7 @@ class Solver(Structure):
         self._regular: dict[tuple, bool] = {}
         self.contradictions: dict[tuple[VarKey, ...], str] = {}  # a singular block's outputs -> why no value fits
         self.values: dict[VarKey, Value] = {}
-        self._absent: dict[VarKey, frozenset[VarKey]] | None = None
+        self.absent: dict[VarKey, frozenset[VarKey]] | None = None  # solving.unsettled fills it once
         for key, fact in context.facts.items():
             if fact.applicable:
                 self.values[key] = self._fact_value(fact)
@@ -326,35 +323,6 @@ class Solver(Structure):
                 return value
         return None
 
-    def defined_by_absent(self) -> dict[VarKey, frozenset[VarKey]]:
-        """The keys this context leaves without a value because every law that defines them (the key alone on
-        its left) runs through a key stated n/a, or through such a key in turn, each with the stated n/a keys it
-        rests on: an FP8 workload's peak on a GPU whose ``tc_peak[fp8]`` is n/a does not exist, so neither does
-        its compute time, nor a decode rate bound by it."""
-        if self._absent is None:
-            defines: dict[VarKey, list[tuple[VarKey, ...]]] = {}
-            for r, relation in enumerate(self.relations):
-                lhs = relation.ast.lhs if relation.ast is not None and relation.kind == "law" else None
-                if isinstance(lhs, Ref) and r not in self.unchosen and r not in self.given:
-                    defines.setdefault(str(lhs), []).append(tuple(k for k in relation.keys if k != str(lhs)))
-            absent = {k: frozenset((k,)) for k in self.context.not_applicable}
-            grew = True
-            while grew:
-                grew = False
-                for key, causes in defines.items():
-                    if key in absent or key in self.values:
-                        continue
-                    through = [[k for k in inputs if k in absent] for inputs in causes]
-                    if all(through):
-                        absent[key] = frozenset().union(*(absent[k] for ks in through for k in ks))
-                        grew = True
-            self._absent = {k: v for k, v in absent.items() if k not in self.context.not_applicable}
-        return self._absent
-
-    def _stated_absent(self, key: VarKey) -> str:
-        fact = self.context.facts[key]
-        return f"{key} ({fact.where}{': ' + fact.doc if fact.doc else ''})"
-
     def solution(self, key: VarKey, needs: bool = True) -> Solution:
         """The answer for ``key``; ``needs=False`` skips the search for what would settle an undetermined one."""
         unit = self.kb.model.unit_of(key)
@@ -370,21 +338,7 @@ class Solver(Structure):
             return Solution(key, Status.INCONSISTENT, unit, notes=self.notes_about(key))
         if value is None:
             self._evaluate_rest()
-            gone = self.defined_by_absent().get(key)
-            if gone:
-                return Solution(key, Status.NOT_APPLICABLE, unit, notes=(
-                    f"{key} is defined only by laws through what this context states as n/a: "
-                    + ", ".join(self._stated_absent(k) for k in sorted(gone)),))
-            search = needs_of(self, key) if needs else None
-            needs = search.sets if search else []
-            absent = sorted({k for r, ks in enumerate(self.keysets) if key in ks and r not in self.unchosen
-                             for k in ks & self.context.not_applicable})
-            if absent and search is not None and not needs:  # unsearched (needs=False), a key beside an n/a is not one
-                where = ", ".join(f"{k} ({self.context.facts[k].where})" for k in absent)
-                return Solution(key, Status.NOT_APPLICABLE, unit,
-                                notes=(f"{key} rests on what this context states as n/a: {where}",))
-            return Solution(key, Status.UNDERDETERMINED, unit, needs=tuple(needs),
-                            notes=self.notes_about(key) + budget_note(key, search))
+            return unsettled(self, key, unit, needs)
         value, *others = ordered_routes(self.kb.model, (value, *self.alternatives(key)))
         alternatives = tuple(others)
         broken = self.broken_givens()

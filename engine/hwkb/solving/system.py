@@ -9,7 +9,7 @@ works on one System and one context; the facade
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from hwkb.definitions.expressions import Num, Ref, RelationTree, parse_relation
 from hwkb.definitions.model import Model, Rule, VarKey
@@ -39,7 +39,7 @@ class System:
         self.regular_blocks: dict[tuple, bool] = {}  # a block of the KB's laws -> regular at random inputs
         self.block_results = BlockResults(self.solutions.directory)  # blocks' roots and regularity, on disk
         self.relation_index = {r.name: r for r in relations}
-        self._chosen_positions: dict[tuple[str, ...], tuple[int, ...]] = {}
+        self._chosen_positions: dict[tuple[str, ...], tuple[tuple[int, Relation], ...]] = {}
         self.limits: tuple[Limit, ...] = compile_limits(model)  # a context's facts must satisfy these
         #: plans by what a query knows (which keys, which are n/a, expectations or not): a plan follows from the
         #: structure alone, so queries that know the same keys share one (solving.solver fills it)
@@ -56,14 +56,14 @@ class System:
         check_limits(self.limits, context.facts, self.units)
         return context
 
-    def chosen_positions(self, kinds: tuple[str, ...]) -> tuple[int, ...]:
-        """Where, among the relations of ``kinds`` in order, are those that hold at one value of a choice only
-        (``matmul_peak[fp8]``): a :class:`~hwkb.solving.solver.Structure` switches off the values not chosen."""
+    def unchosen(self, kinds: tuple[str, ...], chosen: Mapping[str, str]) -> frozenset[int]:
+        """Where, among the relations of ``kinds`` in order, are the instances of laws indexed by a choice
+        (``matmul_peak[fp8]``) at a value other than the one ``chosen`` names: a Structure switches them off."""
         positions = self._chosen_positions.get(kinds)
         if positions is None:
             positions = self._chosen_positions[kinds] = tuple(
-                i for i, r in enumerate(r for r in self.relations if r.kind in kinds) if r.rule.chosen)
-        return positions
+                (i, r) for i, r in enumerate(r for r in self.relations if r.kind in kinds) if r.rule.chosen)
+        return frozenset(i for i, relation in positions if not relation.chosen_in(chosen))
 
     def check_key(self, key: str) -> VarKey:
         """The key of the variable ``key`` names (a vendor alias resolved), or an UnknownNameError."""

@@ -20,7 +20,8 @@ import json
 from pathlib import Path
 from typing import Callable, Mapping
 
-from hwkb.definitions.model import Entity, Fact, Selection
+from hwkb.definitions.choices import Selection
+from hwkb.definitions.model import Entity, Fact
 from hwkb.errors import Location
 from hwkb.formats.caches.directory import CacheDirectory
 from hwkb.formats.caches.entries import digest, read_entry, write_entry
