@@ -70,3 +70,14 @@ def test_a_backward_question_solves_for_the_chosen_peak(kb):
     solution = kb.solve("tc_peak[fp8]", layers=["llama-3-70b", "fp8"], facts=["batch=512", "decode_compute_time=10ms"])
     expected = 2 * LLAMA_70B_MULTIPLIED * 512 / 10e-3 / 1e12  # TFLOPS
     assert solution.magnitude == pytest.approx(expected, rel=1e-9)
+
+
+def test_explain_names_the_choice_that_picked_the_peak(kb):
+    solution = kb.solve("workload_peak", gpu="h100-sxm", layers=["llama-3-70b", "fp8"])
+    text = render_solution(solution, explain=True)
+    assert "by law matmul_peak[fp8]: workload_peak = tc_peak[fp8]" in text
+    assert ("chosen: matmul_precision = fp8   [fp8, definition, W8A8: weights and activations both in FP8, so the "
+            "Tensor Cores multiply FP8]") in text
+    chosen = solution.value.origin.to_dict(solution.value)["chosen"]
+    assert chosen == [{"choice": "matmul_precision", "value": "fp8", "entity": "fp8",
+                       "source": "definition, W8A8: weights and activations both in FP8, so the Tensor Cores multiply FP8"}]

@@ -192,7 +192,7 @@ class Solver(Structure):
                 uncertainty += abs(elasticity) * v.uncertainty
         bound_by = tuple(k for k in relation.limits(key) if math.isclose(point[k], result, rel_tol=1e-9))
         origin = RuleOrigin(relation.name, relation.kind, relation.rule.source, tuple(inputs), bound_by=bound_by,
-                            law=relation.law)
+                            law=relation.law, chosen=tuple(self.context.selections[c] for c in relation.rule.chosen))
         return self._make(key, result, origin, uncertainty)
 
     def _evaluate_block(self, step: Step) -> None:
