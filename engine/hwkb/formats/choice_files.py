@@ -54,11 +54,12 @@ def read_selection(reader: NodeReader, node: Node, choice: str, index: IndexSet,
                    default_source: str | None) -> Selection | None:
     """The value ``node`` chooses for ``choice``: a value of ``index``, bare or ``{value, source, doc}``; None
     with the problem reported at the node."""
-    fields = reader.mapping(node, f"choice {choice!r}", _SELECTION_FIELDS, ("value",)) \
-        if reader.is_mapping(node) else None
-    value_node = fields["value"][1] if fields else node
-    if reader.is_mapping(node) and fields is None or fields is not None and "value" not in fields:
-        return None
+    fields, value_node = None, node
+    if reader.is_mapping(node):
+        fields = reader.mapping(node, f"choice {choice!r}", _SELECTION_FIELDS, ("value",))
+        if fields is None or "value" not in fields:  # reported by the mapping
+            return None
+        value_node = fields["value"][1]
     value = reader.text(value_node, f"the value of {choice!r}")
     if value is None:
         return None
