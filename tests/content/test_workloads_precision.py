@@ -53,7 +53,7 @@ def test_fp8_weights_only_on_an_a100_still_answers_the_memory_bound_decode(kb):
     assert "limited by decode_memory_time" in render_solution(solution)
 
 
-@pytest.mark.parametrize("gpu", ["v100", "a30", "mi250x", "mi210", "mi100", "tpu-v4", "tpu-v5e", "tpu-v6e"])
+@pytest.mark.parametrize("gpu", ["v100", "t4", "a30", "mi250x", "mi210", "mi100", "tpu-v4", "tpu-v5e", "tpu-v6e"])
 def test_gpus_without_fp8_state_it_with_a_source(kb, gpu):
     fact = kb.context(gpu).facts["tc_peak[fp8]"]
     assert not fact.applicable and fact.source and fact.doc
