@@ -81,3 +81,14 @@ def test_explain_names_the_choice_that_picked_the_peak(kb):
     chosen = solution.value.origin.to_dict(solution.value)["chosen"]
     assert chosen == [{"choice": "matmul_precision", "value": "fp8", "entity": "fp8",
                        "source": "definition, W8A8: weights and activations both in FP8, so the Tensor Cores multiply FP8"}]
+
+
+def test_compare_shows_fp8_bounds_on_an_a100_as_not_applicable_not_as_needing_a_peak(kb):
+    comparison = kb.compare(["a100-80gb-sxm", "h100-sxm"], layers=["llama-3-70b", "fp8"],
+                            facts=["batch=1", "prompt_tokens=2048"])
+    cells = {r.variable: r.cells for r in comparison.rows}
+    for key in ("decode_tokens_per_s", "prefill_time"):
+        assert (cells[key][0].value, cells[key][0].status) == (None, "not_applicable")
+        assert cells[key][1].status == "derived"
+    assert "gemm_time" not in cells  # no GEMM given: not a bound of this workload
+    assert comparison.unsettled == ()

@@ -14,7 +14,7 @@ from hwkb.definitions.model import VarKey
 from hwkb.solving.needs import budget_note, needs_of
 from hwkb.solving.solution import Solution, Status
 
-__all__ = ["unsettled", "defined_by_absent"]
+__all__ = ["unsettled", "defined_by_absent", "absent_but_settled"]
 
 
 def unsettled(solver, key: VarKey, unit: str, needs: bool) -> Solution:
@@ -42,11 +42,7 @@ def unsettled(solver, key: VarKey, unit: str, needs: bool) -> Solution:
 
 def defined_by_absent(solver) -> dict[VarKey, frozenset[VarKey]]:
     """Each absent key of the solver's context that it has no value for, with the stated n/a keys it rests on."""
-    defines: dict[VarKey, list[tuple[VarKey, ...]]] = {}
-    for r, relation in enumerate(solver.relations):
-        lhs = relation.ast.lhs if relation.ast is not None and relation.kind == "law" else None
-        if isinstance(lhs, Ref) and r not in solver.unchosen and r not in solver.given:
-            defines.setdefault(str(lhs), []).append(tuple(k for k in relation.keys if k != str(lhs)))
+    defines = _definitions(solver)
     stated = solver.context.not_applicable
     absent = {k: frozenset((k,)) for k in stated}
     grew = True
@@ -60,3 +56,22 @@ def defined_by_absent(solver) -> dict[VarKey, frozenset[VarKey]]:
                 absent[key] = frozenset().union(*(absent[k] for ks in through for k in ks))
                 grew = True
     return {k: v for k, v in absent.items() if k not in stated}
+
+
+def absent_but_settled(solver, known: set[VarKey]) -> set[VarKey]:
+    """The absent keys that only the n/a keeps from a value: a law defining each has every input absent or in
+    ``known`` (an FP8 decode rate on an A100, not an FP8 GEMM time where no GEMM is given)."""
+    absent = defined_by_absent(solver)
+    gone = absent.keys() | solver.context.not_applicable
+    return {key for key, inputs in _definitions(solver).items() if key in absent
+            and any(all(k in gone or k in known for k in ks) for ks in inputs)}
+
+
+def _definitions(solver) -> dict[VarKey, list[tuple[VarKey, ...]]]:
+    """Each key a law defines (alone on its left) with the other keys of each such law the context may use."""
+    defines: dict[VarKey, list[tuple[VarKey, ...]]] = {}
+    for r, relation in enumerate(solver.relations):
+        lhs = relation.ast.lhs if relation.ast is not None and relation.kind == "law" else None
+        if isinstance(lhs, Ref) and r not in solver.unchosen and r not in solver.given:
+            defines.setdefault(str(lhs), []).append(tuple(k for k in relation.keys if k != str(lhs)))
+    return defines
