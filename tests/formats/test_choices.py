@@ -97,3 +97,9 @@ def test_a_choice_over_another_set_than_the_variable_index_is_an_error(tmp_path,
 def test_the_real_kb_has_no_compute_rate_over_bf16(real_kb):
     assert "compute_rate_over_bf16" not in real_kb.model.variables
     assert real_kb.model.choices["matmul_precision"].over == "precision"
+
+
+def test_list_choices_names_each_with_its_set_and_default(choice_kb):
+    (item,) = choice_kb.listing("choices").items
+    assert item == {"id": "run_precision", "doc": "the precision a job runs in", "over": "precision",
+                    "values": ["fp16", "bf16"], "default": "bf16", "source": "tiny book, page 3"}
