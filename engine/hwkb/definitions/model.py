@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping, MutableMapping
 
+from hwkb.definitions.choices import Choice, Selection
 from hwkb.definitions.citations import Document
 from hwkb.definitions.display import display_scale, format_number
 from hwkb.errors import KBError, Location, UnknownNameError
@@ -226,6 +227,7 @@ class Rule:
     tolerance: float = 0.0
     simulation: Simulation | None = None
     example: str = ""  # a worked example from the source, about one product: documentation, never shown on a route
+    chosen: tuple[str, ...] = ()  # the choices among ``over``: an instance holds only where its value is chosen
 
 
 @dataclass(frozen=True)
@@ -239,6 +241,7 @@ class Entity:
     facts: Mapping[VarKey, Fact] = field(default_factory=dict)
     source: str | None = None
     extends_where: Location | None = None  # the ``extends:`` line, where an unknown parent or a cycle is reported
+    selections: Mapping[str, Selection] = field(default_factory=dict)  # choices it makes (``matmul_precision: fp8``)
 
 
 @dataclass(frozen=True)
@@ -250,10 +253,11 @@ class Model:
     entities: Mapping[EntityId, Entity]
     files: tuple[str, ...]
     sources: Mapping[str, Document] | None = None  # the bibliography (SOURCES.yaml); None: sources are free text
+    choices: Mapping[str, Choice] = field(default_factory=dict)
     aliases: Mapping[str, VarName] = field(init=False, repr=False, compare=False)  # alias -> variable
 
     def __post_init__(self):
-        for name in ("indices", "variables", "rules", "entities"):
+        for name in ("indices", "variables", "rules", "entities", "choices"):
             value = getattr(self, name)  # a read-only mapping (entities built as they are asked for) is kept
             if isinstance(value, MutableMapping) or not isinstance(value, Mapping):
                 object.__setattr__(self, name, MappingProxyType(dict(value)))

@@ -18,11 +18,13 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from hwkb.definitions.citations import CITATION_ID, READINGS, Document, linkable, split_citation
+from hwkb.definitions.choices import Selection
 from hwkb.definitions.model import Entity, Fact, Rule, Variable
 from hwkb.errors import KBError, LoadError, Location, UnknownNameError
 from hwkb.formats.yaml_nodes import NodeReader, read_yaml
 
-__all__ = ["BIBLIOGRAPHY", "read_bibliography", "citation_errors", "variable_citation_errors", "rule_citation_errors"]
+__all__ = ["BIBLIOGRAPHY", "read_bibliography", "citation_errors", "variable_citation_errors", "rule_citation_errors",
+           "selection_citation_errors"]
 
 BIBLIOGRAPHY = "SOURCES.yaml"
 _FIELDS = ("title", "publisher", "date", "url", "read", "via", "doc")
@@ -94,6 +96,23 @@ def citation_errors(entities: Iterable[Entity], documents: Mapping[str, Document
             _check(entity.source, entity.where, documents, bibliography, errors)
         for fact in entity.facts.values():
             _check_fact(fact, documents, bibliography, errors)
+        errors += selection_citation_errors(entity.selections.values(), documents, bibliography)
+    return errors
+
+
+def selection_citation_errors(selections: Iterable[Selection], documents: Mapping[str, Document] | None,
+                              bibliography: str = BIBLIOGRAPHY) -> list[KBError]:
+    """The citations of these choices' values (an entity's, a choice's default) that name no document, or none."""
+    if documents is None:
+        return []
+    errors: list[KBError] = []
+    for selection in selections:
+        if selection.source is None:
+            errors.append(LoadError(f"the choice {selection.choice}: {selection.value} cites no source",
+                                    where=selection.where,
+                                    hint=f"add source: \"ID, LOCATION\" with ID a document of {bibliography}"))
+        else:
+            _check(selection.source, selection.where, documents, bibliography, errors)
     return errors
 
 

@@ -3,16 +3,19 @@
 Entities are kept as :class:`~hwkb.formats.yaml_nodes.Declaration` until the
 rule files are read, then built against the declared variables: every fact key
 is checked (:func:`~hwkb.formats.rule_files.check_key`; a vendor alias, ``cu_count``, is stored under its
-variable's key, ``sm_count``) and every value read by :func:`~hwkb.formats.facts.read_fact`.
+variable's key, ``sm_count``) and every value read by :func:`~hwkb.formats.facts.read_fact`. A key that names a
+choice (``matmul_precision: fp8``) states the choice's value, one of its index set's.
 """
 from __future__ import annotations
 
 from typing import Mapping
 
+from hwkb.definitions.choices import Choice, Selection
 from hwkb.definitions.model import ENTITY_KINDS, Entity, IndexSet, Variable, split_key
 from hwkb.definitions.units import Units
 from hwkb.formats.facts import read_fact
 from hwkb.formats.names import check_name
+from hwkb.formats.choice_files import read_selection
 from hwkb.formats.rule_files import check_key
 from hwkb.formats.yaml_nodes import Declaration, Node, NodeReader
 
@@ -32,7 +35,8 @@ def read_entity_file(reader: NodeReader, root: Node, entities: list[Declaration]
 
 
 def build_entity(item: Declaration, indices: Mapping[str, IndexSet], variables: Mapping[str, Variable],
-                 units: Units, default_kind: str | None = None) -> Entity:
+                 units: Units, default_kind: str | None = None, *,
+                 choices: Mapping[str, Choice] | None = None) -> Entity:
     reader, eid, fields = item.reader, item.name, item.fields
     # a missing kind is reported where it is required; a datasheet's defaults to a product
     kind = reader.text(fields["kind"][1], "kind") if "kind" in fields else default_kind
@@ -43,9 +47,15 @@ def build_entity(item: Declaration, indices: Mapping[str, IndexSet], variables: 
     source = reader.text(fields["source"][1], "source") if "source" in fields else None
     extends = tuple(reader.names(fields["extends"][1], "extends") or ()) if "extends" in fields else ()
     facts = {}
+    selections: dict[str, Selection] = {}
     written: dict[str, str] = {}  # a variable's key -> the key as written (its name or a vendor alias)
     if "facts" in fields:
         for text, (key_node, node) in (reader.mapping(fields["facts"][1], f"the facts of {eid!r}") or {}).items():
+            if choices and text in choices:  # a categorical fact: the value of a choice
+                selection = read_selection(reader, node, text, indices[choices[text].over], eid, source)
+                if selection is not None:
+                    selections[text] = selection
+                continue
             key = check_key(reader, key_node, text, indices, variables)
             if key is None:
                 continue
@@ -58,4 +68,5 @@ def build_entity(item: Declaration, indices: Mapping[str, IndexSet], variables: 
             if fact is not None:
                 facts[key] = fact
     extends_where = reader.at(fields["extends"][1]) if "extends" in fields else None
-    return Entity(eid, kind or "", name or eid, doc or "", item.where, extends, facts, source, extends_where)
+    return Entity(eid, kind or "", name or eid, doc or "", item.where, extends, facts, source, extends_where,
+                  selections)

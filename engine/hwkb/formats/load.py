@@ -25,10 +25,12 @@ from typing import Iterable, Mapping, NamedTuple
 
 from hwkb.definitions.citations import Document
 from hwkb.definitions.limits import MAX_YAML_BYTES, read_regular_file
+from hwkb.definitions.choices import Choice
 from hwkb.definitions.model import Entity, EntityId, IndexSet, Model, Rule, Variable
 from hwkb.definitions.units import Units
 from hwkb.errors import KBError, KBErrors, LoadError, Location, UnknownNameError
 from hwkb.formats.bibliography import (BIBLIOGRAPHY, citation_errors, read_bibliography, rule_citation_errors,
+                                       selection_citation_errors,
                                        variable_citation_errors)
 from hwkb.formats.caches.directory import CacheDirectory, trusted
 from hwkb.formats.caches.entities import cached_entities, store_entities
@@ -36,6 +38,7 @@ from hwkb.formats.caches.entity_index import (EntityIndex, FileRecord, LazyEntit
                                               size_and_time as size_and_time_of)
 from hwkb.formats.caches.entries import digest
 from hwkb.formats.entity_files import build_entity, read_entity_file
+from hwkb.formats.choice_files import build_choice
 from hwkb.formats.rule_files import build_rule, build_variable, check_aliases, read_rule_file
 from hwkb.formats.yaml_nodes import Declaration, NodeReader, read_yaml
 
@@ -59,6 +62,7 @@ def load_model(directories: Iterable[Path], extra_entity_files: Iterable[Path] =
     indices: dict[str, IndexSet] = {}
     variables: list[Declaration] = []
     rules: list[Declaration] = []
+    choice_items: list[Declaration] = []
     files: list[str] = []
     entity_files: list[Path] = []
     cited: set[str] = set()  # the files of directories that hold a bibliography: their sources must cite it
@@ -72,7 +76,7 @@ def load_model(directories: Iterable[Path], extra_entity_files: Iterable[Path] =
             cited.update((str(path),) if held else ())
             root = read_yaml(path, errors, cache)
             if root is not None:
-                read_rule_file(NodeReader(path, errors), root, indices, variables, rules)
+                read_rule_file(NodeReader(path, errors), root, indices, variables, rules, choice_items)
     extra = [Path(p) for p in extra_entity_files]
     entity_files += extra
     bibliographies = [d / BIBLIOGRAPHY for d in directories if (d / BIBLIOGRAPHY).exists()]
@@ -88,9 +92,15 @@ def load_model(directories: Iterable[Path], extra_entity_files: Iterable[Path] =
     check_aliases(variables, declared)
     errors += variable_citation_errors([v for v in declared.values() if v.default and v.default.where.file in cited],
                                        sources)
+    choices: dict[str, Choice] = {}
+    for item in choice_items:
+        choice = build_choice(item, indices, declared)
+        if choice is not None:
+            item.reader.declare(choices, item.name, item.key_node, choice)
+    errors += selection_citation_errors([c.default for c in choices.values() if c.where.file in cited], sources)
     built_rules: dict[str, Rule] = {}
     for item in rules:
-        rule = build_rule(item, indices, declared, units)
+        rule = build_rule(item, indices, declared, units, choices)
         if rule is not None:
             item.reader.declare(built_rules, item.name, item.key_node, rule)
     errors += rule_citation_errors([r for r in built_rules.values() if r.where.file in cited], sources)
@@ -104,7 +114,7 @@ def load_model(directories: Iterable[Path], extra_entity_files: Iterable[Path] =
             records[str(slot.path)] = slot.record
             continue
         before = len(errors)
-        file_entities = [build_entity(item, indices, declared, units) for item in slot.declarations]
+        file_entities = [build_entity(item, indices, declared, units, choices=choices) for item in slot.declarations]
         errors += citation_errors(file_entities if str(slot.path) in cited else (), sources)
         if slot.clean and len(errors) == before and slot.text is not None:
             records[str(slot.path)] = FileRecord.of(slot.text, slot.size_and_time, file_entities)
@@ -116,9 +126,10 @@ def load_model(directories: Iterable[Path], extra_entity_files: Iterable[Path] =
     index.write(records)
     if errors:
         raise KBErrors(errors)
-    reader = _IndexedFiles(index, records, indices, declared, units, cache, sources if cited else None, cited)
+    reader = _IndexedFiles(index, records, indices, declared, units, cache, sources if cited else None, cited,
+                           choices)
     return Model(indices, declared, built_rules, LazyEntities(outlines, built, reader.read), tuple(files),
-                 sources), units
+                 sources, choices), units
 
 
 class _Slot(NamedTuple):
@@ -157,9 +168,9 @@ class _IndexedFiles:
 
     def __init__(self, index: EntityIndex, records: Mapping[str, FileRecord], indices: Mapping[str, IndexSet],
                  variables: Mapping[str, Variable], units: Units, cache: CacheDirectory | None,
-                 sources: Mapping[str, Document] | None, cited: set[str]):
+                 sources: Mapping[str, Document] | None, cited: set[str], choices: Mapping[str, Choice]):
         self.index, self.records, self.cache, self.sources, self.cited = index, records, cache, sources, cited
-        self.indices, self.variables, self.units = indices, variables, units
+        self.indices, self.variables, self.units, self.choices = indices, variables, units, choices
 
     def read(self, file: str) -> dict[EntityId, Entity]:
         errors: list[KBError] = []
@@ -178,7 +189,8 @@ class _IndexedFiles:
         declarations: list[Declaration] = []
         if root is not None:
             read_entity_file(NodeReader(path, errors), root, declarations)
-        entities = [build_entity(item, self.indices, self.variables, self.units) for item in declarations]
+        entities = [build_entity(item, self.indices, self.variables, self.units, choices=self.choices)
+                    for item in declarations]
         errors += citation_errors(entities if file in self.cited else (), self.sources)
         if errors:
             raise KBErrors(errors)

@@ -27,6 +27,7 @@ _PLACEHOLDER = re.compile(r"x[0-9]+\Z")  # the placeholders x0, x1, ... of a rul
 _PATTERNS = {
     "variable": (re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z"), "letters, digits and underscores, starting with a letter"),
     "rule": (re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z"), "letters, digits and underscores, starting with a letter"),
+    "choice": (re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z"), "letters, digits and underscores, starting with a letter"),
     "index set": (re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z"), "letters, digits and underscores, starting with a letter"),
     "index value": (re.compile(r"[A-Za-z0-9_]+\Z"), "letters, digits and underscores"),
     "entity": (re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*\Z"),

@@ -11,6 +11,7 @@ import math
 import re
 from typing import Mapping
 
+from hwkb.definitions.choices import Choice
 from hwkb.definitions.expressions import Ref, parse_relation
 from hwkb.definitions.model import (RULE_KINDS, SIMULATION_MODELS, IndexSet, Range, Rule, Simulation, Variable,
                                     alias_table, resolve_name, split_key, var_key)
@@ -18,6 +19,7 @@ from hwkb.definitions.quantities import read_quantity
 from hwkb.definitions.units import Units
 from hwkb.definitions.limits import MAX_RULE_INSTANCES, MAX_SIMULATION_OPTION
 from hwkb.errors import ExpressionError, KBError, LimitError, UnitError, UnknownNameError
+from hwkb.formats.choice_files import CHOICE_FIELDS, chosen_indices
 from hwkb.formats.facts import read_fact, read_tolerance
 from hwkb.formats.names import check_name
 from hwkb.formats.yaml_nodes import Declaration, Node, NodeReader
@@ -32,9 +34,9 @@ _RULE_FIELDS = ("kind", "doc", "for", "eq", "source", "example", "tolerance", "m
 
 
 def read_rule_file(reader: NodeReader, root: Node, indices: dict[str, IndexSet], variables: list[Declaration],
-                   rules: list[Declaration]) -> None:
-    """Add the file's index sets to ``indices`` and its variables and rules, as written, to the two lists."""
-    sections = reader.mapping(root, "a rules file", allowed=("indices", "variables", "rules"))
+                   rules: list[Declaration], choices: list[Declaration]) -> None:
+    """Add the file's index sets to ``indices`` and its variables, rules and choices, as written, to the lists."""
+    sections = reader.mapping(root, "a rules file", allowed=("indices", "choices", "variables", "rules"))
     if not sections:
         return
     if "indices" in sections:
@@ -62,7 +64,8 @@ def read_rule_file(reader: NodeReader, root: Node, indices: dict[str, IndexSet],
                                                              tuple(integer), headline))
     for section, what, allowed, required, out in (
             ("variables", "variable", _VARIABLE_FIELDS, ("unit", "doc"), variables),
-            ("rules", "rule", _RULE_FIELDS, ("doc", "source"), rules)):
+            ("rules", "rule", _RULE_FIELDS, ("doc", "source"), rules),
+            ("choices", "choice", CHOICE_FIELDS, CHOICE_FIELDS, choices)):
         if section in sections:
             for name, (key_node, node) in (reader.mapping(sections[section][1], section) or {}).items():
                 fields = reader.mapping(node, f"{what} {name!r}", allowed, required)
@@ -215,7 +218,7 @@ def check_aliases(items: list[Declaration], variables: Mapping[str, Variable]) -
                 owners[alias] = item.name
 
 def build_rule(item: Declaration, indices: Mapping[str, IndexSet], variables: Mapping[str, Variable],
-               units: Units) -> Rule | None:
+               units: Units, choices: Mapping[str, Choice] | None = None) -> Rule | None:
     reader, name, fields = item.reader, item.name, item.fields
     doc = reader.text(fields["doc"][1], "doc") if "doc" in fields else None  # a missing one is reported
     source = reader.text(fields["source"][1], "source") if "source" in fields else None
@@ -266,19 +269,23 @@ def build_rule(item: Declaration, indices: Mapping[str, IndexSet], variables: Ma
         return None
     if any(ref.name not in variables for ref in relation.references()):  # a vendor alias, or an unknown name
         relation = relation.map_refs(lambda ref: Ref(resolve_name(ref.name, variables), ref.index))
+    chosen, runs_over = chosen_indices(relation, over, choices or {})
     ok = True
     for ref in dict.fromkeys(relation.references()):
-        ok &= check_ref(reader, eq_node, ref, indices, variables, over=set(over))
+        ok &= check_ref(reader, eq_node, ref, indices, variables, over=runs_over)
     if not ok or doc is None or source is None:
         return None
-    return Rule(name, kind, doc, source, item.where, relation, text, tuple(over), tolerance, example=example)
+    if chosen and kind != "law":  # an expectation or a limit holds whatever a context chooses
+        return reader.error(eq_node, f"only a law may take an index from a choice, and {name!r} is a {kind}")
+    return Rule(name, kind, doc, source, item.where, relation, text, (*over, *chosen), tolerance, example=example,
+                chosen=chosen)
 
 
 def check_ref(reader: NodeReader, node: Node, ref: Ref, indices: Mapping[str, IndexSet],
-              variables: Mapping[str, Variable], over: set[str] | None = None) -> bool:
+              variables: Mapping[str, Variable], over: Mapping[str, str] | None = None) -> bool:
     """Whether ``ref`` names a declared variable with a fitting index; reports why not at ``node``.
 
-    ``over`` is the index sets a rule runs over (``for:``); None outside a rule, where every index is a value.
+    ``over``: a rule's index names -> their index sets (a choice -> the set it takes); None outside a rule.
     """
     where = reader.at(node)
     if ref.name not in variables:  # the suggestions include the aliases
@@ -297,12 +304,13 @@ def check_ref(reader: NodeReader, node: Node, ref: Ref, indices: Mapping[str, In
                      if over is not None else f"write {ref.name}[{values[0]}] (one of {', '.join(values)})")
         return False
     if over is not None and ref.index in over:
-        if ref.index != variable.index:
-            reader.error(node, f"{ref} runs over {ref.index}, but {ref.name} is indexed by {variable.index}")
+        if over[ref.index] != variable.index:
+            reader.error(node, f"{ref} runs over {over[ref.index]}, but {ref.name} is indexed by {variable.index}")
             return False
         return True
     if ref.index not in values:
-        reader.errors.append(UnknownNameError(f"{variable.index} value", ref.index, values, where=where))
+        names = [*values, *(name for name, index in (over or {}).items() if index == variable.index)]
+        reader.errors.append(UnknownNameError(f"{variable.index} value", ref.index, names, where=where))
         return False
     return True
 

@@ -29,6 +29,8 @@ from hwkb.definitions.model import split_key
 from hwkb.definitions.quantities import jedec_label
 from hwkb.results import Result
 from hwkb.solving.plan import find_needs
+from hwkb.solving.solver import Solver
+from hwkb.solving.unsettled import absent_but_settled
 
 __all__ = ["Cell", "Row", "Comparison", "compare", "stated_cell", "gpu_cells", "declared_keys", "picked_keys",
            "HEADLINE", "WORKLOAD_HEADLINE", "DERIVED_MARK", "input_needs"]
@@ -140,6 +142,10 @@ def gpu_cells(kb, gpu: str, layers: Sequence[str] = (), facts: Sequence[str] = (
         binding = value.binding_limit()
         cells.setdefault(value.key, Cell(value.magnitude, "derived",
                                          bound_by=tuple(binding.origin.bound_by) if binding else ()))
+    if layers:  # a workload's bound that only an n/a keeps from a value (FP8 on a GPU without FP8) is n/a, not blank
+        known = {k for k, f in context.facts.items() if f.applicable} | cells.keys()
+        for key in absent_but_settled(Solver(kb, context, lazy=True), known) & set(WORKLOAD_HEADLINE[1]):
+            cells.setdefault(key, Cell(None, "not_applicable"))
     return cells
 
 

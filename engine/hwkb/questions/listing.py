@@ -16,7 +16,7 @@ from hwkb.results import Result
 
 __all__ = ["Listing", "listing", "entity_rank", "KINDS", "KIND_ORDER", "NAME", "FP32"]
 
-KINDS = ("entities", "variables", "rules", "scenarios", "precisions")
+KINDS = ("entities", "variables", "rules", "scenarios", "precisions", "choices")
 #: what a name the KB may hold looks like (hwkb.formats.names): completion offers nothing else
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,127}\Z")
 #: the precision of the CUDA-core roof, beside the Tensor-Core ones of the index ``precision``
@@ -61,6 +61,9 @@ def listing(model: Model, what: str = "entities") -> Listing:
     elif what == "variables":
         items = [{"id": v.name, "doc": v.doc, "unit": v.unit, "index": v.index, "aliases": list(v.aliases)}
                  for v in model.variables.values()]
+    elif what == "choices":  # a layer or --set picks one of the values (kb/README.md, "Choices")
+        items = [{"id": c.name, "doc": c.doc, "over": c.over, "values": list(model.indices[c.over].values),
+                  "default": c.default.value, "source": c.default.source} for c in model.choices.values()]
     elif what == "rules":
         items = [{"id": r.name, "doc": r.doc, "kind": r.kind, "eq": r.text, "source": r.source, "example": r.example}
                  for r in model.rules.values()]

@@ -48,6 +48,10 @@ def _render(value: Value, prefix: str, lines: list[str], seen: set, last: bool, 
     if origin.parameters:
         params = ", ".join(f"{k}={v}" for k, v in origin.parameters)
         lines.append(f"{prefix}{'' if root else ('   ' if last else '│  ')}   ({params})")
+    for chosen in origin.chosen:  # what picked this instance of the law: a layer's choice, a default or --set
+        who = ", ".join(p for p in (chosen.entity, chosen.source) if p)
+        lines.append(f"{prefix}{'' if root else ('   ' if last else '│  ')}   chosen: {chosen.choice} = {chosen.value}"
+                     f"   [{who}]")
     child_prefix = prefix + ("" if root else ("   " if last else "│  "))
     for i, child in enumerate(origin.inputs):
         _render(child, child_prefix, lines, seen, last=i == len(origin.inputs) - 1)

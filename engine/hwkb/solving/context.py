@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping
 
 from hwkb.errors import ContextError, Location, UnknownNameError
+from hwkb.definitions.choices import Selection
 from hwkb.definitions.model import EntityId, Fact, Model, VarKey, ancestry
 from hwkb.definitions.quantities import read_quantity
 from hwkb.definitions.units import Units
@@ -30,10 +31,21 @@ class Context:
     entities: tuple[EntityId, ...]
     facts: Mapping[VarKey, Fact]
     overrides: Mapping[VarKey, str] = field(default_factory=dict)
+    selections: Mapping[str, Selection] = field(default_factory=dict)  # each choice's value (later layer wins)
 
     @property
     def not_applicable(self) -> frozenset[VarKey]:
         return frozenset(k for k, f in self.facts.items() if not f.applicable)
+
+    @property
+    def chosen(self) -> Mapping[str, str]:
+        """Each choice's value: ``{"matmul_precision": "fp8"}``."""
+        return {name: s.value for name, s in self.selections.items()}
+
+    @property
+    def shape(self) -> tuple:
+        """What, besides the known keys, decides which relations a query may use: the n/a keys and the choices."""
+        return self.not_applicable, frozenset(self.chosen.items())
 
     @property
     def entity(self) -> EntityId | None:
@@ -43,7 +55,7 @@ class Context:
         """The context with the facts of ``keys`` set aside (they become unknowns)."""
         keys = set(keys)
         return Context(self.entities, {k: f for k, f in self.facts.items() if k not in keys},
-                       {k: v for k, v in self.overrides.items() if k not in keys})
+                       {k: v for k, v in self.overrides.items() if k not in keys}, self.selections)
 
     def with_facts(self, facts: Iterable[Fact], via: str | None = "set") -> "Context":
         """The context with ``facts`` on top (later wins), marked as given ``via`` (None: not marked)."""
@@ -52,7 +64,7 @@ class Context:
             table[fact.key] = fact
             if via is not None:
                 overrides[fact.key] = via
-        return Context(self.entities, table, overrides)
+        return Context(self.entities, table, overrides, self.selections)
 
 
 def parse_assignment(text: str, model: Model, units: Units, origin: str = "--set",
@@ -94,15 +106,32 @@ def build_context(model: Model, units: Units, gpu: EntityId | None = None, layer
         if variable.default is not None:
             for key in variable.keys(model.indices):
                 facts[key] = replace(variable.default, key=key)
+    selections = {name: choice.default for name, choice in model.choices.items()}
     for eid in stack:
         facts.update(entities_table[eid].facts)
+        selections.update(getattr(entities_table[eid], "selections", {}))
     overrides: dict[VarKey, str] = {}
     if base is not None:
         facts.update({k: base.facts[k] for k in base.overrides})
         overrides.update(base.overrides)
+        selections.update({k: s for k, s in base.selections.items() if s.where.file in ("--set", "--given")})
     for item in sets:
-        fact = item if isinstance(item, Fact) else parse_assignment(
-            item, model, units, origin="--given" if via == "given" else "--set", via=via)
+        origin = "--given" if via == "given" else "--set"
+        if isinstance(item, str) and item.partition("=")[0].strip() in model.choices:
+            selection = _parse_selection(item, model, origin, via)
+            selections[selection.choice] = selection
+            continue
+        fact = item if isinstance(item, Fact) else parse_assignment(item, model, units, origin=origin, via=via)
         facts[fact.key] = fact
         overrides[fact.key] = via
-    return Context(tuple(stack), facts, overrides)
+    return Context(tuple(stack), facts, overrides, selections)
+
+
+def _parse_selection(text: str, model: Model, origin: str = "--set", via: str = "set") -> Selection:
+    """``'matmul_precision=fp8'`` -> the choice's value, one of its index set's."""
+    where = Location(origin)
+    name, _, value = (part.strip() for part in text.partition("="))
+    values = model.indices[model.choices[name].over].values
+    if value not in values:
+        raise UnknownNameError(f"{model.choices[name].over} value", value, values, where=where)
+    return Selection(name, value, _SOURCES[via], None, where)

@@ -15,7 +15,7 @@ def needs_of(solver, key: VarKey) -> NeedSearch:
     """The search for the sets of facts that would settle ``key`` in a :class:`~hwkb.solving.solver.Solver`'s
     context (--where equalities make a structure of their own: not memoised)."""
     memo = None if solver.given else (solver.use_expectations, frozenset(solver.values),
-                                      solver.context.not_applicable, key)
+                                      solver.context.shape, key)
     search = solver.kb.needs.get(memo) if memo else None
     if search is None:
         search = search_needs(solver.keysets, solver.values, key, solver.can_solve, solver.usable,

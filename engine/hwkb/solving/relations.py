@@ -203,6 +203,11 @@ class Relation:
     def kind(self) -> str:
         return self.rule.kind
 
+    def chosen_in(self, selected: Mapping[str, str]) -> bool:
+        """Whether the instance holds where the choices have these values (``matmul_peak[fp8]`` where
+        ``matmul_precision`` is fp8); an instance no choice indexes always does."""
+        return all(selected.get(choice) == self.binding[choice] for choice in self.rule.chosen)
+
     @property
     def law(self) -> str:
         """The instance's equation in symbols, as the rule writes it with its indices bound:
@@ -322,8 +327,9 @@ def compile_relations(model: Model, units: Units, cache: SolutionCache | None = 
     relations: list[Relation] = []
     errors: list[KBError] = []
     for rule in model.rules.values():
+        sets = [model.choices[i].over if i in rule.chosen else i for i in rule.over]
         bindings = [dict(zip(rule.over, combo))
-                    for combo in itertools.product(*(model.indices[i].values for i in rule.over))]
+                    for combo in itertools.product(*(model.indices[i].values for i in sets))]
         if rule.simulation is not None:
             for binding in bindings:
                 keys = tuple(dict.fromkeys([*rule.simulation.inputs.values(), rule.simulation.output]))

@@ -15,12 +15,12 @@ from hwkb.definitions.model import Fact, VarKey
 from hwkb.simulation.rules import run_simulated_rule
 from hwkb.solving.blocks import STEP, least_misfit, regular_at_random, singular_everywhere
 from hwkb.solving.context import Context
-from hwkb.solving.needs import budget_note, needs_of
 from hwkb.solving.plan import Plan, Step, make_plan
 from hwkb.solving.plausibility import implausible_values, outside_range
 from hwkb.solving.relations import Relation
 from hwkb.solving.routes import ordered_routes
 from hwkb.solving.solution import Solution, Status
+from hwkb.solving.unsettled import unsettled
 from hwkb.solving.system import System
 from hwkb.solving.values import FactOrigin, OtherDocument, RuleOrigin, Value
 
@@ -47,6 +47,9 @@ class Structure:
         self.keysets = [frozenset(r.keys) for r in self.relations]
         not_applicable = context.not_applicable
         self._usable = [not (ks & not_applicable) for ks in self.keysets]
+        self.unchosen = kb.unchosen(kinds, context.chosen)  # instances of laws indexed by a choice, not chosen here
+        for r in self.unchosen:
+            self._usable[r] = False
 
     def usable(self, r: int) -> bool:
         return self._usable[r]
@@ -72,6 +75,7 @@ class Solver(Structure):
         self._regular: dict[tuple, bool] = {}
         self.contradictions: dict[tuple[VarKey, ...], str] = {}  # a singular block's outputs -> why no value fits
         self.values: dict[VarKey, Value] = {}
+        self.absent: dict[VarKey, frozenset[VarKey]] | None = None  # solving.unsettled fills it once
         for key, fact in context.facts.items():
             if fact.applicable:
                 self.values[key] = self._fact_value(fact)
@@ -103,7 +107,7 @@ class Solver(Structure):
         on which keys are known, not on their values); --where equalities make a structure of their own."""
         if self.given:
             return make_plan(self.keysets, self.values, self.can_solve, self.usable)
-        key = (use_expectations, frozenset(self.values), self.context.not_applicable)
+        key = (use_expectations, frozenset(self.values), self.context.shape)
         plan = self.kb.plans.get(key)
         if plan is None:
             if len(self.kb.plans) >= MAX_PLANS:
@@ -188,7 +192,7 @@ class Solver(Structure):
                 uncertainty += abs(elasticity) * v.uncertainty
         bound_by = tuple(k for k in relation.limits(key) if math.isclose(point[k], result, rel_tol=1e-9))
         origin = RuleOrigin(relation.name, relation.kind, relation.rule.source, tuple(inputs), bound_by=bound_by,
-                            law=relation.law)
+                            law=relation.law, chosen=tuple(self.context.selections[c] for c in relation.rule.chosen))
         return self._make(key, result, origin, uncertainty)
 
     def _evaluate_block(self, step: Step) -> None:
@@ -334,16 +338,7 @@ class Solver(Structure):
             return Solution(key, Status.INCONSISTENT, unit, notes=self.notes_about(key))
         if value is None:
             self._evaluate_rest()
-            search = needs_of(self, key) if needs else None
-            needs = search.sets if search else []
-            absent = sorted({k for r, ks in enumerate(self.keysets) if key in ks and not self.usable(r)
-                             for k in ks & self.context.not_applicable})
-            if absent and not needs:
-                where = ", ".join(f"{k} ({self.context.facts[k].where})" for k in absent)
-                return Solution(key, Status.NOT_APPLICABLE, unit,
-                                notes=(f"{key} rests on what this context states as n/a: {where}",))
-            return Solution(key, Status.UNDERDETERMINED, unit, needs=tuple(needs),
-                            notes=self.notes_about(key) + budget_note(key, search))
+            return unsettled(self, key, unit, needs)
         value, *others = ordered_routes(self.kb.model, (value, *self.alternatives(key)))
         alternatives = tuple(others)
         broken = self.broken_givens()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from hwkb.definitions.expressions import Num, Quantity, Ref, RelationTree, parse_where_relation
 from hwkb.definitions.model import Model, Rule, VarKey
@@ -40,6 +40,7 @@ class System:
         self.regular_blocks: dict[tuple, bool] = {}  # a block of the KB's laws -> regular at random inputs
         self.block_results = BlockResults(self.solutions.directory)  # blocks' roots and regularity, on disk
         self.relation_index = {r.name: r for r in relations}
+        self._chosen_positions: dict[tuple[str, ...], tuple[tuple[int, Relation], ...]] = {}
         self.limits: tuple[Limit, ...] = compile_limits(model)  # a context's facts must satisfy these
         #: plans by what a query knows (which keys, which are n/a, expectations or not): a plan follows from the
         #: structure alone, so queries that know the same keys share one (solving.solver fills it)
@@ -55,6 +56,15 @@ class System:
         context = build_context(self.model, self.units, gpu, layers, facts, via=via, base=base)
         check_limits(self.limits, context.facts, self.units)
         return context
+
+    def unchosen(self, kinds: tuple[str, ...], chosen: Mapping[str, str]) -> frozenset[int]:
+        """Where, among the relations of ``kinds`` in order, are the instances of laws indexed by a choice
+        (``matmul_peak[fp8]``) at a value other than the one ``chosen`` names: a Structure switches them off."""
+        positions = self._chosen_positions.get(kinds)
+        if positions is None:
+            positions = self._chosen_positions[kinds] = tuple(
+                (i, r) for i, r in enumerate(r for r in self.relations if r.kind in kinds) if r.rule.chosen)
+        return frozenset(i for i, relation in positions if not relation.chosen_in(chosen))
 
     def check_key(self, key: str) -> VarKey:
         """The key of the variable ``key`` names (a vendor alias resolved), or an UnknownNameError."""

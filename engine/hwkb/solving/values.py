@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from hwkb.definitions.choices import Selection
 from hwkb.definitions.model import VarKey
 from hwkb.errors import Location
 
@@ -48,6 +49,7 @@ class RuleOrigin:
     parameters: tuple[tuple[str, object], ...] = ()
     bound_by: tuple[VarKey, ...] = ()  # the named limits of a min/max law that the value equals
     law: str = ""  # the rule instance's equation in symbols (none for a simulation)
+    chosen: tuple[Selection, ...] = ()  # the choices that picked this instance of the law (matmul_precision: fp8)
 
     def to_dict(self, value: "Value") -> dict:
         out = {"rule": self.rule, "kind": self.kind, "variable": value.key, "value": value.magnitude,
@@ -58,6 +60,9 @@ class RuleOrigin:
             out["simulation"] = dict(self.parameters)
         if self.bound_by:
             out["bound_by"] = list(self.bound_by)
+        if self.chosen:
+            out["chosen"] = [{"choice": c.choice, "value": c.value, "entity": c.entity, "source": c.source}
+                             for c in self.chosen]
         return out
 
 

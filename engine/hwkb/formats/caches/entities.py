@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 from typing import Callable, Mapping
 
+from hwkb.definitions.choices import Selection
 from hwkb.definitions.model import Entity, Fact
 from hwkb.errors import Location
 from hwkb.formats.caches.directory import CacheDirectory
@@ -30,12 +31,13 @@ __all__ = ["cached_entities", "store_entities"]
 _PLAIN = frozenset((str, int, float, bool, type(None)))
 _LOCATION_FIELDS = ("file", "line", "col")
 
-_CLASSES = {"Entity": Entity, "Fact": Fact}
+_CLASSES = {"Entity": Entity, "Fact": Fact, "Selection": Selection}
 #: the names a field's declared type may be made of, and what each stands for
 _TYPES = {"None": type(None), "str": str, "VarKey": str, "VarName": str, "EntityId": str, "int": int,
-          "float": (int, float), "bool": bool, "Location": Location, "Fact": Fact, "Entity": Entity}
+          "float": (int, float), "bool": bool, "Location": Location, "Fact": Fact, "Entity": Entity,
+          "Selection": Selection}
 #: the classes built by setting their fields directly: frozen dataclasses without __post_init__ or slots
-_DIRECT = frozenset(cls for cls in (Location, Fact, Entity) if dataclasses.is_dataclass(cls)
+_DIRECT = frozenset(cls for cls in (Location, Fact, Entity, Selection) if dataclasses.is_dataclass(cls)
                     and not hasattr(cls, "__post_init__") and "__slots__" not in vars(cls))
 
 
