@@ -91,7 +91,7 @@ def test_the_gpus_a_decode_rate_needs_is_a_backward_question(kb):
 def test_splitting_decode_leaves_where_it_turns_compute_bound(kb):
     one, eight = (kb.solve("decode_compute_share", gpu="b200", layers=["llama-3-70b", "fp8"],
                            facts=["batch=512", f"tensor_parallel_size={n}"]).magnitude for n in (1, 8))
-    assert one == eight == pytest.approx(2 * MULTIPLIED * 512 * BANDWIDTH["b200"] / (MULTIPLIED * 2 * BF16_PEAK["b200"]),
+    assert one == eight == pytest.approx(2 * MULTIPLIED * 512 * BANDWIDTH["b200"] / (MULTIPLIED * FP8_PEAK["b200"]),
                                          rel=1e-9)
 
 
