@@ -187,8 +187,8 @@ def test_a_row_whose_plan_has_a_singular_block_is_screened_not_solved(real_kb_pr
     path.write_text(json.dumps([amd, dual, dict(dual, name="Radeon RX 6800 XT dual 2")]))
     audited = read_rows(kb, default_facts(kb.model), load_records(path, kb.model, kb.units))
     solver = Solver(kb, plausibility._context(audited[0]))
-    assert [s.outputs for s in solver.plan.steps if solver.fixes_only_a_combination(s)] == [
-        ("fp32_lanes_per_sm", "sm_count")]
+    assert [s.outputs for s in solver.plan.steps if s.is_block] == [("fp32_lanes_per_sm", "sm_count")]
+    assert "fix only a combination of fp32_lanes_per_sm, sm_count" in " ".join(solver.notes)
     screens: dict = {}
     screened = [[(c.target, round(c.value.value, 2)) for c in plausibility_checks(row, kb, (), screens)]
                 for row in audited]

@@ -23,8 +23,7 @@ BLOCK = [frozenset({"a", "x", "y"}), frozenset({"b", "x", "y"}), frozenset({"z",
 
 
 def test_all_names_exist():
-    assert sorted(plan_module.__all__) == ["NeedSearch", "Plan", "Step", "components_in_order", "find_needs",
-                                           "make_plan", "maximum_matching", "search_needs"]
+    assert sorted(plan_module.__all__) == ["NeedSearch", "Plan", "Step", "find_needs", "make_plan", "search_needs"]
 
 
 def test_plan_uses_networkx_only_when_a_block_may_exist():
@@ -171,24 +170,11 @@ def test_needs_through_a_block():
 # ---------------------------------------------------------------- blocks in order
 
 
-def test_components_come_before_what_depends_on_them():
-    graph = {"x": ["y"], "y": ["x", "z"], "z": [], "w": ["x"]}
-    assert plan_module.components_in_order(graph) == [["w"], ["x", "y"], ["z"]]
-    chain = {str(i): [str(i + 1)] for i in range(5000)}  # no recursion, however deep
-    assert len(plan_module.components_in_order(chain)) == 5001
-
-
-def test_the_matching_is_maximum():
-    unknowns = {0: ["x", "y"], 1: ["x"], 2: ["y", "z"], 3: ["z"]}
-    owner = plan_module.maximum_matching(unknowns)
-    assert len(owner) == 3  # 3 keys: 3 is the maximum
-    assert all(key in unknowns[r] for key, r in owner.items()) and len(set(owner.values())) == 3
-
-
 # nine keys tied by twelve relations, with two square systems (one needing the other) and a stuck pair
 SEEDED = ("rels = [frozenset(s.split()) for s in ['a x1 x2', 'b x1 x2', 'x1 x2 y1 y2', 'x1 y1 y2', "
           "'c y1 y2 z', 'p q d', 'z w', 'w x1 y2 e', 'q f', 'y1 y2 z w', 'x2 z', 'a b c d']]; "
-          "from hwkb.solving.plan import make_plan, find_needs, components_in_order, maximum_matching; "
+          "from hwkb.solving.plan import make_plan, find_needs; "
+          "from hwkb.solving.plan_blocks import components_in_order, maximum_matching; "
           "plan = make_plan(rels, {'a', 'b', 'c'}, lambda i, k: True); "
           "print(plan.steps, sorted(plan.determined), plan.checks); "
           "print(find_needs(rels, {'f'}, 'e', lambda i, k: True)); "

@@ -32,6 +32,7 @@ from hwkb.audit.rows import Row
 from hwkb.definitions.model import Range, VarKey, Variable, split_key
 from hwkb.definitions.display import format_number, format_quantity
 from hwkb.solving.context import Context
+from hwkb.solving.blocks import singular_everywhere
 from hwkb.solving.plan import Step
 from hwkb.solving.plausibility import implausible_values
 from hwkb.solving.solver import Solver
@@ -68,7 +69,8 @@ class Screen:
         unvalued: set[VarKey] = set()  # what a singular block leaves without a value, and what rests on it
         for step in solver.plan.steps:
             inputs = {k for r in step.relations for k in solver.relations[r].keys}.difference(step.outputs)
-            if inputs & unvalued or solver.fixes_only_a_combination(step):
+            if inputs & unvalued or step.is_block and singular_everywhere(
+                    [solver.relations[r] for r in step.relations], step.outputs):
                 unvalued.update(step.outputs)
                 continue
             valued.append(step)

@@ -27,8 +27,9 @@ import itertools
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
-__all__ = ["Step", "Plan", "make_plan", "find_needs", "search_needs", "NeedSearch", "maximum_matching",
-           "components_in_order"]
+from hwkb.solving.plan_blocks import Block, first_block
+
+__all__ = ["Step", "Plan", "make_plan", "find_needs", "search_needs", "NeedSearch"]
 
 CanSolve = Callable[[int, str], bool]
 MAX_NEED_SIZE = 3
@@ -57,14 +58,14 @@ class Plan:
 
 def make_plan(relations: Sequence[frozenset[str]], known: Iterable[str], can_solve: CanSolve,
               usable: Callable[[int], bool] = lambda r: True, *, derives: Callable[[int], bool] | None = None,
-              blocks: bool = True) -> Plan:
+              blocks: bool = True, square_block: Callable[[dict], Block | None] | None = None) -> Plan:
     """Everything that follows from ``known`` through the usable relations.
 
     ``derives`` narrows the relations that may give a value (an audit's
     expectations are checks, never routes); ``blocks=False`` stops after
     propagation, for callers that want every value as one relation's explicit
     solution. ``Plan.checks`` are the usable relations left over with all keys
-    known: the over-determination an audit checks.
+    known: the over-determination an audit checks. ``square_block``: a cache of :func:`first_block`.
     """
     derives = usable if derives is None else (lambda r, d=derives: usable(r) and d(r))
     known = set(known)
@@ -77,7 +78,7 @@ def make_plan(relations: Sequence[frozenset[str]], known: Iterable[str], can_sol
                 by_key.setdefault(k, []).append(r)
     while True:
         _propagate(relations, known, can_solve, by_key, steps, used)
-        block = _next_block(relations, known, by_key, used, derives) if blocks else None
+        block = _next_block(relations, known, used, derives, square_block or first_block) if blocks else None
         if block is None:
             break
         steps.append(block)
@@ -108,7 +109,7 @@ def _propagate(relations, known: set, can_solve, by_key, steps, used, frontier=N
         frontier = sorted({r for k in fresh for r in by_key.get(k, ()) if r not in used})
 
 
-def _next_block(relations, known: set, by_key, used: set, usable) -> Step | None:
+def _next_block(relations, known: set, used: set, usable, square_block) -> Step | None:
     """The first square system, in dependency order, that the knowns settle."""
     pending = {r: relations[r] - known for r in range(len(relations))
                if usable(r) and r not in used and len(relations[r] - known) >= 2}
@@ -116,25 +117,8 @@ def _next_block(relations, known: set, by_key, used: set, usable) -> Step | None
     if len(core) < 2:
         return None
     joined = _joined(pending, core)  # a block and whatever it waits for share unknowns with the core
-    owner = maximum_matching({r: sorted(keys) for r, keys in pending.items() if r in joined})
-    depends: dict[str, list[str]] = {}  # key -> the keys that need it
-    for key, r in sorted(owner.items(), key=lambda item: item[1]):
-        depends.setdefault(key, [])
-        for other in sorted(relations[r] - known - {key}):
-            depends.setdefault(other, []).append(key)
-    if not depends:
-        return None
-    settled = set(known)
-    for component in components_in_order(depends):
-        members = set(component)
-        rels = {owner[k] for k in members if k in owner}
-        unknowns = set().union(*(relations[r] - settled for r in rels)) if rels else {None}
-        if len(members) >= 2 and len(rels) == len(members) and unknowns <= members:
-            return Step(tuple(sorted(rels)), tuple(sorted(members)))
-        if unknowns <= members and len(rels) == len(members):
-            settled |= members
-        # else: this component is not settled; one that does not depend on it may still be
-    return None
+    found = square_block({r: keys for r, keys in pending.items() if r in joined})
+    return Step(*found) if found is not None else None
 
 
 def _may_close(core: set[int], unknowns: dict[int, frozenset[str]], largest: int = 10) -> bool:
@@ -190,49 +174,6 @@ def _block_core(unknowns: dict[int, frozenset[str]], peeled: dict[int, tuple[int
             if len(holders[k]) == 1:
                 stack.extend((h, k) for h in holders[k])
     return alive
-
-
-def components_in_order(successors: dict[str, list[str]]) -> list[list[str]]:
-    """The strongly connected components of a directed graph, each before those that depend on it.
-
-    NetworkX's condensation, in topological order; among components free at the same time, the one holding
-    the earliest node (in the mapping's order) first. Nodes are integer ids, so neither the components nor
-    their order depend on the hash seed.
-
-    >>> components_in_order({"a": ["b"], "b": ["c"], "c": ["b"], "d": []})
-    [['a'], ['b', 'c'], ['d']]
-    """
-    import networkx as nx
-    names = list(dict.fromkeys([*successors, *(c for cs in successors.values() for c in cs)]))
-    ids = {name: i for i, name in enumerate(names)}
-    graph = nx.DiGraph()
-    graph.add_nodes_from(range(len(names)))
-    graph.add_edges_from((ids[node], ids[child]) for node, children in successors.items() for child in children)
-    dag = nx.condensation(graph)
-    first = {c: min(dag.nodes[c]["members"]) for c in dag}
-    return [sorted(names[i] for i in dag.nodes[c]["members"])
-            for c in nx.lexicographical_topological_sort(dag, key=first.__getitem__)]
-
-
-def maximum_matching(unknowns: dict[int, list[str]]) -> dict[str, int]:
-    """A maximum matching of relations to unknowns (NetworkX's Hopcroft-Karp), as ``{key: relation}``.
-
-    Relations and keys are integer nodes added in order (relations as given, keys as first met), so the
-    same input gives the same matching whatever the hash seed.
-
-    >>> sorted(maximum_matching({0: ["x", "y"], 1: ["x"], 2: ["x", "y"]}))
-    ['x', 'y']
-    """
-    import networkx as nx
-    relations = list(unknowns)
-    keys = list(dict.fromkeys(k for r in relations for k in unknowns[r]))
-    key_ids = {k: len(relations) + i for i, k in enumerate(keys)}
-    graph = nx.Graph()
-    graph.add_nodes_from(range(len(relations) + len(keys)))
-    graph.add_edges_from((i, key_ids[k]) for i, r in enumerate(relations) for k in unknowns[r])
-    matched = nx.bipartite.hopcroft_karp_matching(graph, top_nodes=range(len(relations)))
-    return {keys[node - len(relations)]: relations[partner] for node, partner in sorted(matched.items())
-            if node >= len(relations)}
 
 
 @dataclass(frozen=True)

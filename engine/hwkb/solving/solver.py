@@ -103,16 +103,16 @@ class Solver(Structure):
         self._ensure(list(self._pending))
 
     def _plan(self, use_expectations: bool) -> Plan:
-        """The plan of what the known values give, shared by the queries that know the same keys (a plan depends
-        on which keys are known, not on their values); --where equalities make a structure of their own."""
-        if self.given:
+        """The plan of what the known keys give (not their values), shared by queries that know the same keys."""
+        if self.given:  # --where equalities make a structure of their own
             return make_plan(self.keysets, self.values, self.can_solve, self.usable)
         key = (use_expectations, frozenset(self.values), self.context.shape)
         plan = self.kb.plans.get(key)
         if plan is None:
             if len(self.kb.plans) >= MAX_PLANS:
                 self.kb.plans.clear()
-            plan = self.kb.plans[key] = make_plan(self.keysets, self.values, self.can_solve, self.usable)
+            plan = self.kb.plans[key] = make_plan(self.keysets, self.values, self.can_solve, self.usable,
+                                                  square_block=self.kb.block_results.first_block)
         return plan
 
     # -- values
@@ -371,11 +371,6 @@ class Solver(Structure):
                 shown = ", ".join(f"{v.key} = {v.magnitude:g}" for v in values)
                 broken.append(f"{relation.rule.doc.removeprefix('given: ')!r} does not hold here ({shown})")
         return broken
-
-    def fixes_only_a_combination(self, step: Step) -> bool:
-        """Whether ``step`` is a block singular everywhere (:func:`singular_everywhere`): it never gives its outputs
-        a value, whatever the figures."""
-        return step.is_block and self._of_block(step, singular_everywhere)
 
     def _of_block(self, step: Step, test) -> bool:
         """``test`` (:func:`regular_at_random`, kept on disk, or :func:`singular_everywhere`) of a block, once per KB
