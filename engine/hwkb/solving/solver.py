@@ -103,8 +103,9 @@ class Solver(Structure):
         self._ensure(list(self._pending))
 
     def _plan(self, use_expectations: bool) -> Plan:
-        """The plan of what the known keys give (not their values), shared by queries that know the same keys."""
-        if self.given:  # --where equalities make a structure of their own
+        """The plan of what the known values give, shared by the queries that know the same keys (a plan depends
+        on which keys are known, not on their values); --where equalities make a structure of their own."""
+        if self.given:
             return make_plan(self.keysets, self.values, self.can_solve, self.usable)
         key = (use_expectations, frozenset(self.values), self.context.shape)
         plan = self.kb.plans.get(key)
