@@ -229,7 +229,6 @@ DISPLAY_LEFT = {
     "hwkb.questions.comparison": "cell text", "hwkb.questions.sheet": "cell text and origins",
     # findings whose words are made with the check, as data the streamed audit keeps: hints, implausibility
     "hwkb.audit.hints": "hint sentences", "hwkb.audit.plausibility": "plausibility sentences",
-    "hwkb.solving.plausibility": "the implausible value's sentence",
     "hwkb.audit.findings": "quantity(), kept for the peer files' audit",
     "hwkb.audit.peers": "the peer files' audit words its defaults' notes",
     "hwkb.audit.documents": "a documents check's doc names the figure the KB uses",
