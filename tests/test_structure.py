@@ -225,8 +225,6 @@ def test_no_stage_but_the_render_stage_holds_output_code():
 DISPLAY = {"format_quantity", "display_scale", "format_parts", "quantity"}  # quantity: findings' format_quantity
 #: modules below the render stage that still word figures for a reader, and why (each a debt, named)
 DISPLAY_LEFT = {
-    # findings whose words are made with the check, as data the streamed audit keeps: hints, implausibility
-    "hwkb.audit.hints": "hint sentences", "hwkb.audit.plausibility": "plausibility sentences",
     "hwkb.audit.findings": "quantity(), kept for the peer files' audit",
     "hwkb.audit.peers": "the peer files' audit words its defaults' notes",
     "hwkb.audit.documents": "a documents check's doc names the figure the KB uses",

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Mapping
 
-from hwkb.definitions.model import EntityId, VarKey
+from hwkb.definitions.model import EntityId, Range, VarKey
 from hwkb.definitions.display import format_quantity
 
-__all__ = ["Verdict", "CheckKind", "Figure", "Suspect", "Check", "NotApplicable", "EntityAudit", "EXPECTATION_CAVEAT",
+__all__ = ["Verdict", "CheckKind", "Figure", "Hint", "RangeHint", "Suspect", "Check", "NotApplicable", "EntityAudit", "EXPECTATION_CAVEAT",
            "quantity",
            "fraction_of_percent", "UNCHECKED"]
 
@@ -99,6 +99,48 @@ class Figure:
 
 
 @dataclass(unsafe_hash=True)
+class Hint:
+    """A slip the factor between a stated figure and the value the others imply looks like (:mod:`hwkb.audit.hints`
+    finds it; :func:`hwkb.render.finding_words.hint_text` words it): ``key`` as ``stated`` is ``words`` (``exactly
+    2x``) what ``rule``'s other figures give (None: the figures the check holds), ``implied``, both in ``unit``;
+    ``reason`` the slip (``bits vs bytes ...``), as the kind's table says it."""
+    kind: str                 # sparse, bits, binary, decimal or power_of_two
+    key: VarKey
+    stated: float
+    implied: float
+    unit: str
+    words: str
+    reason: str
+    rule: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "key": self.key, "stated": self.stated, "implied": self.implied, "unit": self.unit,
+                "rule": self.rule}
+
+
+@dataclass(unsafe_hash=True)
+class RangeHint:
+    """Why ``target`` lies outside its ``range`` (in ``target_unit``), as data the render stage words: a stated
+    figure outside it (``fact`` None), or the first suspect ``fact`` (``value``, in ``unit``) moved to the
+    ``implied`` figure that puts the value within it, with how many ``others`` of the KB's entities state that
+    figure, how many ``suspects`` the laws cannot tell apart and the KB ``defaults`` the derivation took."""
+    target: VarKey
+    range: Range
+    target_unit: str
+    fact: VarKey | None = None
+    value: float = 0.0
+    implied: float = 0.0
+    unit: str = ""
+    others: int = 0
+    suspects: int = 0
+    defaults: tuple[Figure, ...] = ()
+
+    def to_dict(self) -> dict:
+        return {"target": self.target, "range": self.range.to_dict(self.target_unit), "fact": self.fact,
+                "value": self.value, "implied": self.implied, "unit": self.unit}
+
+
+@dataclass(unsafe_hash=True)
 class Suspect:
     """A stated fact that may be wrong, and the value it would need for the others to agree."""
     fact: VarKey
@@ -112,13 +154,15 @@ class Suspect:
     passing: int               # passing checks holding it
     in_every_failed: bool
     plausible: bool = True     # False when a count would have to be fractional
-    hint: str | None = None    # a mistake this fact's factor looks like (sparse, bits, binary prefix)
+    hint: Hint | None = None   # a mistake this fact's factor looks like (sparse, bits, binary prefix)
 
     def to_dict(self) -> dict:
-        """The suspect as data; the JSON's ``sentence`` is the render stage's (:mod:`hwkb.render.finding_words`)."""
+        """The suspect as data; the JSON's ``sentence`` and ``hint`` words are the render stage's
+        (:mod:`hwkb.render.finding_words`)."""
         return {"fact": self.fact, "entity": self.entity, "value": self.value, "unit": self.unit, "text": self.text,
                 "implied": self.implied, "move": self.move, "failed": self.failed, "passing": self.passing,
-                "in_every_failed": self.in_every_failed, "plausible": self.plausible, "hint": self.hint}
+                "in_every_failed": self.in_every_failed, "plausible": self.plausible,
+                "hint": None if self.hint is None else self.hint.to_dict()}
 
 
 @dataclass(unsafe_hash=True)
@@ -137,7 +181,7 @@ class Check:
     source: str
     defaults: tuple[VarKey, ...] = ()
     suspects: tuple[Suspect, ...] = ()
-    hint: str | None = None
+    hint: Hint | RangeHint | None = None
     tolerance: float = 0.0
     reading: str | None = None   # within rounding: a printed figure read as cut short or to two figures
 
@@ -146,13 +190,15 @@ class Check:
         return self.status.rank
 
     def to_dict(self) -> dict:
-        """The check as data; the JSON's ``detail`` is the render stage's (:mod:`hwkb.render.finding_words`)."""
+        """The check as data; the JSON's ``detail`` and ``hint`` words are the render stage's
+        (:mod:`hwkb.render.finding_words`)."""
         return {"rule": self.rule, "kind": str(self.kind), "status": str(self.status),
                 "deviation": fraction_of_percent(self.deviation),
                 "variables": list(self.variables), "defaults": list(self.defaults), "target": self.target,
                 "value": self.value.to_dict(), "implied": self.implied.to_dict(),
                 "sides": [s.to_dict() for s in self.sides],
-                "suspects": [s.to_dict() for s in self.suspects], "hint": self.hint, "reading": self.reading,
+                "suspects": [s.to_dict() for s in self.suspects],
+                "hint": None if self.hint is None else self.hint.to_dict(), "reading": self.reading,
                 "doc": self.doc,
                 "source": self.source, "tolerance": self.tolerance}
 

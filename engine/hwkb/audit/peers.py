@@ -192,7 +192,7 @@ def _factor_hint(system: System, key: VarKey, mine: float, theirs: float, spread
     if found is None:
         return None
     factor = mine / theirs
-    if found[0] == "binary" and system.model.variables[split_key(key)[0]].capacity:
+    if found.kind == "binary" and system.model.variables[split_key(key)[0]].capacity:
         units = system.units
         decimal = jedec_label(unit)  # the vendor's printed unit, read as the decimal one it spells
         printed = units.from_canonical(theirs, unit)
@@ -200,10 +200,10 @@ def _factor_hint(system: System, key: VarKey, mine: float, theirs: float, spread
         if abs(units.from_canonical(mine, decimal) - printed) > allowed:
             return None
         return f"{factor:.6g}x the KB's value: {JEDEC_REASON}"
-    if found[0] == "binary":  # name the prefix nearest the factor, not the first the spread allows
+    if found.kind == "binary":  # name the prefix nearest the factor, not the first the spread allows
         base, pair = min(_PREFIXES, key=lambda b: abs(math.log(max(factor, 1 / factor) / b[0])))
         printed = unit[:1] if unit[1:2] == "B" else ""
         if printed in ("k", "M", "G") and not pair.endswith(f"vs {printed}"):
             return None  # a figure in GB/s mistaken by a binary factor is Gi vs G; 'Mi vs M' there is a coincidence
         return f"{factor:.6g}x the KB's value: binary vs decimal prefix ({pair}: 1 {pair[:2]}B = {base:g} {pair[-1]}B)"
-    return f"{factor:.6g}x the KB's value: {found[1].split(': ', 1)[-1]}"
+    return f"{factor:.6g}x the KB's value: {found.reason}"

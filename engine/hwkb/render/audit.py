@@ -24,8 +24,8 @@ from hwkb.audit.report import FINDINGS, AuditReport
 from hwkb.errors import escaped, markdown_text
 from hwkb.formats.peers.entries import display
 from hwkb.render.audit_page import audit_page
-from hwkb.render.finding_words import (cited, detail, figure_text, not_applicable_sentence, routes, suspect_sentence,
-                                       suspects_lead)
+from hwkb.render.finding_words import (cited, detail, figure_text, hint_text, not_applicable_sentence, routes,
+                                       suspect_sentence, suspects_lead)
 from hwkb.render.html_pages import escape, page, table
 from hwkb.render.tables import csv_text
 
@@ -67,7 +67,7 @@ def _notes(c: Check) -> list[str]:
     if c.suspects:
         out.append(f"{suspects_lead(c)}: " + "; ".join(map(suspect_sentence, c.suspects[:3])))
     if c.hint:
-        out.append(f"hint: {c.hint}")
+        out.append(f"hint: {hint_text(c.hint)}")
     return out
 
 

@@ -19,7 +19,7 @@ import json
 import math
 
 from hwkb.audit.findings import Check, EntityAudit, Figure, Suspect, UNCHECKED, fraction_of_percent
-from hwkb.render.finding_words import detail, suspect_sentence
+from hwkb.render.finding_words import detail, hint_text, suspect_sentence
 from hwkb.render.json_form import json_text
 
 __all__ = ["entity_json", "MAX_TEMPLATES"]
@@ -54,7 +54,7 @@ def _check(check: Check) -> str:
                                          check.target, check.doc, check.source, check.tolerance)
     return "".join((head, _number(fraction_of_percent(check.deviation)), middle, _figure(check.value), ',"implied":',
                     _figure(check.implied), ',"sides":[', ",".join(map(_figure, check.sides)), '],"suspects":[',
-                    ",".join(map(_suspect, check.suspects)), '],"hint":', _text(check.hint),
+                    ",".join(map(_suspect, check.suspects)), '],"hint":', _text(hint_text(check.hint)),
                     ',"reading":', _text(check.reading), tail,
                     _string(detail(check)), "}"))
 
@@ -105,7 +105,7 @@ def _suspect(s: Suspect) -> str:
                     ',"unit":', _value(s.unit), ',"text":', _value(s.text), ',"implied":', _number(s.implied),
                     ',"move":', _number(s.move), ',"failed":', _number(s.failed), ',"passing":', _number(s.passing),
                     ',"in_every_failed":', _number(s.in_every_failed), ',"plausible":', _number(s.plausible),
-                    ',"hint":', _text(s.hint), ',"sentence":', _value(suspect_sentence(s)), "}"))
+                    ',"hint":', _text(hint_text(s.hint)), ',"sentence":', _value(suspect_sentence(s)), "}"))
 
 
 def _number(x) -> str:

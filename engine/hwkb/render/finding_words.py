@@ -12,10 +12,13 @@ one display rule (:func:`~hwkb.definitions.display.format_quantity`: ``50 %``, `
 """
 from __future__ import annotations
 
-from hwkb.audit.findings import EXPECTATION_CAVEAT, Check, CheckKind, EntityAudit, Figure, NotApplicable, Suspect, Verdict
-from hwkb.definitions.display import format_quantity
+import math
 
-__all__ = ["figure_text", "cited", "suspect_sentence", "routes", "detail", "suspects_lead", "not_applicable_sentence",
+from hwkb.audit.findings import (EXPECTATION_CAVEAT, Check, CheckKind, EntityAudit, Figure, Hint, NotApplicable,
+                                 RangeHint, Suspect, Verdict)
+from hwkb.definitions.display import display_scale, format_number, format_quantity
+
+__all__ = ["figure_text", "cited", "suspect_sentence", "hint_text", "routes", "detail", "suspects_lead", "not_applicable_sentence",
            "entity_words", "report_data", "peer_data", "JSON_DATA"]
 
 _KIND_LEADS = {kind: f"{kind.label}: " for kind in CheckKind}
@@ -39,6 +42,37 @@ def suspect_sentence(suspect: Suspect) -> str:
     if suspect.implied is None:
         return f"{suspect.fact} alone cannot reconcile the others"
     return f"{suspect.fact} would be {format_quantity(suspect.implied, suspect.unit)} if the others are right"
+
+
+def hint_text(hint: Hint | RangeHint | None) -> str | None:
+    """A hint in one sentence: ``peak = 614.4 TFLOPS is exactly 2x what the other figures imply (307.2 TFLOPS):
+    looks like a sparse figure ...``; a range hint names the correction that puts the value within its range."""
+    if hint is None:
+        return None
+    if isinstance(hint, RangeHint):
+        return _range_hint_text(hint)
+    scale, unit = display_scale(hint.unit, (hint.stated, hint.implied))  # both in one unit
+    unit = f" {unit}" if unit else ""
+    source = f"what {hint.rule} gives from the other figures" if hint.rule else "what the other figures imply"
+    return (f"{hint.key} = {format_number(hint.stated * scale)}{unit} is {hint.words} {source} "
+            f"({format_number(hint.implied * scale)}{unit}): {hint.reason}")
+
+
+def _range_hint_text(hint: RangeHint) -> str:
+    """What the first suspect's correction is, where it puts the value, who else states it, and the defaults the
+    derivation took (a law's default that does not hold for this part is the other likely cause)."""
+    if hint.fact is None:
+        return f"the stated {hint.target} lies outside the range real hardware spans"
+    factor = hint.value / hint.implied if hint.implied else math.inf
+    ratio = f"{format_number(factor)}x" if factor >= 1 else f"1/{format_number(1 / factor)} of"
+    peers = (f", as {hint.others} other {'entity of the KB states' if hint.others == 1 else 'entities of the KB state'}"
+             f" it" if hint.others else "")
+    defaults = ", ".join(f"{d.key} = {figure_text(d)}" for d in hint.defaults)
+    return (f"{hint.fact} = {format_quantity(hint.value, hint.unit)} is {ratio} the "
+            f"{format_quantity(hint.implied, hint.unit)} that would put {hint.target} within "
+            f"{hint.range.shown(hint.target_unit)}{peers}: a misread figure is the likely cause (the laws alone cannot "
+            f"tell which of {hint.suspects} figures)" + (f", or a default that does not hold here ({defaults})"
+                                                         if hint.defaults else ""))
 
 
 def routes(check: Check) -> list[str]:
@@ -69,7 +103,7 @@ def detail(check: Check) -> str:
                 f"({check.source})")
         if check.suspects and check.suspects[0].implied is not None and check.value.via:
             text += f"; likely: {suspect_sentence(check.suspects[0])}"
-        return text + (f"; hint: {check.hint}" if check.hint else "")
+        return text + (f"; hint: {hint_text(check.hint)}" if check.hint else "")
     dev = "" if check.deviation is None else f", {check.deviation:+.3g}%"
     if check.kind == CheckKind.DOCUMENTS:
         return (f"documents: {check.target} = {cited(check.value)} (used); {cited(check.implied)}: "
@@ -86,7 +120,7 @@ def detail(check: Check) -> str:
     if check.suspects and check.status == Verdict.INCONSISTENT:
         text += f"; {suspects_lead(check)}: {suspect_sentence(check.suspects[0])}"
     if check.hint:
-        text += f"; hint: {check.hint}"
+        text += f"; hint: {hint_text(check.hint)}"
     if check.reading:
         text += f"; reading: {check.reading}"
     return text
@@ -101,14 +135,14 @@ def not_applicable_sentence(item: NotApplicable) -> str:
 
 
 def entity_words(audit: EntityAudit, data: dict) -> dict:
-    """``data`` (``audit.to_dict()``) with the words the JSON carries: each check's ``detail``, each suspect's
-    ``sentence``; ``data`` itself is completed and returned."""
+    """``data`` (``audit.to_dict()``) with the words the JSON carries: each check's ``detail`` and ``hint``, each
+    suspect's ``hint`` and ``sentence``; ``data`` itself is completed and returned."""
     for check, check_data in zip(audit.checks, data["checks"]):
         for suspect, suspect_data in zip(check.suspects, check_data["suspects"]):
-            suspect_data["sentence"] = suspect_sentence(suspect)
-        check_data["detail"] = detail(check)
+            suspect_data.update(hint=hint_text(suspect.hint), sentence=suspect_sentence(suspect))
+        check_data.update(hint=hint_text(check.hint), detail=detail(check))
     for suspect, suspect_data in zip(audit.suspects, data["suspects"]):
-        suspect_data["sentence"] = suspect_sentence(suspect)
+        suspect_data.update(hint=hint_text(suspect.hint), sentence=suspect_sentence(suspect))
     return data
 
 
