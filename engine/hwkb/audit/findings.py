@@ -6,7 +6,8 @@ A :class:`Check` is one over-determination of an entity's facts with its
 :class:`Figure` in its display unit, with its enclosure.
 
 Findings are data, made once by the audit and never changed; the render stage words them
-(:mod:`hwkb.render.finding_words`: each figure with its unit, each check's and suspect's sentence). They are not
+(:mod:`hwkb.render.finding_words`: each figure with its unit, each check's, suspect's and hint's sentence, where
+a peer tool's figure and the KB's come from). They are not
 frozen dataclasses only because a database audit makes about 35 of them a row
 and a frozen one's guarded assignments cost a third of the report stage; they
 compare and hash by their fields all the same.
@@ -21,11 +22,10 @@ from enum import StrEnum
 from typing import Mapping
 
 from hwkb.definitions.model import EntityId, Range, VarKey
-from hwkb.definitions.display import format_quantity
 
-__all__ = ["Verdict", "CheckKind", "Figure", "Hint", "RangeHint", "Suspect", "Check", "NotApplicable", "EntityAudit", "EXPECTATION_CAVEAT",
-           "quantity",
-           "fraction_of_percent", "UNCHECKED"]
+__all__ = ["Verdict", "CheckKind", "Figure", "Hint", "RangeHint", "Suspect", "Check", "NotApplicable", "EntityAudit",
+           "Provenance", "FactorHint", "SiblingHint", "DefaultHint", "EXPECTATION_CAVEAT", "fraction_of_percent",
+           "UNCHECKED"]
 
 UNCHECKED = "unchecked"  # the JSON status of an entity (or a report) no check applies to
 
@@ -64,11 +64,6 @@ class CheckKind(_Labelled):
     EXPECTATION = "expectation"
     DOCUMENTS = "documents"
     PLAUSIBILITY = "plausibility"
-
-
-def quantity(value: float | None, unit: str) -> str:
-    """``1.983 GHz`` as a report prints a value (the one display rule: ``50 %``, ``3.865 Texp/s``); ``-`` for none."""
-    return format_quantity(value, unit)
 
 
 def fraction_of_percent(percent: float | None) -> float | None:
@@ -255,3 +250,55 @@ class EntityAudit:
         if self.not_applicable:
             out["not_applicable"] = [n.to_dict() for n in self.not_applicable]
         return out
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a KB value comes from: a stated one's ``entity`` and ``source``; a derived one's ``rule`` and the
+    stated figures under it, each with where it is stated (its entity, or how it was given) and its ``source``."""
+    entity: EntityId | None = None
+    source: str | None = None
+    rule: str | None = None
+    facts: tuple[tuple[Figure, str], ...] = ()
+
+    def to_dict(self) -> dict:
+        return {"entity": self.entity, "source": self.source, "rule": self.rule,
+                "facts": [{**f.to_dict(), "where": where} for f, where in self.facts]}
+
+
+@dataclass(frozen=True)
+class FactorHint:
+    """A tool's figure ``factor`` times the KB's, and the slip that factor is (``reason``)."""
+    factor: float
+    reason: str
+
+    def to_dict(self) -> dict:
+        return {"kind": "factor", "factor": self.factor, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class SiblingHint:
+    """A tool's figure equal to the KB's ``other`` figure under another key: ``what`` that mix-up looks like."""
+    other: Figure
+    what: str
+
+    def to_dict(self) -> dict:
+        return {"kind": "sibling", "other": self.other.to_dict(), "what": self.what}
+
+
+@dataclass(frozen=True)
+class DefaultHint:
+    """A tool's figure that is what the tool fills in when a file leaves it out: ``factor`` times the file's
+    ``field`` (``written`` as the file writes it), per the tool's line ``where``; ``ratio`` the KB's own ``key``
+    over its ``of`` where the KB has both."""
+    factor: float
+    field: str
+    written: str
+    where: str
+    key: VarKey
+    of: VarKey
+    ratio: float | None = None
+
+    def to_dict(self) -> dict:
+        return {"kind": "default", "factor": self.factor, "field": self.field, "written": self.written,
+                "where": self.where, "key": self.key, "of": self.of, "ratio": self.ratio}

@@ -24,8 +24,8 @@ from hwkb.audit.report import FINDINGS, AuditReport
 from hwkb.errors import escaped, markdown_text
 from hwkb.formats.peers.entries import display
 from hwkb.render.audit_page import audit_page
-from hwkb.render.finding_words import (cited, detail, figure_text, hint_text, not_applicable_sentence, routes,
-                                       suspect_sentence, suspects_lead)
+from hwkb.render.finding_words import (cited, detail, figure_text, hint_text, not_applicable_sentence, peer_hint_text,
+                                       provenance_text, routes, suspect_sentence, suspects_lead)
 from hwkb.render.html_pages import escape, page, table
 from hwkb.render.tables import csv_text
 
@@ -302,8 +302,8 @@ def _peer_cells(c: Comparison) -> tuple[str, ...]:
 def _peer_notes(c: Comparison) -> list[tuple[str, str]]:
     """(label, text) lines under a comparison: where each side comes from for a disagreement, else the reading."""
     if c.status == Verdict.INCONSISTENT:
-        return [("file", f"{c.where}: {c.written}, read by {c.consumed}"), ("KB", c.kb_source),
-                *([("hint", c.hint)] if c.hint else [])]
+        return [("file", f"{c.where}: {c.written}, read by {c.consumed}"), ("KB", provenance_text(c.kb_source)),
+                *([("hint", peer_hint_text(c.hint))] if c.hint else [])]
     return [("reading", c.reading)] if c.reading else []
 
 

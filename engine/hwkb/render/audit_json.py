@@ -19,7 +19,7 @@ import json
 import math
 
 from hwkb.audit.findings import Check, EntityAudit, Figure, Suspect, UNCHECKED, fraction_of_percent
-from hwkb.render.finding_words import detail, hint_text, suspect_sentence
+from hwkb.render.finding_words import check_doc, detail, hint_text, suspect_sentence
 from hwkb.render.json_form import json_text
 
 __all__ = ["entity_json", "MAX_TEMPLATES"]
@@ -51,7 +51,7 @@ def entity_json(audit: EntityAudit) -> str:
 
 def _check(check: Check) -> str:
     head, middle, tail = _check_template(check.rule, check.kind, check.status, check.variables, check.defaults,
-                                         check.target, check.doc, check.source, check.tolerance)
+                                         check.target, check_doc(check), check.source, check.tolerance)
     return "".join((head, _number(fraction_of_percent(check.deviation)), middle, _figure(check.value), ',"implied":',
                     _figure(check.implied), ',"sides":[', ",".join(map(_figure, check.sides)), '],"suspects":[',
                     ",".join(map(_suspect, check.suspects)), '],"hint":', _text(hint_text(check.hint)),

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import math
 
-from hwkb.audit.findings import (EXPECTATION_CAVEAT, Check, CheckKind, EntityAudit, Figure, Hint, NotApplicable,
-                                 RangeHint, Suspect, Verdict)
+from hwkb.audit.findings import (EXPECTATION_CAVEAT, Check, CheckKind, DefaultHint, EntityAudit, FactorHint, Figure,
+                                 Hint, NotApplicable, Provenance, RangeHint, SiblingHint, Suspect, Verdict)
 from hwkb.definitions.display import display_scale, format_number, format_quantity
 
-__all__ = ["figure_text", "cited", "suspect_sentence", "hint_text", "routes", "detail", "suspects_lead", "not_applicable_sentence",
+__all__ = ["figure_text", "cited", "suspect_sentence", "hint_text", "check_doc", "provenance_text", "peer_hint_text",
+           "routes", "detail", "suspects_lead", "not_applicable_sentence",
            "entity_words", "report_data", "peer_data", "JSON_DATA"]
 
 _KIND_LEADS = {kind: f"{kind.label}: " for kind in CheckKind}
@@ -73,6 +74,38 @@ def _range_hint_text(hint: RangeHint) -> str:
             f"{hint.range.shown(hint.target_unit)}{peers}: a misread figure is the likely cause (the laws alone cannot "
             f"tell which of {hint.suspects} figures)" + (f", or a default that does not hold here ({defaults})"
                                                          if hint.defaults else ""))
+
+
+def check_doc(check: Check) -> str:
+    """What the check weighs: its rule's doc; a documents check's names the figure the KB uses."""
+    if check.kind == CheckKind.DOCUMENTS:
+        return f"{check.doc}; the KB uses {figure_text(check.value)}"
+    return check.doc
+
+
+def provenance_text(provenance: Provenance) -> str:
+    """``h100-sxm: nvidia-h100-datasheet, dense``, or ``derived by RULE from KEY FIGURE [ENTITY: SOURCE]; ...``."""
+    if provenance.rule is None:
+        return (f"{provenance.entity}: {provenance.source}" if provenance.source
+                else f"{provenance.entity} (no source given)")
+    facts = "; ".join(f"{f.key} {figure_text(f)} [{where}{': ' + f.source if f.source else ''}]"
+                      for f, where in provenance.facts)
+    return f"derived by {provenance.rule} from {facts}"
+
+
+def peer_hint_text(hint: FactorHint | SiblingHint | DefaultHint | None) -> str | None:
+    """What the factor between a tool's figure and the KB's says, in one sentence."""
+    if hint is None:
+        return None
+    if isinstance(hint, SiblingHint):
+        return f"equals the KB's {hint.other.key} ({figure_text(hint.other)}): looks like {hint.what}"
+    if isinstance(hint, FactorHint):
+        return f"{hint.factor:.6g}x the KB's value: {hint.reason}"
+    text = f"{hint.factor:g}x the file's {hint.field} ({hint.written}): {hint.where}"
+    if hint.ratio is not None:
+        text += (f"; the KB's {hint.key} equals its {hint.of}" if abs(hint.ratio - 1) < 1e-6
+                 else f"; the KB's {hint.key} is {hint.ratio:.3g}x its {hint.of}")
+    return text
 
 
 def routes(check: Check) -> list[str]:
@@ -140,7 +173,7 @@ def entity_words(audit: EntityAudit, data: dict) -> dict:
     for check, check_data in zip(audit.checks, data["checks"]):
         for suspect, suspect_data in zip(check.suspects, check_data["suspects"]):
             suspect_data.update(hint=hint_text(suspect.hint), sentence=suspect_sentence(suspect))
-        check_data.update(hint=hint_text(check.hint), detail=detail(check))
+        check_data.update(hint=hint_text(check.hint), doc=check_doc(check), detail=detail(check))
     for suspect, suspect_data in zip(audit.suspects, data["suspects"]):
         suspect_data.update(hint=hint_text(suspect.hint), sentence=suspect_sentence(suspect))
     return data
@@ -155,10 +188,15 @@ def report_data(report) -> dict:
 
 
 def peer_data(audit) -> dict:
-    """The peer files' audit as JSON data, each entry's internal audit worded as :func:`report_data` words it."""
+    """The peer files' audit as JSON data, each entry's internal audit worded as :func:`report_data` words it, each
+    comparison's source and hint in words."""
     data = audit.to_dict()
     for entry, entity in zip(audit.entries, data["entities"]):
         entity_words(entry.internal, entity)
+    for entry, catalogue in zip(audit.entries, data["catalogue"]):
+        for comparison, comparison_data in zip(entry.comparisons, catalogue["comparisons"]):
+            comparison_data.update(kb_source=provenance_text(comparison.kb_source),
+                                   hint=peer_hint_text(comparison.hint))
     return data
 
 
