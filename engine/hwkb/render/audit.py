@@ -24,8 +24,9 @@ from hwkb.audit.report import FINDINGS, AuditReport
 from hwkb.errors import escaped, markdown_text
 from hwkb.formats.peers.entries import display
 from hwkb.render.audit_page import audit_page
-from hwkb.render.finding_words import (cited, detail, figure_text, hint_text, not_applicable_sentence, peer_hint_text,
-                                       provenance_text, routes, suspect_sentence, suspects_lead)
+from hwkb.render.finding_words import (cited, detail, explanation_sentence, figure_text, hint_text,
+                                       not_applicable_sentence, peer_hint_text, provenance_text, routes,
+                                       suspect_sentence, suspects_lead)
 from hwkb.render.html_pages import escape, page, table
 from hwkb.render.tables import csv_text
 
@@ -105,7 +106,7 @@ def _summary_lines(s: Mapping[str, object]) -> list[str]:
         lines.append(f"systematic failures (a rule failing for most of a group): {len(s['systematic'])}")
         lines += _listed(s["systematic"], lambda g: f"{g['rule']} fails for {g['failed']} of {g['checked']} rows "
                                                     f"with {g['group_by']} = {g['group']}: " + (
-                             f"likely {g['explanation']['sentence']}" if g.get("explanation")
+                             f"likely {explanation_sentence(g['explanation'])}" if g.get("explanation")
                              else "no explanation in the KB, for a person to judge"))
         lines.append(f"isolated failures (one row against a consistent group): {len(s['isolated'])}")
         lines += _listed(s["isolated"], lambda i: f"{i['entity']}: {i['rule']}{_percent(i.get('deviation'))}, "

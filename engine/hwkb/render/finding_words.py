@@ -13,13 +13,14 @@ one display rule (:func:`~hwkb.definitions.display.format_quantity`: ``50 %``, `
 from __future__ import annotations
 
 import math
+from typing import Mapping
 
 from hwkb.audit.findings import (EXPECTATION_CAVEAT, Check, CheckKind, DefaultHint, EntityAudit, FactorHint, Figure,
                                  Hint, NotApplicable, Provenance, RangeHint, SiblingHint, Suspect, Verdict)
 from hwkb.definitions.display import display_scale, format_number, format_quantity
 
 __all__ = ["figure_text", "cited", "suspect_sentence", "hint_text", "check_doc", "provenance_text", "peer_hint_text",
-           "routes", "detail", "suspects_lead", "not_applicable_sentence",
+           "explanation_sentence", "summary_words", "routes", "detail", "suspects_lead", "not_applicable_sentence",
            "entity_words", "report_data", "peer_data", "JSON_DATA"]
 
 _KIND_LEADS = {kind: f"{kind.label}: " for kind in CheckKind}
@@ -108,6 +109,22 @@ def peer_hint_text(hint: FactorHint | SiblingHint | DefaultHint | None) -> str |
     return text
 
 
+def explanation_sentence(explanation: Mapping) -> str:
+    """A systematic group's explanation (its summary data): the expectation that holds where the rule fails."""
+    e = explanation
+    return f"{e['doc']} ({e['rule']} holds for {e['holds']} of {e['failed']} failing rows; {e['source']})"
+
+
+def summary_words(summary: Mapping) -> dict:
+    """A report's summary with each systematic group's explanation worded (its ``sentence``); the summary given is
+    left as it is."""
+    if not summary.get("systematic"):
+        return dict(summary)
+    groups = [{**g, "explanation": {**g["explanation"], "sentence": explanation_sentence(g["explanation"])}}
+              if g.get("explanation") else g for g in summary["systematic"]]
+    return {**summary, "systematic": groups}
+
+
 def routes(check: Check) -> list[str]:
     """Where each derived value came from: ``clock_tc = 1.83 GHz from tensor_peak[bf16] (tc_peak[bf16] ...)``."""
     derived = [s for s in check.sides if s.via is not None]
@@ -179,11 +196,13 @@ def entity_words(audit: EntityAudit, data: dict) -> dict:
     return data
 
 
-def report_data(report) -> dict:
-    """The report's JSON data: its ``to_dict()`` with each check's ``detail`` and each suspect's ``sentence``."""
-    data = report.to_dict()
+def report_data(report, entities: bool = True) -> dict:
+    """The report's JSON data: its ``to_dict()`` with each check's ``detail`` and each suspect's ``sentence``, and
+    the summary's explanations worded (``entities=False``: the summary alone, as a streamed audit writes it)."""
+    data = report.to_dict(entities=entities)
     for audit, entity in zip(report.entities, data["entities"]):
         entity_words(audit, entity)
+    data["summary"] = summary_words(data["summary"])
     return data
 
 
@@ -193,6 +212,7 @@ def peer_data(audit) -> dict:
     data = audit.to_dict()
     for entry, entity in zip(audit.entries, data["entities"]):
         entity_words(entry.internal, entity)
+    data["summary"] = summary_words(data["summary"])
     for entry, catalogue in zip(audit.entries, data["catalogue"]):
         for comparison, comparison_data in zip(entry.comparisons, catalogue["comparisons"]):
             comparison_data.update(kb_source=provenance_text(comparison.kb_source),
