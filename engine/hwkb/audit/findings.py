@@ -179,6 +179,7 @@ class Check:
     hint: Hint | RangeHint | None = None
     tolerance: float = 0.0
     reading: str | None = None   # within rounding: a printed figure read as cut short or to two figures
+    range: Range | None = None   # a plausibility check's: what real hardware spans (in the target's unit)
 
     @property
     def severity(self) -> int:

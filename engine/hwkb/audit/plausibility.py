@@ -158,10 +158,6 @@ def _deviation(value: float, found: Range) -> float | None:
     return (value / bound - 1.0) * 100.0 if bound else None
 
 
-def _doc(variable: Variable, found: Range) -> str:
-    return f"{variable.doc}: real hardware spans {found.shown(variable.unit)}"
-
-
 def _stated_check(row: Row, key: VarKey, found: Range, system: System) -> Check:
     variable = system.model.variables[split_key(key)[0]]
     value = system.units.from_canonical(row.mid[key], variable.unit)
@@ -170,8 +166,8 @@ def _stated_check(row: Row, key: VarKey, found: Range, system: System) -> Check:
     fact = row.facts[key]
     suspect = Suspect(key, fact.entity, value, variable.unit, fact.text, found.nearest(value), None, 1, 0, True)
     return Check(RANGE_RULE, CheckKind.PLAUSIBILITY, Verdict.IMPLAUSIBLE, _deviation(value, found), (key,), key,
-                 stated, _range_figure(key, value, variable.unit, found), (stated,), _doc(variable, found),
-                 found.source, (), (suspect,), RangeHint(key, found, variable.unit))
+                 stated, _range_figure(key, value, variable.unit, found), (stated,), variable.doc,
+                 found.source, (), (suspect,), RangeHint(key, found, variable.unit), range=found)
 
 
 def _derived_check(row: Row, solver: Solver, value: Value, found: Range, corroborated: Counter,
@@ -188,8 +184,8 @@ def _derived_check(row: Row, solver: Solver, value: Value, found: Range, corrobo
                             row, system)
     return Check(RANGE_RULE, CheckKind.PLAUSIBILITY, Verdict.IMPLAUSIBLE, _deviation(value.magnitude, found), stated,
                  value.key, shown, _range_figure(value.key, value.magnitude, value.unit, found), sides,
-                 _doc(variable, found), found.source, defaults, tuple(suspects),
-                 _hint(value, suspects, found, alike, [f for f in leaves if f.origin.entity is None]))
+                 variable.doc, found.source, defaults, tuple(suspects),
+                 _hint(value, suspects, found, alike, [f for f in leaves if f.origin.entity is None]), range=found)
 
 
 def _suspect(row: Row, solver: Solver, value: Value, found: Range, key: VarKey, passing: int,

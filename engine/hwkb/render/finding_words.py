@@ -78,10 +78,19 @@ def _range_hint_text(hint: RangeHint) -> str:
 
 
 def check_doc(check: Check) -> str:
-    """What the check weighs: its rule's doc; a documents check's names the figure the KB uses."""
+    """What the check weighs: its rule's doc; a documents check's names the figure the KB uses, a plausibility
+    check's the range real hardware spans."""
     if check.kind == CheckKind.DOCUMENTS:
         return f"{check.doc}; the KB uses {figure_text(check.value)}"
+    if check.kind == CheckKind.PLAUSIBILITY and check.range is not None:
+        return f"{check.doc}: real hardware spans {_range_text(check)}"
     return check.doc
+
+
+def _range_text(check: Check) -> str:
+    """``[0.005, 3.5] GHz``: a plausibility check's range as text shows numbers (``its range`` for a check made
+    without one)."""
+    return "its range" if check.range is None else check.range.shown(check.value.unit)
 
 
 def provenance_text(provenance: Provenance) -> str:
@@ -149,7 +158,7 @@ def detail(check: Check) -> str:
     if check.kind == CheckKind.PLAUSIBILITY:
         via = f" (from {check.value.via})" if check.value.via else " (stated)"
         text = (f"{_KIND_LEADS[check.kind]}{check.target} = {value}{via} lies outside "
-                f"{check.doc.rsplit(': real hardware spans ', 1)[-1]}, the range real hardware spans "
+                f"{_range_text(check)}, the range real hardware spans "
                 f"({check.source})")
         if check.suspects and check.suspects[0].implied is not None and check.value.via:
             text += f"; likely: {suspect_sentence(check.suspects[0])}"
