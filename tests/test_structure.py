@@ -224,16 +224,7 @@ def test_no_stage_but_the_render_stage_holds_output_code():
 #: the display rule's functions: a figure shown to a reader (``50 %``, ``3.865 Texp/s``, a column's unit)
 DISPLAY = {"format_quantity", "display_scale", "format_parts", "quantity"}  # quantity: findings' format_quantity
 #: modules below the render stage that still word figures for a reader, and why (each a debt, named)
-DISPLAY_LEFT = {
-    # a comparison's and a sheet's cell text (Cell.text, Row.shown): the sheet words its rows' origins with them
-    "hwkb.questions.comparison": "cell text", "hwkb.questions.sheet": "cell text and origins",
-    # findings whose words are made with the check, as data the streamed audit keeps: hints, implausibility
-    "hwkb.audit.hints": "hint sentences", "hwkb.audit.plausibility": "plausibility sentences",
-    "hwkb.solving.plausibility": "the implausible value's sentence",
-    "hwkb.audit.findings": "quantity(), kept for the peer files' audit",
-    "hwkb.audit.peers": "the peer files' audit words its defaults' notes",
-    "hwkb.audit.documents": "a documents check's doc names the figure the KB uses",
-}
+DISPLAY_LEFT: dict[str, str] = {}
 
 
 def _uses(path: Path, names: set[str]) -> set[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 from finding_samples import check, figure
-from hwkb.audit.findings import CheckKind, EntityAudit, Verdict, quantity
+from hwkb.audit.findings import CheckKind, EntityAudit, Hint, Verdict
 
 
 def test_verdicts_most_severe_first_and_plain_in_json():
@@ -17,8 +17,10 @@ def test_verdicts_most_severe_first_and_plain_in_json():
     assert type(check().to_dict()["status"]) is str and type(check().to_dict()["kind"]) is str
 
 
-def test_quantity_and_a_figure_as_data():
-    assert quantity(1.983, "GHz") == "1.983 GHz" and quantity(3200, "") == "3200" and quantity(None, "GHz") == "-"
+def test_a_figure_and_a_hint_as_data():
+    hint = Hint("sparse", "peak", 624.0, 312.0, "TFLOPS", "exactly 2x", "looks like a sparse figure")
+    assert check(hint=hint).to_dict()["hint"] == {"kind": "sparse", "key": "peak", "stated": 624.0, "implied": 312.0,
+                                                  "unit": "TFLOPS", "rule": None}
     assert "inputs" not in figure("clock", 1.0).to_dict()
     assert figure("clock", 1.0, via="peak_law", inputs=("peak",)).to_dict()["inputs"] == ["peak"]
 

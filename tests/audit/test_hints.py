@@ -7,6 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from hwkb.audit.hints import has_information, hint_for
+from hwkb.render.finding_words import hint_text
 
 from audit_kbs import HINTS, make_kb
 
@@ -24,8 +25,8 @@ def test_information_is_bits_and_bytes(hints_kb):
 def test_hints_need_a_factor_the_check_pins_down(hints_kb):
     assert hint_for(hints_kb, "clock", 1.024, 1.0, 0.001) is None                 # a clock has no binary prefix
     assert hint_for(hints_kb, "bandwidth", 1.1, 1.0, 0.2) is None                 # too coarse to tell
-    kind, text = hint_for(hints_kb, "bandwidth", 4.0, 1.0, 1e-4, "bandwidth_law")
-    assert kind == "power_of_two" and "exactly 4x what bandwidth_law gives" in text
+    hint = hint_for(hints_kb, "bandwidth", 4.0, 1.0, 1e-4, "bandwidth_law")
+    assert hint.kind == "power_of_two" and "exactly 4x what bandwidth_law gives" in hint_text(hint)
 
 
 @pytest.mark.parametrize("key, stated, implied, kind, words", [
@@ -37,12 +38,12 @@ def test_hints_need_a_factor_the_check_pins_down(hints_kb):
 ])
 def test_each_kind_of_hint(hints_kb, key, stated, implied, kind, words):
     found = hint_for(hints_kb, key, stated, implied, 1e-4)
-    assert found is not None and found[0] == kind and words in found[1]
+    assert found is not None and found.kind == kind and words in hint_text(found)
 
 
 def test_a_factor_without_a_twin_or_a_unit_of_information_is_only_a_power_of_two(hints_kb):
-    assert hint_for(hints_kb, "rate", 2.0, 1.0, 1e-4)[0] == "power_of_two"     # no rate_sparse
-    assert hint_for(hints_kb, "clock", 8.0, 1.0, 1e-4)[0] == "power_of_two"    # a clock is not bits
+    assert hint_for(hints_kb, "rate", 2.0, 1.0, 1e-4).kind == "power_of_two"     # no rate_sparse
+    assert hint_for(hints_kb, "clock", 8.0, 1.0, 1e-4).kind == "power_of_two"    # a clock is not bits
     assert hint_for(hints_kb, "peak", 1.0, 0.0) is None and hint_for(hints_kb, "peak", -1.0, 1.0) is None
 
 
@@ -103,13 +104,14 @@ _KNOWN_FACTORS = [2.0, 8.0, 0.125, 1.024, 1 / 1.024, 1.048576, 1.073741824, 1000
        information=st.sampled_from([None, True, False]))
 def test_the_table_of_tests_gives_what_the_loops_gave(hints_kb, key, factor, off, implied, spread, rule, information):
     stated = implied * factor * (1 + off)
-    assert hint_for(hints_kb, key, stated, implied, spread, rule, information) == \
-        _reference_hint(hints_kb, key, stated, implied, spread, rule, information)
+    found = hint_for(hints_kb, key, stated, implied, spread, rule, information)
+    assert (found and (found.kind, hint_text(found))) == _reference_hint(hints_kb, key, stated, implied, spread, rule,
+                                                                         information)
 
 
 def test_a_binary_factor_on_a_capacity_is_named_a_jedec_capacity(real_kb):
     """A vendor's "80 GB" of HBM read as 80e9 bytes is 74.5 GiB: JEDEC's convention, not any binary prefix."""
-    kind, text = hint_for(real_kb, "memory_size", 74.5058, 80, 0.001)
-    assert kind == "binary" and "a JEDEC capacity read as decimal" in text
-    kind, text = hint_for(real_kb, "memory_bandwidth", 3350 / 1.073741824, 3350, 0.001)
-    assert kind == "binary" and "JEDEC" not in text     # a rate's prefix is decimal: a binary one is a mix-up
+    hint = hint_for(real_kb, "memory_size", 74.5058, 80, 0.001)
+    assert hint.kind == "binary" and "a JEDEC capacity read as decimal" in hint.reason
+    hint = hint_for(real_kb, "memory_bandwidth", 3350 / 1.073741824, 3350, 0.001)
+    assert hint.kind == "binary" and "JEDEC" not in hint.reason     # a rate's prefix is decimal: a binary one is a mix-up

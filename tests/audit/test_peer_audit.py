@@ -11,6 +11,7 @@ from hwkb import KnowledgeBase
 from hwkb.audit.findings import Verdict
 from hwkb.formats.peers.entries import NameMatch
 from hwkb.formats.peers.registry import FORMATS
+from hwkb.render.finding_words import peer_hint_text, provenance_text
 
 PEERS = FIXTURES / "peers"
 CLEAN = {"llm-analysis": "llm-analysis/gpu-x.json", "genz": "genz/systems.json", "llmcompass": "llmcompass/gpu-x.json",
@@ -47,9 +48,9 @@ def test_the_planted_error_is_named_with_both_sources(kb, fmt):
     audit = kb.audit_peer_files(fmt, [PEERS / path])
     assert audit.exit_code() == 1 and audit.status == "inconsistent"
     (bad,) = [c for e in audit.entries for c in e.comparisons if c.status == Verdict.INCONSISTENT]
-    assert (bad.field, bad.key) == (field, key) and bad.kb_source.startswith(kb_source)
+    assert (bad.field, bad.key) == (field, key) and provenance_text(bad.kb_source).startswith(kb_source)
     assert bad.where.file == str(PEERS / path) and bad.where.line is not None
-    assert (hint is None and bad.hint is None) or hint in bad.hint
+    assert (hint is None and bad.hint is None) or hint in peer_hint_text(bad.hint)
     text = str(audit)
     assert field in text and kb_source in text and f"{bad.where}" in text
 
@@ -109,7 +110,7 @@ def test_a_part_without_sparsity_is_never_hinted_sparse_under_dense(kb, tmp_path
     path = tmp_path / "systems.json"
     path.write_text(json.dumps({"gpu-x": {"Flops": 409.6, "real_values": True},
                                 "gpu-nosparse": {"Flops": 409.6, "real_values": True}}))
-    hints = {e.product: c.hint for e in kb.audit_peer_files("genz", [path]).entries for c in e.comparisons
+    hints = {e.product: peer_hint_text(c.hint) for e in kb.audit_peer_files("genz", [path]).entries for c in e.comparisons
              if c.status == Verdict.INCONSISTENT}
     assert "a sparse figure under a dense key" in hints["gpu-x"]
     assert hints["gpu-nosparse"] == ("equals the KB's tc_peak[fp8] (409.6 TFLOPS): looks like the fp8 figure under "

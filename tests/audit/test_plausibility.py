@@ -11,6 +11,7 @@ from hwkb import KnowledgeBase
 from hwkb.audit import plausibility
 from hwkb.audit.findings import CheckKind, Verdict
 from hwkb.formats.load import load_entities
+from hwkb.render.finding_words import hint_text
 from hwkb.solving.solution import Status
 
 RANGES = FIXTURES / "tiny_ranges"
@@ -41,7 +42,7 @@ def test_an_implausible_derived_value_is_a_finding_with_the_misread_figure_first
     assert check.deviation == pytest.approx((check.value.value / 2.5 - 1) * 100)
     assert check.variables == ("peak", "sm_count", "lanes") and check.defaults == ("lane_rate",)
     assert [(s.fact, s.implied) for s in check.suspects] == [("lanes", 64), ("peak", 5), ("sm_count", 112)]
-    assert check.hint == ("lanes = 32 is 1/2 of the 64 that would put clock within [0.1, 2.5] GHz, as 1 other "
+    assert hint_text(check.hint) == ("lanes = 32 is 1/2 of the 64 that would put clock within [0.1, 2.5] GHz, as 1 other "
                           "entity of the KB states it: a misread figure is the likely cause (the laws alone cannot "
                           "tell which of 3 figures), or a default that does not hold here (lane_rate = 1 FMA/cycle)")
 

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hwkb.audit.population import Outcome, PopulationSummary, classify
+from hwkb.render.finding_words import explanation_sentence
 
 
 def rows(prefix: str, n: int, status: str, rule: str = "fp32", deviation: float | None = 0.0, **groups):
@@ -197,7 +198,7 @@ def test_a_systematic_group_names_the_expectation_that_holds_where_its_rule_fail
     e = group.explanation
     assert (e.rule, e.doc, e.source, e.holds, e.failed) == ("shader_rule", "the peak is at a separate shader clock",
                                                              "a review", 4, 4)
-    assert group.to_dict()["explanation"]["sentence"] == \
+    assert explanation_sentence(group.to_dict()["explanation"]) == \
         "the peak is at a separate shader clock (shader_rule holds for 4 of 4 failing rows; a review)"
 
 

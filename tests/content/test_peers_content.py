@@ -11,6 +11,7 @@ from hwkb.audit.findings import Verdict
 from hwkb.definitions.model import split_key
 from hwkb.formats.peers.entries import DTYPES, NOT_A_PRODUCT
 from hwkb.formats.peers.registry import FORMATS
+from hwkb.render.finding_words import peer_hint_text, provenance_text
 
 
 @pytest.mark.parametrize("fmt", list(FORMATS))
@@ -57,8 +58,9 @@ def test_an_fp8_peak_under_the_fp16_key_is_named_with_nvidias_datasheet(real_kb,
     path.write_text(json.dumps({"name": "h100-sxm-80gb", "peak_fp16_TFLOPS": 1979, "hbm_bandwidth_in_GB_per_sec": 3350}))
     (entry,) = real_kb.audit_peer_files("llm-analysis", [path]).entries
     (bad,) = [c for c in entry.comparisons if c.status == Verdict.INCONSISTENT]
-    assert bad.key == "tc_peak[fp16]" and "nvidia-h100-datasheet, dense" in bad.kb_source
-    assert "equals the KB's tc_peak[fp8] (1979 TFLOPS): looks like the fp8 figure under the fp16 key" in bad.hint
+    assert bad.key == "tc_peak[fp16]" and "nvidia-h100-datasheet, dense" in provenance_text(bad.kb_source)
+    assert ("equals the KB's tc_peak[fp8] (1979 TFLOPS): looks like the fp8 figure under the fp16 key"
+            in peer_hint_text(bad.hint))
 
 
 def test_a_genz_export_leaves_out_an_icn_the_kb_cannot_settle_and_says_what_genz_then_takes(real_kb, tmp_path):

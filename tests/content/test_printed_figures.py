@@ -10,6 +10,7 @@ import pytest
 
 from conftest import FIXTURES, run_cli
 from hwkb.audit.findings import Verdict
+from hwkb.render.finding_words import peer_hint_text
 
 LLMCOMPASS = json.loads((FIXTURES / "peers" / "llmcompass" / "gpu-x.json").read_text())
 
@@ -76,7 +77,7 @@ def test_a_capacity_read_as_decimal_is_hinted_as_jedec(real_kb, tmp_path):
     """A file that turned NVIDIA's 80 GB into 80e9 bytes (74.5 GiB) is named for what happened."""
     path = llm_analysis(tmp_path, "h100-sxm", mem_per_GPU_in_GB=74.5058)
     found = comparisons(real_kb, "llm-analysis", path)[("h100-sxm", "memory_size")]
-    assert found.status == Verdict.INCONSISTENT and "a JEDEC capacity read as decimal" in found.hint
+    assert found.status == Verdict.INCONSISTENT and "a JEDEC capacity read as decimal" in peer_hint_text(found.hint)
 
 
 def test_a_capacity_short_of_the_vendors_by_chance_near_a_prefix_is_not_hinted_as_one(real_kb, tmp_path):

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from hwkb.audit.auditor import audit
-from hwkb.audit.findings import Check, CheckKind, EntityAudit, Figure, NotApplicable, Suspect, Verdict
+from hwkb.audit.findings import Check, CheckKind, EntityAudit, Figure, Hint, NotApplicable, Suspect, Verdict
 from hwkb.cli import flags
 from hwkb.audit.targets import HARDWARE_KINDS
 from hwkb.render.audit_json import entity_json
@@ -52,9 +52,11 @@ def figures(draw) -> Figure:
                   tuple(draw(st.lists(keys, max_size=2))), draw(st.none() | texts))
 
 
+hints = st.builds(Hint, st.sampled_from(["sparse", "bits", "binary", "decimal", "power_of_two"]), keys,
+                  numbers.filter(math.isfinite), numbers.filter(math.isfinite), texts, texts, texts, st.none() | texts)
 suspects = st.builds(Suspect, keys, st.none() | texts, numbers, texts, texts, st.none() | numbers,
                      st.none() | numbers, st.integers(0, 9), st.integers(0, 9), st.booleans(), st.booleans(),
-                     st.none() | texts)
+                     st.none() | hints)
 
 
 @st.composite
@@ -63,7 +65,7 @@ def checks(draw) -> Check:
                  draw(st.none() | numbers), tuple(draw(st.lists(keys, max_size=3))), draw(keys), draw(figures()),
                  draw(figures()), tuple(draw(st.lists(figures(), max_size=3))), draw(texts), draw(texts),
                  tuple(draw(st.lists(keys, max_size=2))), tuple(draw(st.lists(suspects, max_size=2))),
-                 draw(st.none() | texts), draw(numbers.filter(math.isfinite)))
+                 draw(st.none() | hints), draw(numbers.filter(math.isfinite)))
 
 
 @settings(max_examples=75, deadline=None)

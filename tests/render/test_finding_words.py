@@ -6,7 +6,7 @@ import json
 from conftest import FIXTURES
 from finding_samples import check, figure
 from hwkb import KnowledgeBase
-from hwkb.audit.findings import EXPECTATION_CAVEAT, CheckKind, EntityAudit, Suspect, Verdict
+from hwkb.audit.findings import EXPECTATION_CAVEAT, CheckKind, EntityAudit, Hint, Suspect, Verdict
 from hwkb.render import json_data
 from hwkb.render.finding_words import detail, entity_words, figure_text, routes, suspect_sentence
 
@@ -32,9 +32,11 @@ def test_detail_of_an_expectation_and_of_a_law():
                            "boost_is_clock implies 1 GHz: disagree beyond the printed rounding, +50%")
     assert "[clock = 1 GHz from peak_law (peak 0.4 TFLOPS, n 100)]" in text
     assert f". {EXPECTATION_CAVEAT}; if a figure is wrong instead: boost would be 1 GHz" in text
-    law = detail(check(Verdict.WITHIN_ROUNDING, CheckKind.STATED_VS_DERIVED, hint="look here"))
+    hint = Hint("power_of_two", "boost", 1.5, 0.75, "GHz", "exactly 2x", "look here")
+    law = detail(check(Verdict.WITHIN_ROUNDING, CheckKind.STATED_VS_DERIVED, hint=hint))
     assert law.startswith("stated vs derived: the peak is stated at the boost clock")
-    assert "agree within the printed rounding" in law and "would be" not in law and law.endswith("; hint: look here")
+    assert "agree within the printed rounding" in law and "would be" not in law
+    assert law.endswith("; hint: boost = 1.5 GHz is exactly 2x what the other figures imply (0.75 GHz): look here")
 
 
 def test_the_json_carries_the_words_where_it_did():

@@ -6,13 +6,14 @@ figure is the one the solver uses; the audit weighs each other figure against it
 both known to their printed digits: ``consistent`` when they are one number,
 ``within_rounding`` when their intervals meet, each rounded or cut short (the check's
 ``reading`` says which reading it needed), ``inconsistent`` when they
-do not. Only the figures an entity states itself are weighed, so a disagreement
+do not. The check's ``doc`` says two documents state the figure; the render stage adds the one the KB uses.
+Only the figures an entity states itself are weighed, so a disagreement
 is reported once, by the entity that keeps both documents, not by every product
 that inherits it.
 """
 from __future__ import annotations
 
-from hwkb.audit.findings import Check, CheckKind, Figure, Verdict, quantity
+from hwkb.audit.findings import Check, CheckKind, Figure, Verdict
 from hwkb.audit.readings import reading
 from hwkb.audit.rows import Row
 from hwkb.audit.verdicts import CONSISTENT_RELATIVE
@@ -68,6 +69,5 @@ def _check(key: str, chosen: _Printed, other: _Printed) -> Check:
     else:
         status = Verdict.INCONSISTENT
     deviation = (a.value / b.value - 1.0) * 100.0 if b.value else None
-    doc = f"two documents state {key}; the KB uses {quantity(a.value, a.unit)}"
     return Check(DOCUMENTS_RULE, CheckKind.DOCUMENTS, status, deviation, (key,), key, a, b, (a, b),
-                 doc, b.source or "", reading=found)
+                 f"two documents state {key}", b.source or "", reading=found)

@@ -6,7 +6,8 @@ A :class:`Check` is one over-determination of an entity's facts with its
 :class:`Figure` in its display unit, with its enclosure.
 
 Findings are data, made once by the audit and never changed; the render stage words them
-(:mod:`hwkb.render.finding_words`: each figure with its unit, each check's and suspect's sentence). They are not
+(:mod:`hwkb.render.finding_words`: each figure with its unit, each check's, suspect's and hint's sentence, where
+a peer tool's figure and the KB's come from). They are not
 frozen dataclasses only because a database audit makes about 35 of them a row
 and a frozen one's guarded assignments cost a third of the report stage; they
 compare and hash by their fields all the same.
@@ -20,12 +21,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Mapping
 
-from hwkb.definitions.model import EntityId, VarKey
-from hwkb.definitions.display import format_quantity
+from hwkb.definitions.model import EntityId, Range, VarKey
 
-__all__ = ["Verdict", "CheckKind", "Figure", "Suspect", "Check", "NotApplicable", "EntityAudit", "EXPECTATION_CAVEAT",
-           "quantity",
-           "fraction_of_percent", "UNCHECKED"]
+__all__ = ["Verdict", "CheckKind", "Figure", "Hint", "RangeHint", "Suspect", "Check", "NotApplicable", "EntityAudit",
+           "Provenance", "FactorHint", "SiblingHint", "DefaultHint", "EXPECTATION_CAVEAT", "fraction_of_percent",
+           "UNCHECKED"]
 
 UNCHECKED = "unchecked"  # the JSON status of an entity (or a report) no check applies to
 
@@ -66,11 +66,6 @@ class CheckKind(_Labelled):
     PLAUSIBILITY = "plausibility"
 
 
-def quantity(value: float | None, unit: str) -> str:
-    """``1.983 GHz`` as a report prints a value (the one display rule: ``50 %``, ``3.865 Texp/s``); ``-`` for none."""
-    return format_quantity(value, unit)
-
-
 def fraction_of_percent(percent: float | None) -> float | None:
     """A deviation as the JSON gives it, a fraction (the text shows percent): 8.35 -> 0.0835."""
     return None if percent is None else percent / 100
@@ -99,6 +94,48 @@ class Figure:
 
 
 @dataclass(unsafe_hash=True)
+class Hint:
+    """A slip the factor between a stated figure and the value the others imply looks like (:mod:`hwkb.audit.hints`
+    finds it; :func:`hwkb.render.finding_words.hint_text` words it): ``key`` as ``stated`` is ``words`` (``exactly
+    2x``) what ``rule``'s other figures give (None: the figures the check holds), ``implied``, both in ``unit``;
+    ``reason`` the slip (``bits vs bytes ...``), as the kind's table says it."""
+    kind: str                 # sparse, bits, binary, decimal or power_of_two
+    key: VarKey
+    stated: float
+    implied: float
+    unit: str
+    words: str
+    reason: str
+    rule: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "key": self.key, "stated": self.stated, "implied": self.implied, "unit": self.unit,
+                "rule": self.rule}
+
+
+@dataclass(unsafe_hash=True)
+class RangeHint:
+    """Why ``target`` lies outside its ``range`` (in ``target_unit``), as data the render stage words: a stated
+    figure outside it (``fact`` None), or the first suspect ``fact`` (``value``, in ``unit``) moved to the
+    ``implied`` figure that puts the value within it, with how many ``others`` of the KB's entities state that
+    figure, how many ``suspects`` the laws cannot tell apart and the KB ``defaults`` the derivation took."""
+    target: VarKey
+    range: Range
+    target_unit: str
+    fact: VarKey | None = None
+    value: float = 0.0
+    implied: float = 0.0
+    unit: str = ""
+    others: int = 0
+    suspects: int = 0
+    defaults: tuple[Figure, ...] = ()
+
+    def to_dict(self) -> dict:
+        return {"target": self.target, "range": self.range.to_dict(self.target_unit), "fact": self.fact,
+                "value": self.value, "implied": self.implied, "unit": self.unit}
+
+
+@dataclass(unsafe_hash=True)
 class Suspect:
     """A stated fact that may be wrong, and the value it would need for the others to agree."""
     fact: VarKey
@@ -112,13 +149,15 @@ class Suspect:
     passing: int               # passing checks holding it
     in_every_failed: bool
     plausible: bool = True     # False when a count would have to be fractional
-    hint: str | None = None    # a mistake this fact's factor looks like (sparse, bits, binary prefix)
+    hint: Hint | None = None   # a mistake this fact's factor looks like (sparse, bits, binary prefix)
 
     def to_dict(self) -> dict:
-        """The suspect as data; the JSON's ``sentence`` is the render stage's (:mod:`hwkb.render.finding_words`)."""
+        """The suspect as data; the JSON's ``sentence`` and ``hint`` words are the render stage's
+        (:mod:`hwkb.render.finding_words`)."""
         return {"fact": self.fact, "entity": self.entity, "value": self.value, "unit": self.unit, "text": self.text,
                 "implied": self.implied, "move": self.move, "failed": self.failed, "passing": self.passing,
-                "in_every_failed": self.in_every_failed, "plausible": self.plausible, "hint": self.hint}
+                "in_every_failed": self.in_every_failed, "plausible": self.plausible,
+                "hint": None if self.hint is None else self.hint.to_dict()}
 
 
 @dataclass(unsafe_hash=True)
@@ -137,22 +176,25 @@ class Check:
     source: str
     defaults: tuple[VarKey, ...] = ()
     suspects: tuple[Suspect, ...] = ()
-    hint: str | None = None
+    hint: Hint | RangeHint | None = None
     tolerance: float = 0.0
     reading: str | None = None   # within rounding: a printed figure read as cut short or to two figures
+    range: Range | None = None   # a plausibility check's: what real hardware spans (in the target's unit)
 
     @property
     def severity(self) -> int:
         return self.status.rank
 
     def to_dict(self) -> dict:
-        """The check as data; the JSON's ``detail`` is the render stage's (:mod:`hwkb.render.finding_words`)."""
+        """The check as data; the JSON's ``detail`` and ``hint`` words are the render stage's
+        (:mod:`hwkb.render.finding_words`)."""
         return {"rule": self.rule, "kind": str(self.kind), "status": str(self.status),
                 "deviation": fraction_of_percent(self.deviation),
                 "variables": list(self.variables), "defaults": list(self.defaults), "target": self.target,
                 "value": self.value.to_dict(), "implied": self.implied.to_dict(),
                 "sides": [s.to_dict() for s in self.sides],
-                "suspects": [s.to_dict() for s in self.suspects], "hint": self.hint, "reading": self.reading,
+                "suspects": [s.to_dict() for s in self.suspects],
+                "hint": None if self.hint is None else self.hint.to_dict(), "reading": self.reading,
                 "doc": self.doc,
                 "source": self.source, "tolerance": self.tolerance}
 
@@ -209,3 +251,55 @@ class EntityAudit:
         if self.not_applicable:
             out["not_applicable"] = [n.to_dict() for n in self.not_applicable]
         return out
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a KB value comes from: a stated one's ``entity`` and ``source``; a derived one's ``rule`` and the
+    stated figures under it, each with where it is stated (its entity, or how it was given) and its ``source``."""
+    entity: EntityId | None = None
+    source: str | None = None
+    rule: str | None = None
+    facts: tuple[tuple[Figure, str], ...] = ()
+
+    def to_dict(self) -> dict:
+        return {"entity": self.entity, "source": self.source, "rule": self.rule,
+                "facts": [{**f.to_dict(), "where": where} for f, where in self.facts]}
+
+
+@dataclass(frozen=True)
+class FactorHint:
+    """A tool's figure ``factor`` times the KB's, and the slip that factor is (``reason``)."""
+    factor: float
+    reason: str
+
+    def to_dict(self) -> dict:
+        return {"kind": "factor", "factor": self.factor, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class SiblingHint:
+    """A tool's figure equal to the KB's ``other`` figure under another key: ``what`` that mix-up looks like."""
+    other: Figure
+    what: str
+
+    def to_dict(self) -> dict:
+        return {"kind": "sibling", "other": self.other.to_dict(), "what": self.what}
+
+
+@dataclass(frozen=True)
+class DefaultHint:
+    """A tool's figure that is what the tool fills in when a file leaves it out: ``factor`` times the file's
+    ``field`` (``written`` as the file writes it), per the tool's line ``where``; ``ratio`` the KB's own ``key``
+    over its ``of`` where the KB has both."""
+    factor: float
+    field: str
+    written: str
+    where: str
+    key: VarKey
+    of: VarKey
+    ratio: float | None = None
+
+    def to_dict(self) -> dict:
+        return {"kind": "default", "factor": self.factor, "field": self.field, "written": self.written,
+                "where": self.where, "key": self.key, "of": self.of, "ratio": self.ratio}

@@ -4,16 +4,17 @@ A figure exactly twice its dense decomposition looks like a sparse figure under
 a dense key; 1.024 or 1.048576 is a binary prefix read as a decimal one (on a
 capacity, JEDEC's: a vendor's "80 GB" of memory is 80 GiB); 8 is
 bits against bytes; 1000 a decimal prefix; an exact power of two a precision or
-per-unit mix-up. :func:`hint_for` names the figure and the reason, and only
-where the factor can arise for that quantity.
+per-unit mix-up. :func:`hint_for` names the figure, its factor and the reason (a
+:class:`~hwkb.audit.findings.Hint`, worded by the render stage), and only where
+the factor can arise for that quantity.
 """
 from __future__ import annotations
 
 import bisect
 import math
 
+from hwkb.audit.findings import Hint
 from hwkb.definitions.model import VarKey, split_key
-from hwkb.definitions.display import display_scale, format_number
 from hwkb.solving.system import System
 
 __all__ = ["hint_for", "has_information", "SPECIFIC", "JEDEC_REASON"]
@@ -76,19 +77,19 @@ def has_information(system: System, key: VarKey) -> bool:
 
 
 def hint_for(system: System, key: VarKey, stated: float, implied: float, spread: float = 1e-9,
-             rule: str | None = None, information: bool | None = None) -> tuple[str, str] | None:
+             rule: str | None = None, information: bool | None = None) -> Hint | None:
     """What the factor between a stated figure and the value the others imply says about how it was written.
 
-    Returns ``(kind, sentence)`` with kind one of ``sparse, bits, binary, decimal,
-    power_of_two``, or None. A factor counts only if the check's relative
+    Returns a :class:`~hwkb.audit.findings.Hint` of kind ``sparse, bits, binary,
+    decimal`` or ``power_of_two``, or None. A factor counts only if the check's relative
     ``spread`` pins it down, and only where it can arise: bits vs bytes and binary
     prefixes for quantities of information, a sparse figure where the variable has
     a ``_sparse`` twin.
 
     >>> from hwkb import KnowledgeBase
-    >>> kind, text = hint_for(KnowledgeBase.load(), "tc_peak[bf16]", 624, 312, 0.002)
-    >>> kind, text.split(": ")[1].split(" (")[0]
-    ('sparse', 'looks like a sparse figure under a dense key')
+    >>> hint = hint_for(KnowledgeBase.load(), "tc_peak[bf16]", 624, 312, 0.002)
+    >>> hint.kind, hint.words, hint.reason.split(" (")[0]
+    ('sparse', 'exactly 2x', 'looks like a sparse figure under a dense key')
     """
     if not (implied and math.isfinite(implied) and math.isfinite(stated)) or stated / implied <= 0:
         return None
@@ -111,9 +112,5 @@ def hint_for(system: System, key: VarKey, stated: float, implied: float, spread:
                 continue
             if kind == "binary" and system.model.variables[name].capacity:
                 reason = JEDEC_REASON
-        scale, unit = display_scale(system.model.unit_of(key), (stated, implied))  # both in one unit
-        unit = f" {unit}" if unit else ""
-        source = f"what {rule} gives from the other figures" if rule else "what the other figures imply"
-        return kind, (f"{key} = {format_number(stated * scale)}{unit} is {words} {source} "
-                      f"({format_number(implied * scale)}{unit}): {reason}")
+        return Hint(kind, key, stated, implied, system.model.unit_of(key), words, reason, rule)
     return None

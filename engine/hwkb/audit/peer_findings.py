@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hwkb.audit.findings import UNCHECKED, EntityAudit, Verdict, fraction_of_percent
+from hwkb.audit.findings import (UNCHECKED, DefaultHint, EntityAudit, FactorHint, Provenance, SiblingHint, Verdict,
+                                 fraction_of_percent)
 from hwkb.audit.report import AuditReport
 from hwkb.results import Result
 from hwkb.definitions.model import VarKey
@@ -30,17 +31,18 @@ class Comparison:
     where: Location
     consumed: str              # the tool's source that reads the field
     kb_value: float
-    kb_source: str             # the KB entity and document, or the rule and the facts it derives from
+    kb_source: Provenance      # the KB entity and document, or the rule and the facts it derives from
     status: Verdict
     deviation: float | None    # percent: the file's figure over the KB's, minus 1
-    hint: str | None = None
+    hint: FactorHint | SiblingHint | DefaultHint | None = None
     reading: str | None = None  # within rounding: a figure read as cut short or to two significant figures
 
     def to_dict(self) -> dict:
         return {"field": self.field, "variable": self.key, "status": str(self.status), "value": self.value,
                 "unit": self.unit, "written": self.written, "where": self.where.written(), "consumed": self.consumed,
-                "kb_value": self.kb_value, "kb_source": self.kb_source,
-                "deviation": fraction_of_percent(self.deviation), "hint": self.hint, "reading": self.reading}
+                "kb_value": self.kb_value, "kb_source": self.kb_source.to_dict(),
+                "deviation": fraction_of_percent(self.deviation),
+                "hint": None if self.hint is None else self.hint.to_dict(), "reading": self.reading}
 
 
 @dataclass(frozen=True)

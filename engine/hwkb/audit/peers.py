@@ -14,8 +14,8 @@ binary prefix).
 >>> kb = KnowledgeBase.load([_SAMPLES / "kb"], default=False)
 >>> entries = FORMATS["genz"].read(_SAMPLES / "genz" / "planted.json", kb.model, kb.units)
 >>> c = audit_peer_entries(kb, FORMATS["genz"], entries).entries[0].comparisons[0]
->>> c.field, str(c.status), c.kb_source
-('Flops', 'inconsistent', 'gpu-x: test datasheet, table 1 (dense)')
+>>> c.field, str(c.status), c.kb_source.entity, c.kb_source.source
+('Flops', 'inconsistent', 'gpu-x', 'test datasheet, table 1 (dense)')
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ import math
 from pathlib import Path
 from typing import Sequence
 
-from hwkb.audit.findings import Verdict, quantity
+from hwkb.audit.findings import DefaultHint, FactorHint, Figure, Provenance, SiblingHint, Verdict
 from hwkb.audit.hints import JEDEC_REASON, hint_for
 from hwkb.audit.peer_findings import Comparison, PeerAudit, PeerEntryAudit
 from hwkb.audit.readings import reading
@@ -121,17 +121,17 @@ def compare(system: System, solver: Solver, entry: PeerEntry, fact: Fact, kb: Va
                       found)
 
 
-def cite(value: Value) -> str:
+def cite(value: Value) -> Provenance:
     """Where the KB's value comes from: the entity and its document, or the rule and the stated facts under it."""
+    origin = value.origin
     if value.stated:
-        origin = value.origin
-        return f"{origin.entity}: {origin.source}" if origin.source else f"{origin.entity} (no source given)"
-    facts = "; ".join(f"{f.key} {quantity(f.magnitude, f.unit)} [{f.origin.entity or f.origin.via}"
-                      f"{': ' + f.origin.source if f.origin.source else ''}]" for f in value.facts())
-    return f"derived by {value.origin.rule} from {facts}"
+        return Provenance(origin.entity, origin.source)
+    return Provenance(rule=origin.rule, facts=tuple(
+        (Figure(f.key, f.magnitude, f.unit, f.magnitude, f.magnitude, source=f.origin.source),
+         f.origin.entity or f.origin.via) for f in value.facts()))
 
 
-def _sibling_hint(system: System, solver: Solver, key: VarKey, mine: float, slack: float) -> str | None:
+def _sibling_hint(system: System, solver: Solver, key: VarKey, mine: float, slack: float) -> SiblingHint | None:
     """The KB's figure this one equals under another key: another precision's peak, or the sparse figure."""
     name, index = split_key(key)
     model = system.model
@@ -145,14 +145,14 @@ def _sibling_hint(system: System, solver: Solver, key: VarKey, mine: float, slac
         value = solver.values.get(other)
         if value is not None and abs(value.canonical - mine) <= slack + value.uncertainty * abs(value.canonical) + 1e-9 * abs(mine):
             unit = model.unit_of(other)
-            shown = quantity(system.units.from_canonical(value.canonical, unit), unit)
+            shown = system.units.from_canonical(value.canonical, unit)
             what = ("a sparse figure under a dense key" if other.startswith(sparse)
                     else f"the {split_key(other)[1]} figure under the {index} key")
-            return f"equals the KB's {other} ({shown}): looks like {what}"
+            return SiblingHint(Figure(other, shown, unit, shown, shown), what)
     return None
 
 
-def _default_hint(system: System, solver: Solver, entry: PeerEntry, fact: Fact) -> str | None:
+def _default_hint(system: System, solver: Solver, entry: PeerEntry, fact: Fact) -> DefaultHint | None:
     """The figure is what the tool fills in when a file leaves it out (llm-analysis: INT8 = 2 x FP16): named with
     the tool's line, and with the KB's own ratio of the two where the KB has both."""
     for default in entry.defaults:
@@ -161,26 +161,24 @@ def _default_hint(system: System, solver: Solver, entry: PeerEntry, fact: Fact) 
         base = entry.facts[default.of]
         if abs(fact.value - default.factor * base.value) > 1e-6 * abs(fact.value):
             continue
-        text = (f"{default.factor:g}x the file's {entry.fields[default.of].field} ({base.text}): {default.where}")
         mine, theirs = solver.values.get(fact.key), solver.values.get(default.of)
-        if mine is not None and theirs is not None and theirs.canonical:
-            ratio = mine.canonical / theirs.canonical
-            text += (f"; the KB's {fact.key} equals its {default.of}" if abs(ratio - 1) < 1e-6
-                     else f"; the KB's {fact.key} is {ratio:.3g}x its {default.of}")
-        return text
+        ratio = mine.canonical / theirs.canonical if mine is not None and theirs is not None and theirs.canonical \
+            else None
+        return DefaultHint(default.factor, entry.fields[default.of].field, base.text, default.where, fact.key,
+                           default.of, ratio)
     return None
 
 
-def _fma_hint(system: System, key: VarKey, mine: float, theirs: float) -> str | None:
+def _fma_hint(system: System, key: VarKey, mine: float, theirs: float) -> FactorHint | None:
     """A count of FMA twice the KB's: a FLOP figure (a vendor's FLOP/clock/CU) read as FMA, one FMA being 2 FLOP."""
     if "FMA" not in system.model.unit_of(key) or abs(mine / theirs - 2) > 1e-9 * 2:
         return None
-    return ("2x the KB's value: FLOP counted as FMA (one FMA is 2 FLOP; a vendor's 'FLOPS/clock/CU' is twice "
-            "its FMA per cycle)")
+    return FactorHint(2.0, "FLOP counted as FMA (one FMA is 2 FLOP; a vendor's 'FLOPS/clock/CU' is twice its FMA "
+                           "per cycle)")
 
 
 def _factor_hint(system: System, key: VarKey, mine: float, theirs: float, spread: float,
-                 precision: float = 0.0) -> str | None:
+                 precision: float = 0.0) -> FactorHint | None:
     """What the factor between the file's figure and the KB's says (a binary prefix, bits vs bytes, 2x ...).
 
     On a capacity a binary factor is a JEDEC size read as decimal only where the file holds the vendor's number in
@@ -192,18 +190,18 @@ def _factor_hint(system: System, key: VarKey, mine: float, theirs: float, spread
     if found is None:
         return None
     factor = mine / theirs
-    if found[0] == "binary" and system.model.variables[split_key(key)[0]].capacity:
+    if found.kind == "binary" and system.model.variables[split_key(key)[0]].capacity:
         units = system.units
         decimal = jedec_label(unit)  # the vendor's printed unit, read as the decimal one it spells
         printed = units.from_canonical(theirs, unit)
         allowed = units.from_canonical(precision, decimal) + 1e-9 * printed
         if abs(units.from_canonical(mine, decimal) - printed) > allowed:
             return None
-        return f"{factor:.6g}x the KB's value: {JEDEC_REASON}"
-    if found[0] == "binary":  # name the prefix nearest the factor, not the first the spread allows
+        return FactorHint(factor, JEDEC_REASON)
+    if found.kind == "binary":  # name the prefix nearest the factor, not the first the spread allows
         base, pair = min(_PREFIXES, key=lambda b: abs(math.log(max(factor, 1 / factor) / b[0])))
         printed = unit[:1] if unit[1:2] == "B" else ""
         if printed in ("k", "M", "G") and not pair.endswith(f"vs {printed}"):
             return None  # a figure in GB/s mistaken by a binary factor is Gi vs G; 'Mi vs M' there is a coincidence
-        return f"{factor:.6g}x the KB's value: binary vs decimal prefix ({pair}: 1 {pair[:2]}B = {base:g} {pair[-1]}B)"
-    return f"{factor:.6g}x the KB's value: {found[1].split(': ', 1)[-1]}"
+        return FactorHint(factor, f"binary vs decimal prefix ({pair}: 1 {pair[:2]}B = {base:g} {pair[-1]}B)")
+    return FactorHint(factor, found.reason)

@@ -27,10 +27,9 @@ from collections import ChainMap, Counter
 from dataclasses import replace
 from typing import Iterable, Mapping, Sequence
 
-from hwkb.audit.findings import Check, CheckKind, Figure, Suspect, Verdict
+from hwkb.audit.findings import Check, CheckKind, Figure, RangeHint, Suspect, Verdict
 from hwkb.audit.rows import Row
 from hwkb.definitions.model import Range, VarKey, Variable, split_key
-from hwkb.definitions.display import format_number, format_quantity
 from hwkb.solving.context import Context
 from hwkb.solving.blocks import singular_everywhere
 from hwkb.solving.plan import Step
@@ -189,10 +188,6 @@ def _deviation(value: float, found: Range) -> float | None:
     return (value / bound - 1.0) * 100.0 if bound else None
 
 
-def _doc(variable: Variable, found: Range) -> str:
-    return f"{variable.doc}: real hardware spans {found.shown(variable.unit)}"
-
-
 def _stated_check(row: Row, key: VarKey, found: Range, system: System) -> Check:
     variable = system.model.variables[split_key(key)[0]]
     value = system.units.from_canonical(row.mid[key], variable.unit)
@@ -201,8 +196,8 @@ def _stated_check(row: Row, key: VarKey, found: Range, system: System) -> Check:
     fact = row.facts[key]
     suspect = Suspect(key, fact.entity, value, variable.unit, fact.text, found.nearest(value), None, 1, 0, True)
     return Check(RANGE_RULE, CheckKind.PLAUSIBILITY, Verdict.IMPLAUSIBLE, _deviation(value, found), (key,), key,
-                 stated, _range_figure(key, value, variable.unit, found), (stated,), _doc(variable, found),
-                 found.source, (), (suspect,), f"the stated {key} lies outside the range real hardware spans")
+                 stated, _range_figure(key, value, variable.unit, found), (stated,), variable.doc,
+                 found.source, (), (suspect,), RangeHint(key, found, variable.unit), range=found)
 
 
 def _derived_check(row: Row, solver: Solver, value: Value, found: Range, corroborated: Counter,
@@ -219,8 +214,8 @@ def _derived_check(row: Row, solver: Solver, value: Value, found: Range, corrobo
                             row, system)
     return Check(RANGE_RULE, CheckKind.PLAUSIBILITY, Verdict.IMPLAUSIBLE, _deviation(value.magnitude, found), stated,
                  value.key, shown, _range_figure(value.key, value.magnitude, value.unit, found), sides,
-                 _doc(variable, found), found.source, defaults, tuple(suspects),
-                 _hint(value, suspects, found, alike, [f for f in leaves if f.origin.entity is None]))
+                 variable.doc, found.source, defaults, tuple(suspects),
+                 _hint(value, suspects, found, alike, [f for f in leaves if f.origin.entity is None]), range=found)
 
 
 def _suspect(row: Row, solver: Solver, value: Value, found: Range, key: VarKey, passing: int,
@@ -303,22 +298,11 @@ def _count_alike(values, implied: float | None) -> int:
 
 
 def _hint(value: Value, suspects: Sequence[Suspect], found: Range, alike: Mapping[VarKey, int],
-          defaults: Sequence[Value]) -> str | None:
-    """What the first suspect's correction is, where it puts the value, who else states it, and the defaults the
-    derivation took (a law's default that does not hold for this part is the other likely cause)."""
+          defaults: Sequence[Value]) -> RangeHint | None:
+    """The first suspect's correction, the range it puts the value within, how many other entities state it, and
+    the defaults the derivation took (a law's default that does not hold for this part is the other likely cause)."""
     if not suspects or suspects[0].implied is None:
         return None
     s = suspects[0]
-    factor = s.value / s.implied if s.implied else math.inf
-    ratio = f"{format_number(factor)}x" if factor >= 1 else f"1/{format_number(1 / factor)} of"
-    others = alike.get(s.fact, 0)
-    peers = (f", as {others} other {'entity of the KB states' if others == 1 else 'entities of the KB state'} it"
-             if others else "")
-    return (f"{s.fact} = {format_quantity(s.value, s.unit)} is {ratio} the {format_quantity(s.implied, s.unit)} that "
-            f"would put {value.key} within {found.shown(value.unit)}{peers}: a misread figure is "
-            f"the likely cause (the laws alone cannot tell which of {len(suspects)} figures)"
-            + (f", or a default that does not hold here ({_listed(defaults)})" if defaults else ""))
-
-
-def _listed(values: Sequence[Value]) -> str:
-    return ", ".join(f"{v.key} = {format_quantity(v.magnitude, v.unit)}" for v in values)
+    return RangeHint(value.key, found, value.unit, s.fact, s.value, s.implied, s.unit, alike.get(s.fact, 0),
+                     len(suspects), tuple(Figure(d.key, d.magnitude, d.unit, d.magnitude, d.magnitude) for d in defaults))

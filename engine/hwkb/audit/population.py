@@ -91,13 +91,10 @@ class Explanation:
     holds: int     # failing rows of the group it holds for
     failed: int    # failing rows of the group
 
-    @property
-    def sentence(self) -> str:
-        return f"{self.doc} ({self.rule} holds for {self.holds} of {self.failed} failing rows; {self.source})"
-
     def to_dict(self) -> dict:
-        return {"rule": self.rule, "doc": self.doc, "source": self.source, "holds": self.holds,
-                "failed": self.failed, "sentence": self.sentence}
+        """The explanation as data; the JSON's ``sentence`` is the render stage's
+        (:func:`hwkb.render.finding_words.explanation_sentence`)."""
+        return {"rule": self.rule, "doc": self.doc, "source": self.source, "holds": self.holds, "failed": self.failed}
 
 
 @dataclass(frozen=True)

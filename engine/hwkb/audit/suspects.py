@@ -16,7 +16,7 @@ from collections import Counter
 from operator import attrgetter
 from typing import Sequence
 
-from hwkb.audit.findings import Figure, Suspect
+from hwkb.audit.findings import Figure, Hint, Suspect
 from hwkb.audit.hints import SPECIFIC, has_information, hint_for
 from hwkb.audit.rows import Row
 from hwkb.audit.verdicts import Evaluation
@@ -35,9 +35,9 @@ class Assessed:
 
     def __init__(self):
         self.suspects: dict[tuple, Suspect] = {}
-        self.hints: dict[tuple, tuple[str, str] | None] = {}
+        self.hints: dict[tuple, Hint | None] = {}
 
-    def hint(self, system: System, key: VarKey, stated: float, implied: float, spread: float) -> tuple[str, str] | None:
+    def hint(self, system: System, key: VarKey, stated: float, implied: float, spread: float) -> Hint | None:
         """:func:`~hwkb.audit.hints.hint_for` of a stated figure."""
         alike = (key, stated, implied, spread)
         if alike not in self.hints:
@@ -101,13 +101,13 @@ def _assess(key: VarKey, failed: int, passing: int, in_every_failed: bool, row: 
         plausible = round(implied) >= 1 and abs(implied - round(implied)) <= max(1e-6, spread) * abs(implied)
         implied = float(round(implied)) if plausible else implied
     found = assessed.hint(system, key, value, implied, spread)
-    hint = found[1] if found and found[0] in SPECIFIC else None
+    hint = found if found and found.kind in SPECIFIC else None
     return Suspect(key, fact.entity, value, unit, fact.text, implied, move, failed, passing, in_every_failed,
                    plausible, hint)
 
 
 def check_hint(system: System, evaluation: Evaluation, value: Figure, implied: Figure,
-               suspects: Sequence[Suspect], assessed: Assessed | None = None) -> str | None:
+               suspects: Sequence[Suspect], assessed: Assessed | None = None) -> Hint | None:
     """A suspect's specific hint (sparse, bits, binary or decimal prefix) first, then any factor of a suspect,
     then the stated target's own factor (``assessed``: the hints of the suspects' row worked out so far)."""
     assessed = Assessed() if assessed is None else assessed
@@ -117,10 +117,10 @@ def check_hint(system: System, evaluation: Evaluation, value: Figure, implied: F
     for s in suspects:  # any factor a stated figure is off by, naming that figure
         found = None if s.implied is None else assessed.hint(system, s.fact, s.value, s.implied, evaluation.spread)
         if found is not None:
-            return found[1]
+            return found
     if value.via is not None:
         return None  # the target is derived: its factor names no figure of the sheet
     relation = evaluation.check.relation
     found = hint_for(system, evaluation.check.target, value.value, implied.value, evaluation.spread, relation.name,
                      information=any(has_information(system, k) for k in relation.keys))
-    return None if found is None else found[1]
+    return found

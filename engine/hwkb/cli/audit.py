@@ -15,6 +15,7 @@ from typing import Iterable, Iterator
 
 from hwkb.cli import flags, peer_audit
 from hwkb.render.audit_json import entity_json
+from hwkb.render.finding_words import report_data
 from hwkb.cli.spool import Spool
 from hwkb.render.audit import entity_text, report_text
 
@@ -83,7 +84,7 @@ def compact_document(command: str, report, entities: Iterable[str] | None = None
     """The compact ``--json`` document, an entity at a time: the text of ``flags.json_text(..., compact=True)``
     without the whole document (or its dict) in memory at once. ``entities`` are the entities' JSON texts when
     they are not in the report (a streamed audit's)."""
-    shell = flags.json_text(flags.document(command, report.to_dict(entities=False)), compact=True)
+    shell = flags.json_text(flags.document(command, report_data(report, entities=False)), compact=True)
     before, after = shell.split('"entities":[]', 1)
     yield before + '"entities":['
     texts = (entity_json(e) for e in report.entities) if entities is None else entities

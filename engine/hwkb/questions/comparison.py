@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from hwkb.definitions.display import display_scale, format_number
 from hwkb.definitions.expressions import references
 from hwkb.definitions.model import split_key
 from hwkb.definitions.quantities import jedec_label
@@ -33,7 +32,7 @@ from hwkb.solving.solver import Solver
 from hwkb.solving.unsettled import absent_but_settled
 
 __all__ = ["Cell", "Row", "Comparison", "compare", "stated_cell", "gpu_cells", "declared_keys", "picked_keys",
-           "HEADLINE", "WORKLOAD_HEADLINE", "DERIVED_MARK", "input_needs"]
+           "HEADLINE", "WORKLOAD_HEADLINE", "input_needs"]
 
 #: the rows ``compare`` shows by default: each section's variables (an index-free name takes every index value)
 HEADLINE = (
@@ -46,25 +45,16 @@ HEADLINE = (
 #: the section a workload layered with ``--with`` puts first in the headline: its bounds on each GPU
 WORKLOAD_HEADLINE = ("workload", ("decode_tokens_per_s", "prefill_time", "gpus_needed", "gemm_time",
                                   "gemm_compute_share", "attention_compute_time", "attention_exp_time"))
-DERIVED_MARK = "*"
 
 
 @dataclass(frozen=True)
 class Cell:
-    """One GPU's figure for one variable: ``value`` in the row's unit (None when not applicable)."""
+    """One GPU's figure for one variable: ``value`` in the row's unit (None when not applicable). The render stage
+    shows it (:func:`hwkb.render.tables.cell_text`: its printed digits, ``n/a``, or the number marked derived)."""
     value: float | None
     status: str  # stated | derived | not_applicable
     printed: str = ""  # a stated figure's digits as its file prints them, when in the row's unit
     bound_by: tuple[str, ...] = ()  # a derived figure's binding limits: the min/max law's nearest in its derivation
-
-    def text(self, factor: float = 1) -> str:
-        """The figure as a table cell, times the ``factor`` of its row's display unit (:func:`display_scale`):
-        its printed digits, ``n/a``, or the number with ``*`` when derived."""
-        if self.value is None:
-            return "n/a"
-        if self.printed and factor == 1:
-            return self.printed
-        return format_number(self.value * factor) + (DERIVED_MARK if self.status == "derived" else "")
 
     def to_dict(self) -> dict:
         return {"value": self.value, "status": self.status, **({"bound_by": list(self.bound_by)} if self.bound_by
@@ -78,13 +68,6 @@ class Row:
     cells: tuple[Cell | None, ...]
     section: str = ""  # a headline section, or the rule file that declares the variable (``compute``)
     label: str = ""    # the unit as the text shows it: a capacity's GiB as vendors print it, GB (JEDEC)
-
-    def shown(self) -> tuple[float, str]:
-        """The factor and unit text shows the row's figures in: one for the row, from its largest figure; a
-        capacity as vendors print it (GiB as GB)."""
-        if self.label:
-            return 1, self.label
-        return display_scale(self.unit, [c.value for c in self.cells if c is not None])
 
     def to_dict(self) -> dict:
         return {"variable": self.variable, "unit": self.unit, "section": self.section,

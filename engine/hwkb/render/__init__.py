@@ -42,9 +42,11 @@ FORMS_OF = {
 }
 
 
-#: the result types whose JSON carries words the render stage adds to their ``to_dict()`` (an audit's sentences),
+#: the result types whose JSON carries words the render stage adds to their ``to_dict()`` (an audit's sentences,
+#: a sheet's origins),
 #: and the module whose ``JSON_DATA`` adds them
-WORDED = {"AuditReport": "hwkb.render.finding_words", "PeerAudit": "hwkb.render.finding_words"}
+WORDED = {"AuditReport": "hwkb.render.finding_words", "PeerAudit": "hwkb.render.finding_words",
+          "Sheet": "hwkb.render.tables"}
 
 
 def json_data(result) -> dict:

@@ -24,8 +24,9 @@ from hwkb.audit.report import FINDINGS, AuditReport
 from hwkb.errors import escaped, markdown_text
 from hwkb.formats.peers.entries import display
 from hwkb.render.audit_page import audit_page
-from hwkb.render.finding_words import (cited, detail, figure_text, not_applicable_sentence, routes, suspect_sentence,
-                                       suspects_lead)
+from hwkb.render.finding_words import (cited, detail, explanation_sentence, figure_text, hint_text,
+                                       not_applicable_sentence, peer_hint_text, provenance_text, routes,
+                                       suspect_sentence, suspects_lead)
 from hwkb.render.html_pages import escape, page, table
 from hwkb.render.tables import csv_text
 
@@ -67,7 +68,7 @@ def _notes(c: Check) -> list[str]:
     if c.suspects:
         out.append(f"{suspects_lead(c)}: " + "; ".join(map(suspect_sentence, c.suspects[:3])))
     if c.hint:
-        out.append(f"hint: {c.hint}")
+        out.append(f"hint: {hint_text(c.hint)}")
     return out
 
 
@@ -105,7 +106,7 @@ def _summary_lines(s: Mapping[str, object]) -> list[str]:
         lines.append(f"systematic failures (a rule failing for most of a group): {len(s['systematic'])}")
         lines += _listed(s["systematic"], lambda g: f"{g['rule']} fails for {g['failed']} of {g['checked']} rows "
                                                     f"with {g['group_by']} = {g['group']}: " + (
-                             f"likely {g['explanation']['sentence']}" if g.get("explanation")
+                             f"likely {explanation_sentence(g['explanation'])}" if g.get("explanation")
                              else "no explanation in the KB, for a person to judge"))
         lines.append(f"isolated failures (one row against a consistent group): {len(s['isolated'])}")
         lines += _listed(s["isolated"], lambda i: f"{i['entity']}: {i['rule']}{_percent(i.get('deviation'))}, "
@@ -302,8 +303,8 @@ def _peer_cells(c: Comparison) -> tuple[str, ...]:
 def _peer_notes(c: Comparison) -> list[tuple[str, str]]:
     """(label, text) lines under a comparison: where each side comes from for a disagreement, else the reading."""
     if c.status == Verdict.INCONSISTENT:
-        return [("file", f"{c.where}: {c.written}, read by {c.consumed}"), ("KB", c.kb_source),
-                *([("hint", c.hint)] if c.hint else [])]
+        return [("file", f"{c.where}: {c.written}, read by {c.consumed}"), ("KB", provenance_text(c.kb_source)),
+                *([("hint", peer_hint_text(c.hint))] if c.hint else [])]
     return [("reading", c.reading)] if c.reading else []
 
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 import json
 import math
 
-from hwkb.audit.findings import Check, EntityAudit, Figure, Suspect, UNCHECKED, fraction_of_percent
-from hwkb.render.finding_words import detail, suspect_sentence
+from hwkb.audit.findings import Check, CheckKind, EntityAudit, Figure, Suspect, UNCHECKED, fraction_of_percent
+from hwkb.render.finding_words import check_doc, detail, hint_text, suspect_sentence
 from hwkb.render.json_form import json_text
 
 __all__ = ["entity_json", "MAX_TEMPLATES"]
@@ -49,12 +49,18 @@ def entity_json(audit: EntityAudit) -> str:
     return "".join(out)
 
 
+#: the kinds of check whose doc the render stage completes (:func:`~hwkb.render.finding_words.check_doc`)
+_WORDED_DOCS = frozenset((CheckKind.DOCUMENTS, CheckKind.PLAUSIBILITY))
+
+
 def _check(check: Check) -> str:
-    head, middle, tail = _check_template(check.rule, check.kind, check.status, check.variables, check.defaults,
-                                         check.target, check.doc, check.source, check.tolerance)
+    kind = check.kind
+    doc = check_doc(check) if kind in _WORDED_DOCS else check.doc
+    head, middle, tail = _check_template(check.rule, kind, check.status, check.variables, check.defaults,
+                                         check.target, doc, check.source, check.tolerance)
     return "".join((head, _number(fraction_of_percent(check.deviation)), middle, _figure(check.value), ',"implied":',
                     _figure(check.implied), ',"sides":[', ",".join(map(_figure, check.sides)), '],"suspects":[',
-                    ",".join(map(_suspect, check.suspects)), '],"hint":', _text(check.hint),
+                    ",".join(map(_suspect, check.suspects)), '],"hint":', _hint(check.hint),
                     ',"reading":', _text(check.reading), tail,
                     _string(detail(check)), "}"))
 
@@ -105,7 +111,11 @@ def _suspect(s: Suspect) -> str:
                     ',"unit":', _value(s.unit), ',"text":', _value(s.text), ',"implied":', _number(s.implied),
                     ',"move":', _number(s.move), ',"failed":', _number(s.failed), ',"passing":', _number(s.passing),
                     ',"in_every_failed":', _number(s.in_every_failed), ',"plausible":', _number(s.plausible),
-                    ',"hint":', _text(s.hint), ',"sentence":', _value(suspect_sentence(s)), "}"))
+                    ',"hint":', _hint(s.hint), ',"sentence":', _value(suspect_sentence(s)), "}"))
+
+
+def _hint(hint) -> str:
+    return "null" if hint is None else _string(hint_text(hint))
 
 
 def _number(x) -> str:

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from hwkb.audit.findings import Check, EntityAudit, Verdict
 from hwkb.definitions.citations import Document, split_citation
 from hwkb.definitions.model import EntityId, Fact, VarKey
-from hwkb.render.finding_words import figure_text
+from hwkb.render.finding_words import explanation_sentence, figure_text
 from hwkb.render.html_pages import Markup, anchor, escape, first_url, link, page, strip_plot, table
 
 __all__ = ["audit_page", "Shown", "PLOT_FROM"]
@@ -120,7 +120,7 @@ def _group_findings(items: Sequence[tuple[str, Mapping]]) -> list[list]:
         row = merged.setdefault((kind, item["rule"]), [kind, item["rule"], 0, 0, ""])
         if kind == "systematic":
             row[2:4] = [item["failed"], item["checked"]]
-            row[4] = (item.get("explanation") or {}).get("sentence", "")
+            row[4] = explanation_sentence(item["explanation"]) if item.get("explanation") else ""
         else:
             row[2] += 1
     return [[kind, rule, (f"{failed} of {checked}" if checked else f"{failed}", failed), explanation]

@@ -12,10 +12,15 @@ one display rule (:func:`~hwkb.definitions.display.format_quantity`: ``50 %``, `
 """
 from __future__ import annotations
 
-from hwkb.audit.findings import EXPECTATION_CAVEAT, Check, CheckKind, EntityAudit, Figure, NotApplicable, Suspect, Verdict
-from hwkb.definitions.display import format_quantity
+import math
+from typing import Mapping
 
-__all__ = ["figure_text", "cited", "suspect_sentence", "routes", "detail", "suspects_lead", "not_applicable_sentence",
+from hwkb.audit.findings import (EXPECTATION_CAVEAT, Check, CheckKind, DefaultHint, EntityAudit, FactorHint, Figure,
+                                 Hint, NotApplicable, Provenance, RangeHint, SiblingHint, Suspect, Verdict)
+from hwkb.definitions.display import display_scale, format_number, format_quantity
+
+__all__ = ["figure_text", "cited", "suspect_sentence", "hint_text", "check_doc", "provenance_text", "peer_hint_text",
+           "explanation_sentence", "summary_words", "routes", "detail", "suspects_lead", "not_applicable_sentence",
            "entity_words", "report_data", "peer_data", "JSON_DATA"]
 
 _KIND_LEADS = {kind: f"{kind.label}: " for kind in CheckKind}
@@ -39,6 +44,94 @@ def suspect_sentence(suspect: Suspect) -> str:
     if suspect.implied is None:
         return f"{suspect.fact} alone cannot reconcile the others"
     return f"{suspect.fact} would be {format_quantity(suspect.implied, suspect.unit)} if the others are right"
+
+
+def hint_text(hint: Hint | RangeHint | None) -> str | None:
+    """A hint in one sentence: ``peak = 614.4 TFLOPS is exactly 2x what the other figures imply (307.2 TFLOPS):
+    looks like a sparse figure ...``; a range hint names the correction that puts the value within its range."""
+    if hint is None:
+        return None
+    if isinstance(hint, RangeHint):
+        return _range_hint_text(hint)
+    scale, unit = display_scale(hint.unit, (hint.stated, hint.implied))  # both in one unit
+    unit = f" {unit}" if unit else ""
+    source = f"what {hint.rule} gives from the other figures" if hint.rule else "what the other figures imply"
+    return (f"{hint.key} = {format_number(hint.stated * scale)}{unit} is {hint.words} {source} "
+            f"({format_number(hint.implied * scale)}{unit}): {hint.reason}")
+
+
+def _range_hint_text(hint: RangeHint) -> str:
+    """What the first suspect's correction is, where it puts the value, who else states it, and the defaults the
+    derivation took (a law's default that does not hold for this part is the other likely cause)."""
+    if hint.fact is None:
+        return f"the stated {hint.target} lies outside the range real hardware spans"
+    factor = hint.value / hint.implied if hint.implied else math.inf
+    ratio = f"{format_number(factor)}x" if factor >= 1 else f"1/{format_number(1 / factor)} of"
+    peers = (f", as {hint.others} other {'entity of the KB states' if hint.others == 1 else 'entities of the KB state'}"
+             f" it" if hint.others else "")
+    defaults = ", ".join(f"{d.key} = {figure_text(d)}" for d in hint.defaults)
+    return (f"{hint.fact} = {format_quantity(hint.value, hint.unit)} is {ratio} the "
+            f"{format_quantity(hint.implied, hint.unit)} that would put {hint.target} within "
+            f"{hint.range.shown(hint.target_unit)}{peers}: a misread figure is the likely cause (the laws alone cannot "
+            f"tell which of {hint.suspects} figures)" + (f", or a default that does not hold here ({defaults})"
+                                                         if hint.defaults else ""))
+
+
+def check_doc(check: Check) -> str:
+    """What the check weighs: its rule's doc; a documents check's names the figure the KB uses, a plausibility
+    check's the range real hardware spans."""
+    if check.kind == CheckKind.DOCUMENTS:
+        return f"{check.doc}; the KB uses {figure_text(check.value)}"
+    if check.kind == CheckKind.PLAUSIBILITY and check.range is not None:
+        return f"{check.doc}: real hardware spans {_range_text(check)}"
+    return check.doc
+
+
+def _range_text(check: Check) -> str:
+    """``[0.005, 3.5] GHz``: a plausibility check's range as text shows numbers (``its range`` for a check made
+    without one)."""
+    return "its range" if check.range is None else check.range.shown(check.value.unit)
+
+
+def provenance_text(provenance: Provenance) -> str:
+    """``h100-sxm: nvidia-h100-datasheet, dense``, or ``derived by RULE from KEY FIGURE [ENTITY: SOURCE]; ...``."""
+    if provenance.rule is None:
+        return (f"{provenance.entity}: {provenance.source}" if provenance.source
+                else f"{provenance.entity} (no source given)")
+    facts = "; ".join(f"{f.key} {figure_text(f)} [{where}{': ' + f.source if f.source else ''}]"
+                      for f, where in provenance.facts)
+    return f"derived by {provenance.rule} from {facts}"
+
+
+def peer_hint_text(hint: FactorHint | SiblingHint | DefaultHint | None) -> str | None:
+    """What the factor between a tool's figure and the KB's says, in one sentence."""
+    if hint is None:
+        return None
+    if isinstance(hint, SiblingHint):
+        return f"equals the KB's {hint.other.key} ({figure_text(hint.other)}): looks like {hint.what}"
+    if isinstance(hint, FactorHint):
+        return f"{hint.factor:.6g}x the KB's value: {hint.reason}"
+    text = f"{hint.factor:g}x the file's {hint.field} ({hint.written}): {hint.where}"
+    if hint.ratio is not None:
+        text += (f"; the KB's {hint.key} equals its {hint.of}" if abs(hint.ratio - 1) < 1e-6
+                 else f"; the KB's {hint.key} is {hint.ratio:.3g}x its {hint.of}")
+    return text
+
+
+def explanation_sentence(explanation: Mapping) -> str:
+    """A systematic group's explanation (its summary data): the expectation that holds where the rule fails."""
+    e = explanation
+    return f"{e['doc']} ({e['rule']} holds for {e['holds']} of {e['failed']} failing rows; {e['source']})"
+
+
+def summary_words(summary: Mapping) -> dict:
+    """A report's summary with each systematic group's explanation worded (its ``sentence``); the summary given is
+    left as it is."""
+    if not summary.get("systematic"):
+        return dict(summary)
+    groups = [{**g, "explanation": {**g["explanation"], "sentence": explanation_sentence(g["explanation"])}}
+              if g.get("explanation") else g for g in summary["systematic"]]
+    return {**summary, "systematic": groups}
 
 
 def routes(check: Check) -> list[str]:
@@ -65,11 +158,11 @@ def detail(check: Check) -> str:
     if check.kind == CheckKind.PLAUSIBILITY:
         via = f" (from {check.value.via})" if check.value.via else " (stated)"
         text = (f"{_KIND_LEADS[check.kind]}{check.target} = {value}{via} lies outside "
-                f"{check.doc.rsplit(': real hardware spans ', 1)[-1]}, the range real hardware spans "
+                f"{_range_text(check)}, the range real hardware spans "
                 f"({check.source})")
         if check.suspects and check.suspects[0].implied is not None and check.value.via:
             text += f"; likely: {suspect_sentence(check.suspects[0])}"
-        return text + (f"; hint: {check.hint}" if check.hint else "")
+        return text + (f"; hint: {hint_text(check.hint)}" if check.hint else "")
     dev = "" if check.deviation is None else f", {check.deviation:+.3g}%"
     if check.kind == CheckKind.DOCUMENTS:
         return (f"documents: {check.target} = {cited(check.value)} (used); {cited(check.implied)}: "
@@ -86,7 +179,7 @@ def detail(check: Check) -> str:
     if check.suspects and check.status == Verdict.INCONSISTENT:
         text += f"; {suspects_lead(check)}: {suspect_sentence(check.suspects[0])}"
     if check.hint:
-        text += f"; hint: {check.hint}"
+        text += f"; hint: {hint_text(check.hint)}"
     if check.reading:
         text += f"; reading: {check.reading}"
     return text
@@ -101,30 +194,38 @@ def not_applicable_sentence(item: NotApplicable) -> str:
 
 
 def entity_words(audit: EntityAudit, data: dict) -> dict:
-    """``data`` (``audit.to_dict()``) with the words the JSON carries: each check's ``detail``, each suspect's
-    ``sentence``; ``data`` itself is completed and returned."""
+    """``data`` (``audit.to_dict()``) with the words the JSON carries: each check's ``detail`` and ``hint``, each
+    suspect's ``hint`` and ``sentence``; ``data`` itself is completed and returned."""
     for check, check_data in zip(audit.checks, data["checks"]):
         for suspect, suspect_data in zip(check.suspects, check_data["suspects"]):
-            suspect_data["sentence"] = suspect_sentence(suspect)
-        check_data["detail"] = detail(check)
+            suspect_data.update(hint=hint_text(suspect.hint), sentence=suspect_sentence(suspect))
+        check_data.update(hint=hint_text(check.hint), doc=check_doc(check), detail=detail(check))
     for suspect, suspect_data in zip(audit.suspects, data["suspects"]):
-        suspect_data["sentence"] = suspect_sentence(suspect)
+        suspect_data.update(hint=hint_text(suspect.hint), sentence=suspect_sentence(suspect))
     return data
 
 
-def report_data(report) -> dict:
-    """The report's JSON data: its ``to_dict()`` with each check's ``detail`` and each suspect's ``sentence``."""
-    data = report.to_dict()
+def report_data(report, entities: bool = True) -> dict:
+    """The report's JSON data: its ``to_dict()`` with each check's ``detail`` and each suspect's ``sentence``, and
+    the summary's explanations worded (``entities=False``: the summary alone, as a streamed audit writes it)."""
+    data = report.to_dict(entities=entities)
     for audit, entity in zip(report.entities, data["entities"]):
         entity_words(audit, entity)
+    data["summary"] = summary_words(data["summary"])
     return data
 
 
 def peer_data(audit) -> dict:
-    """The peer files' audit as JSON data, each entry's internal audit worded as :func:`report_data` words it."""
+    """The peer files' audit as JSON data, each entry's internal audit worded as :func:`report_data` words it, each
+    comparison's source and hint in words."""
     data = audit.to_dict()
     for entry, entity in zip(audit.entries, data["entities"]):
         entity_words(entry.internal, entity)
+    data["summary"] = summary_words(data["summary"])
+    for entry, catalogue in zip(audit.entries, data["catalogue"]):
+        for comparison, comparison_data in zip(entry.comparisons, catalogue["comparisons"]):
+            comparison_data.update(kb_source=provenance_text(comparison.kb_source),
+                                   hint=peer_hint_text(comparison.hint))
     return data
 
 

@@ -94,13 +94,16 @@ def render_implausible(implausible, target: str | None = None, answer: Value | N
     (``hwkb audit`` ranks them)."""
     lines = []
     for found in implausible:
+        quantity = f"{found.value.key} = {format_value(found.value)}"
+        outside = f"outside {found.range.shown(found.value.unit)}, the range real hardware spans ({found.range.source})"
         if target is not None and found.value.key != target:
-            lines.append(f"  implausible: it rests on {found.quantity}, {found.outside}")
+            lines.append(f"  implausible: it rests on {quantity}, {outside}")
         elif answer is not None and found.value is not answer:
-            lines.append(f"  implausible: another route gives {found.quantity}, {found.outside}")
+            lines.append(f"  implausible: another route gives {quantity}, {outside}")
         else:
-            lines.append(f"  implausible: {found.sentence}")
-        lines.append(f"    from the stated {found.rests_on}: one of them is likely misread or does not apply "
+            lines.append(f"  implausible: {quantity} is {outside}")
+        rests_on = ", ".join(f"{f.key} = {format_value(f)} [{f.origin.entity or f.origin.via}]" for f in found.facts)
+        lines.append(f"    from the stated {rests_on}: one of them is likely misread or does not apply "
                      f"(hwkb audit ranks them)")
     return lines
 

@@ -11,19 +11,41 @@ from __future__ import annotations
 import shlex
 from typing import Sequence
 
-from hwkb.definitions.citations import documents_text
-from hwkb.definitions.display import format_number, format_quantity
+from hwkb.definitions.citations import Document, documents_text, split_citation
+from hwkb.definitions.display import display_scale, format_number, format_quantity
 from hwkb.definitions.quantities import JEDEC_NOTE
 from hwkb.errors import markdown_text
-from hwkb.questions.comparison import DERIVED_MARK, Comparison
+from hwkb.questions.comparison import Cell, Comparison, Row
 from hwkb.questions.rooflines import Rooflines
-from hwkb.questions.sheet import Sheet
+from hwkb.questions.sheet import Finding, Sheet, SheetRow
 from hwkb.render import html_pages
 from hwkb.render.forms import csv_text, html_table_page
 
-__all__ = ["FORMS", "comparison_text", "comparison_markdown", "comparison_html",
+__all__ = ["FORMS", "JSON_DATA", "DERIVED_MARK", "cell_text", "row_scale", "origin_text", "finding_text",
+           "sheet_data", "comparison_text", "comparison_markdown", "comparison_html",
            "comparison_csv", "sheet_text", "sheet_markdown", "sheet_html", "sheet_csv", "rooflines_text",
            "rooflines_markdown", "rooflines_csv", "rooflines_html"]
+
+
+DERIVED_MARK = "*"
+
+
+def cell_text(cell: Cell, factor: float = 1) -> str:
+    """The figure as a table cell, times the ``factor`` of its row's display unit (:func:`display_scale`): its
+    printed digits, ``n/a``, or the number with ``*`` when derived."""
+    if cell.value is None:
+        return "n/a"
+    if cell.printed and factor == 1:
+        return cell.printed
+    return format_number(cell.value * factor) + (DERIVED_MARK if cell.status == "derived" else "")
+
+
+def row_scale(unit: str, label: str, cells) -> tuple[float, str]:
+    """The factor and unit text shows a row's figures in: one for the row, from its largest figure; a capacity
+    as vendors print it (its ``label``, GiB as GB)."""
+    if label:
+        return 1, label
+    return display_scale(unit, [c.value for c in cells if c is not None])
 
 
 def _aligned(table: Sequence[Sequence[str]], left: Sequence[int]) -> list[str]:
@@ -92,8 +114,8 @@ def _table_rows(result: Comparison) -> list[tuple[int, list[str]]]:
     figures a min/max law binds is followed by a ``bound by`` line naming the limits."""
     lines = []
     for i, r in enumerate(result.rows):
-        factor, unit = r.shown()
-        lines.append((i, [r.variable, unit, *(c.text(factor) if c else "-" for c in r.cells)]))
+        factor, unit = row_scale(r.unit, r.label, r.cells)
+        lines.append((i, [r.variable, unit, *(cell_text(c, factor) if c else "-" for c in r.cells)]))
         bound_by = _bound_by_cells(r) if result.layers else None
         if bound_by is not None:
             lines.append((i, [BOUND_BY, "", *bound_by]))
@@ -182,6 +204,51 @@ def comparison_csv(result: Comparison) -> str:
 
 # ---------------------------------------------------------------- sheet
 
+def _shown(row: SheetRow, cell: Cell) -> tuple[str, str]:
+    """A figure of ``row`` and its unit as text shows them (:func:`display_scale`: a fraction in percent ...; a
+    capacity as vendors print it)."""
+    factor, unit = row_scale(row.unit, row.label, (cell,))
+    return cell_text(cell, factor), unit
+
+
+def _value_text(row: SheetRow, cell: Cell) -> str:
+    return " ".join(_shown(row, cell)).strip()
+
+
+def origin_text(row: SheetRow) -> str:
+    """Where a figure comes from: a stated one's source, ``[entity]`` when inherited, then ``also FIGURE per
+    SOURCE`` for each other document's; a derived one's ``rule (inputs)``."""
+    if row.cell.status == "derived":
+        return f"{row.rule} ({', '.join(row.inputs)})"
+    inherited = f" [{row.inherited}]" if row.inherited else ""
+    return row.source + inherited + "".join(f"; also {_value_text(row, cell)} per {source}" for cell, source in row.also)
+
+
+def finding_text(finding: Finding) -> str:
+    """``inconsistent law memory_bandwidth_law (+8.35%)``."""
+    deviation = f" ({finding.deviation:+.3g}%)" if finding.deviation is not None else ""
+    return f"{finding.status} {finding.kind} {finding.rule}{deviation}"
+
+
+def _findings_text(row: SheetRow) -> list[str]:
+    return [finding_text(f) for f in row.findings]
+
+
+def _document_of(result: Sheet, row: SheetRow) -> Document | None:
+    """The document a stated row's origin cites first, if the KB's bibliography lists it."""
+    return {d.id: d for d in result.documents}.get(split_citation(origin_text(row))[0]) \
+        if row.cell.status != "derived" else None
+
+
+def sheet_data(result: Sheet) -> dict:
+    """The sheet's JSON data: its ``to_dict()`` with each row's ``origin`` and ``findings`` in words."""
+    data = result.to_dict()
+    for row, row_data in zip(result.rows, data["rows"]):
+        row_data.update(origin=origin_text(row), findings=_findings_text(row))
+    return data
+
+
+
 def _findings_note(result: Sheet) -> list[str]:
     if not result.findings:
         return []
@@ -194,8 +261,8 @@ def sheet_text(result: Sheet) -> str:
     width = max(len(r.variable) for r in result.rows) if result.rows else 0
     lines = [f"{result.name} ({result.entity})"]
     for r in result.rows:
-        lines.append(f"  {r.variable.ljust(width)}  {r.value_text():<18}  {r.origin}".rstrip())
-        lines += [f"  {'':{width}}  ! {finding}" for finding in r.findings]
+        lines.append(f"  {r.variable.ljust(width)}  {_value_text(r, r.cell):<18}  {origin_text(r)}".rstrip())
+        lines += [f"  {'':{width}}  ! {finding}" for finding in _findings_text(r)]
     return "\n".join(lines + _jedec_line(result.rows) + ["* derived from the stated figures", *_findings_note(result)]
                      + documents_text(result.documents))
 
@@ -204,7 +271,7 @@ def sheet_markdown(result: Sheet) -> str:
     lines = [f"# {markdown_text(result.name)} (`{result.entity}`)", "", "| variable | value | unit | from | audit |",
              "|---|---|---|---|---|"]
     for r in result.rows:
-        cells = [r.variable, *r.shown(), r.origin, "; ".join(r.findings)]
+        cells = [r.variable, *_shown(r, r.cell), origin_text(r), "; ".join(_findings_text(r))]
         lines.append("| " + " | ".join(markdown_text(c) for c in cells) + " |")
     return "\n".join(lines + ["", *_jedec_line(result.rows), "\\* derived from the stated figures",
                               *_findings_note(result), *_documents_markdown(result.documents)])
@@ -222,11 +289,11 @@ def sheet_html(result: Sheet) -> str:
     """The sheet as a page: a stated figure's source links to its document's URL (its title shown on hover), or to
     the first web address its text holds; the cited documents follow the table, each title a link."""
     def origin(r):
-        document = result.document_of(r)
+        document, text = _document_of(result, r), origin_text(r)
         if document is not None and document.link:
-            return html_pages.link(r.origin, document.link, title=document.about)
-        return html_pages.link(r.origin, html_pages.first_url(r.origin))
-    rows = [[r.variable, *r.shown(), origin(r), "; ".join(r.findings)] for r in result.rows]
+            return html_pages.link(text, document.link, title=document.about)
+        return html_pages.link(text, html_pages.first_url(text))
+    rows = [[r.variable, *_shown(r, r.cell), origin(r), "; ".join(_findings_text(r))] for r in result.rows]
     note = " ".join([*_jedec_line(result.rows), "* derived from the stated figures; the audit column names every "
                      "failed check.", *_findings_note(result)])
     table = html_pages.table(["variable", "value", "unit", "from", "audit"], rows, table_id="table", numeric=(1,),
@@ -246,7 +313,7 @@ def _documents_html(documents) -> list[str]:
 def sheet_csv(result: Sheet) -> str:
     return csv_text([["variable", "value", "unit", "status", "from", "audit"]]
                     + [[r.variable, "" if r.cell.value is None else repr(r.cell.value), r.unit, r.cell.status,
-                        r.origin, "; ".join(r.findings)] for r in result.rows])
+                        origin_text(r), "; ".join(_findings_text(r))] for r in result.rows])
 
 
 # ---------------------------------------------------------------- roofline
@@ -313,6 +380,9 @@ def rooflines_csv(result: Rooflines) -> str:
               *("" if a is None else repr(a) for a in roof.attainable)] for g in result.gpus for roof in g.roofs]
     return csv_text(rows)
 
+
+#: each result type whose JSON carries words this stage adds -> its JSON data (:func:`hwkb.render.json_data`)
+JSON_DATA = {"Sheet": sheet_data}
 
 #: each result type -> its forms
 FORMS = {

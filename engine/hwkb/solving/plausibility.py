@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from hwkb.definitions.model import Range, VarName, Variable, split_key
-from hwkb.definitions.display import format_quantity
 from hwkb.solving.values import Value
 
 __all__ = ["Implausible", "implausible_values", "outside_range"]
@@ -20,34 +19,14 @@ __all__ = ["Implausible", "implausible_values", "outside_range"]
 
 @dataclass(frozen=True)
 class Implausible:
-    """A value outside its variable's ``range``, and the stated facts (the derivation's leaves) it rests on."""
+    """A value outside its variable's ``range``, and the stated facts (the derivation's leaves) it rests on: data,
+    worded by the render stage (:func:`hwkb.render.solution_text.render_implausible`)."""
     value: Value
     range: Range
 
     @property
     def facts(self) -> list[Value]:
         return self.value.facts()
-
-    @property
-    def quantity(self) -> str:
-        """``clock_tc = 3.502 GHz``."""
-        return f"{self.value.key} = {format_quantity(self.value.magnitude, self.value.unit)}"
-
-    @property
-    def outside(self) -> str:
-        """``outside [0.005, 3.5] GHz, the range real hardware spans (its source)``."""
-        return f"outside {self.range.shown(self.value.unit)}, the range real hardware spans ({self.range.source})"
-
-    @property
-    def sentence(self) -> str:
-        """``clock_tc = 3.502 GHz is outside [0.005, 3.5] GHz, the range real hardware spans (...)``."""
-        return f"{self.quantity} is {self.outside}"
-
-    @property
-    def rests_on(self) -> str:
-        """The stated facts, each with where it comes from: ``tc_peak[bf16] = 918 TFLOPS [tpu-v6e]``."""
-        return ", ".join(f"{f.key} = {format_quantity(f.magnitude, f.unit)}"
-                         f" [{f.origin.entity or f.origin.via}]" for f in self.facts)
 
     def to_dict(self) -> dict:
         return {"variable": self.value.key, "value": self.value.magnitude, "unit": self.value.unit,
