@@ -19,3 +19,20 @@ def test_an_mi300_package_count_of_transistors_is_not_split_over_its_xcds(kb, gp
     solution = kb.solve("transistors_per_die", gpu=gpu)
     assert solution.status == Status.NOT_APPLICABLE
     assert kb.solve("transistor_count", gpu=gpu).status == Status.STATED
+
+
+def test_the_mi100_runs_bf16_at_half_its_fp16_rate_so_its_peaks_give_one_clock(kb):
+    """AMD's MI100: FP16 1024 and BF16 512 Flops/Clock/CU (184.6 and 92.28 TFLOPS); a BF16 rate equal to the FP16
+    one made its own peaks inconsistent, so `solve clock_tc --gpu mi100` gave no clock."""
+    clock = kb.solve("clock_tc", gpu="mi100")
+    assert clock.status == Status.DERIVED and clock.magnitude == pytest.approx(1.502, abs=0.001)
+    assert kb.solve("tc_peak[fp64]", gpu="mi100").status == Status.NOT_APPLICABLE   # FP64 Matrix Cores: CDNA 2
+    assert kb.solve("tc_bf16_fp16_ratio", gpu="h100-sxm").magnitude == 1
+
+
+def test_an_fp32_peak_a_quarter_off_its_law_is_not_called_consistent(kb):
+    """`solve fp32_peak --gpu h100-sxm --set clock_fp32=1.5GHz`: the law gives 50.69 TFLOPS against the stated 67;
+    the default one FMA per lane per cycle was read as a printed "1" (0.5 to 1.5), so the answer said `stated`."""
+    solution = kb.solve("fp32_peak", gpu="h100-sxm", facts=["clock_fp32=1.5GHz"])
+    assert solution.status == Status.INCONSISTENT
+    assert {round(a.magnitude, 2) for a in solution.alternatives} == {50.69}
