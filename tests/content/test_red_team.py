@@ -36,3 +36,13 @@ def test_an_fp32_peak_a_quarter_off_its_law_is_not_called_consistent(kb):
     solution = kb.solve("fp32_peak", gpu="h100-sxm", facts=["clock_fp32=1.5GHz"])
     assert solution.status == Status.INCONSISTENT
     assert {round(a.magnitude, 2) for a in solution.alternatives} == {50.69}
+
+
+@pytest.mark.parametrize("gpu, variable", [("mi325x", "memory_bandwidth"), ("tpu-v5e", "tc_peak[bf16]")])
+def test_solve_reads_a_cut_short_figure_as_the_audit_does(kb, gpu, variable):
+    """AMD's "up to 6.0 TB/s" for 8192 bits at 6.0 Gbit/s (6.144) and Google's 197 TFLOPS per v5e chip (its pod
+    figure gives 197.8) are figures cut short: the audit says within rounding, and `solve` said inconsistent."""
+    assert kb.solve(variable, gpu=gpu).status == Status.STATED
+    (entity,) = kb.audit([gpu]).entities
+    statuses = {c.status for c in entity.checks if variable in c.variables}
+    assert "inconsistent" not in statuses and "within_rounding" in statuses
