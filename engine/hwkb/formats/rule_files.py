@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import replace
 from typing import Mapping
 
 from hwkb.definitions.choices import Choice
@@ -124,8 +123,6 @@ def build_variable(item: Declaration, indices: Mapping[str, IndexSet], units: Un
     if "default" in fields:
         source = reader.text(fields["source"][1], "source") if "source" in fields else None
         default = read_fact(reader, fields["default"][1], variable, name, None, source, units)
-        if default is not None and default.applicable and default.tolerance is None:
-            default = replace(default, tolerance=0.0)  # a definition or an ideal bound, not a rounded printed figure
     elif "source" in fields:
         reader.error(fields["source"][0], "'source' on a variable belongs to its 'default'",
                      "give a default value or move the source to the facts")
