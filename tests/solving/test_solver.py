@@ -67,8 +67,9 @@ def test_derived_through_two_rules(tiny_kb):
 
 def test_rounding_is_carried_to_first_order(tiny_kb):
     s = tiny_kb.solve("clock", gpu="chip")
-    # 204.8 TFLOPS to half a digit, 1024 FMA/cycle to half a unit, the SM count exact
-    assert s.value.uncertainty == pytest.approx(0.05 / 204.8 + 0.5 / 1024, rel=1e-4)
+    # a printed figure rounded or cut short (as the audit reads it): 204.8 TFLOPS to a whole last digit, 1024
+    # FMA/cycle to a whole unit; the SM count exact
+    assert s.value.uncertainty == pytest.approx(0.1 / 204.8 + 1 / 1024, rel=1e-4)
 
 
 def test_with_sets_and_no_entity(tiny_kb):
@@ -125,10 +126,10 @@ def test_contradictory_facts_of_an_entity(bad_kb):
 
 
 def test_agreement_within_rounding_is_consistent(tiny_kb):
-    s = tiny_kb.solve("clock", gpu="chip", facts=["clock=1.0005GHz"])  # the route is 1 GHz +- 0.073 %
-    assert (s.status, s.magnitude) == ("stated", 1.0005)
+    s = tiny_kb.solve("clock", gpu="chip", facts=["clock=1.0012GHz"])  # the route is 1 GHz +- 0.146 %
+    assert (s.status, s.magnitude) == ("stated", 1.0012)
     assert len(s.alternatives) == 1
-    assert tiny_kb.solve("clock", gpu="chip", facts=["clock=1.001GHz"]).status == "inconsistent"
+    assert tiny_kb.solve("clock", gpu="chip", facts=["clock=1.002GHz"]).status == "inconsistent"
 
 
 # ---------------------------------------------------------------- not applicable

