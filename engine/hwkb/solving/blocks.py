@@ -92,25 +92,62 @@ def newton_positive(equations, unknowns, starts=(1.0, 1e-3, 1e3, 1e9, 1e-9), tol
 
 
 def regular_at_random(relations: Sequence[Relation], outputs: Sequence[VarKey]) -> bool:
-    """At random values of its inputs, the block has a positive root with a Jacobian of full rank.
+    """At random values of its inputs, the block has a root with a Jacobian of full rank.
 
     Structurally, {tc_peak[bf16], tc_peak[fp16]} are two equations in sm_count and clock_tc; in
     numbers both fix only their product. Random inputs matter: two equations that fix only a product
     (or that force a relation among the inputs, such as shading_units = sm_count * fp32_lanes_per_sm)
     have no root there at all. Singular at a generic point means singular everywhere.
+
+    The root need not be positive: random inputs are no real GPU's, and x + y = a, x - y = b, which fix
+    both, put y below 0 wherever b > a. A positive root is sought first (in log space, where the KB's
+    products are easy), then one of any sign but 0: two laws that force a relation among the inputs
+    (fp32_peak = sm_count * fp32_lanes_per_sm * fp32_lane_rate * clock_fp32 and fp32_peak = shading_units *
+    fp32_lane_rate * clock_fp32, for fp32_peak and clock_fp32) meet only at 0, which is no quantity's value.
     """
     if any(r.template is None for r in relations):
         return True  # a simulated rule: no equation to differentiate
     rng = random.Random(2026)  # a fixed point: the same answer every run
     point = {k: math.exp(rng.uniform(-1.0, 1.0)) for r in relations for k in r.keys if k not in outputs}
+    import sympy
     unknowns = [symbol_of(k) for k in outputs]
-    equations = [r.residual.xreplace({symbol_of(k): v for k, v in point.items() if k in r.keys})
-                 for r in relations]
-    root = newton_positive(equations, unknowns)
+    equations = [sympy.sympify(r.residual.xreplace({symbol_of(k): v for k, v in point.items() if k in r.keys}))
+                 for r in relations]  # sympify: a residual of inputs alone (0 * y) is replaced by a bare float
+    root = newton_positive(equations, unknowns) or _newton_real(equations, unknowns)
     if root is None:
         return False
     point.update({key_of_symbol(x): float(v) for x, v in root.items()})
     return _rank(relations, outputs, point) == len(outputs)
+
+
+def _newton_real(equations, unknowns, starts=(1.0, -1.0, 1e3, -1e3), tolerance=1e-12) -> dict | None:
+    """A real root of any sign, every output away from 0, by Newton's method, or None: what
+    :func:`regular_at_random` needs where the random inputs leave no positive root."""
+    import numpy as np
+    import sympy
+    residual = sympy.lambdify(unknowns, list(equations), modules="numpy")
+    jacobian = sympy.lambdify(unknowns, sympy.Matrix(list(equations)).jacobian(list(unknowns)), modules="numpy")
+    for start in starts:
+        x = np.full(len(unknowns), start)
+        with np.errstate(all="ignore"):
+            for _ in range(100):
+                r = np.asarray(residual(*x), dtype=float)
+                if not np.all(np.isfinite(r)):
+                    break
+                try:
+                    step = np.linalg.solve(np.asarray(jacobian(*x), dtype=float), -r)
+                except np.linalg.LinAlgError:
+                    break
+                x = x + step
+                if np.max(np.abs(step)) <= tolerance * max(1.0, np.max(np.abs(x))):
+                    if np.min(np.abs(x)) <= _ZERO * max(1.0, np.max(np.abs(x))):
+                        break  # a root at 0: no quantity's
+                    return {u: sympy.Float(v) for u, v in zip(unknowns, x)}
+    return None
+
+
+#: how near 0, relative to the largest, an output of a root found at inputs near 1 must be to count as 0
+_ZERO = 1e-9
 
 
 def singular_everywhere(relations: Sequence[Relation], outputs: Sequence[VarKey]) -> bool:
