@@ -98,3 +98,23 @@ def test_a_warm_audit_imports_no_sympy(tmp_path):
     assert cold_out == warm_out
     assert "'sympy'" in cold  # cold: the analysis plans and cancels with SymPy
     assert warm == "[] 1"
+
+
+def test_a_compiled_check_declares_only_what_compiling_adds(warm_kb):
+    """A check's and a side's fields are declared once, on the records; the compiled forms read them through."""
+    from dataclasses import fields
+    from hwkb.audit.analysis import CompiledCheck, Side
+    from hwkb.audit.check_records import CheckRecord, SideRecord
+    compiled = {"relation", "own", "implied", "ratio", "sides"}  # a place, trees and side records, compiled
+    assert [f.name for f in fields(CompiledCheck)] == ["record", "relation", "own", "implied", "ratio", "sides"]
+    assert compiled <= {f.name for f in fields(CheckRecord)}
+    assert [f.name for f in fields(Side)] == ["record", "function", "unit", "factor"]
+    assert not {"function", "unit", "factor"} & {f.name for f in fields(SideRecord)}
+    analysis = Analysis(warm_kb)
+    (check, *_) = analysis.checks(h100_pattern(warm_kb))
+    record = check.record
+    assert (check.kind, check.target, check.symbols, check.variables, check.defaults, check.target_via) == (
+        record.kind, record.target, record.symbols, record.variables, record.defaults, record.target_via)
+    assert check.relation is warm_kb.relations[record.relation] or check.relation.name == record.name
+    assert [(s.key, s.via, s.inputs, s.symbols) for s in check.sides] == [
+        (s.key, s.via, s.inputs, s.symbols) for s in record.sides]

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, replace
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
@@ -74,32 +75,49 @@ class Route:
     inputs: tuple[VarKey, ...] = ()   # the other keys of ``rule``
 
 
+def _recorded(name: str) -> property:
+    """A field of the record a compiled check or side was made from, read through it: the record is the one
+    place each is declared."""
+    return property(attrgetter(f"record.{name}"), doc=f"the record's ``{name}``")
+
+
 @dataclass(frozen=True)
 class Side:
-    """A known value a check shows, with the function that gives it from its ``symbols``."""
-    key: VarKey
-    via: str | None
-    inputs: tuple[VarKey, ...]
+    """A known value a check shows: its record (key, the law that gave it and that law's other keys, tree and
+    symbols) with the function compiled from its tree and the key's display unit."""
+    record: SideRecord
     function: Callable
-    symbols: tuple[VarKey, ...]
     unit: str = ""       # the key's display unit
     factor: float = 1.0  # canonical value of one display unit
+
+    key = _recorded("key")
+    via = _recorded("via")
+    inputs = _recorded("inputs")
+    symbols = _recorded("symbols")
 
 
 @dataclass(eq=False)
 class CompiledCheck:
-    """A check as expressions in the stated facts' symbols, compiled to interval functions."""
+    """A check as its record states it (:class:`~hwkb.audit.check_records.CheckRecord`: target, symbols, stated
+    facts, trees), with what only a running audit holds: the relation itself (renamed for a hidden check) and
+    the interval functions compiled from the record's trees.
+
+    Two classes, not one, because the record is what the check cache keeps: plain data with the relation by
+    its place, written and read without SymPy, NumPy or the system; :meth:`Analysis.compile` is the one way
+    from a record to this."""
+    record: CheckRecord
     relation: Relation
-    kind: CheckKind
-    target: VarKey
-    symbols: tuple[VarKey, ...]       # argument order of the compiled functions
-    variables: tuple[VarKey, ...]     # stated facts the verdict depends on
-    defaults: tuple[VarKey, ...]
     own: Callable
     implied: Callable
     ratio: Callable
-    target_via: str | None
     sides: tuple[Side, ...]
+
+    kind = _recorded("kind")
+    target = _recorded("target")
+    symbols = _recorded("symbols")        # argument order of the compiled functions
+    variables = _recorded("variables")    # stated facts the verdict depends on
+    defaults = _recorded("defaults")
+    target_via = _recorded("target_via")
 
 
 class Analysis:
@@ -120,7 +138,7 @@ class Analysis:
 
     def checks(self, pattern: Pattern) -> list[CompiledCheck]:
         if pattern not in self._checks:
-            self._checks[pattern] = [self._compile(r) for r in self.records(pattern)]
+            self._checks[pattern] = [self.compile(r) for r in self.records(pattern)]
         return self._checks[pattern]
 
     def records(self, pattern: Pattern) -> list[CheckRecord]:
@@ -150,16 +168,16 @@ class Analysis:
             self._fingerprint = digest(solver_version(), *code, *laws)
         return self._cache.source(self._fingerprint, *(repr(sorted(keys)) for keys in pattern))
 
-    def _compile(self, record: CheckRecord) -> CompiledCheck:
+    def compile(self, record: CheckRecord) -> CompiledCheck:
+        """The check a record states, with its relation and its trees' interval functions."""
         relation = self.relations[record.relation]
         if record.name is not None:
             relation = replace(relation, name=record.name)
-        sides = tuple(Side(s.key, s.via, s.inputs, self.compiled(s.tree, s.symbols), s.symbols,
-                           (unit := self.system.model.unit_of(s.key)), self.system.units.to_canonical(1.0, unit))
-                      for s in record.sides)
-        return CompiledCheck(relation, record.kind, record.target, record.symbols, record.variables, record.defaults,
-                             self.compiled(record.own, record.symbols), self.compiled(record.implied, record.symbols),
-                             self.compiled(record.ratio, record.symbols), record.target_via, sides)
+        sides = tuple(Side(s, self.compiled(s.tree, s.symbols), (unit := self.system.model.unit_of(s.key)),
+                           self.system.units.to_canonical(1.0, unit)) for s in record.sides)
+        return CompiledCheck(record, relation, self.compiled(record.own, record.symbols),
+                             self.compiled(record.implied, record.symbols), self.compiled(record.ratio, record.symbols),
+                             sides)
 
     def routes(self, known: Iterable[VarKey], not_applicable: frozenset[VarKey]) -> tuple[dict[VarKey, Route],
                                                                                         tuple[int, ...]]:

@@ -7,7 +7,12 @@ the system), target, keys and the trees of its three functions and its sides, ma
 by :func:`~hwkb.definitions.symbolic.exact_tree` node for node from SymPy's
 expressions. Both a cold and a warm audit compile the checks from these records
 (:func:`~hwkb.audit.enclosures.compile_tree`), so a cached analysis gives the
-very bounds an uncached one does. :func:`decode` reads the JSON back strictly: any
+very bounds an uncached one does. A record is the one place a check's and a
+side's fields are declared: :class:`~hwkb.audit.analysis.CompiledCheck` and
+:class:`~hwkb.audit.analysis.Side` hold a record and read them through it, adding
+only what a running audit has (the relation, the compiled functions, display
+units); :meth:`~hwkb.audit.analysis.Analysis.compile` makes one from a record.
+:func:`decode` reads the JSON back strictly: any
 node, key or field out of place is a :exc:`ValueError`, and the caller treats the
 entry as a miss.
 """
