@@ -111,8 +111,8 @@ def regular_at_random(relations: Sequence[Relation], outputs: Sequence[VarKey]) 
     point = {k: math.exp(rng.uniform(-1.0, 1.0)) for r in relations for k in r.keys if k not in outputs}
     import sympy
     unknowns = [symbol_of(k) for k in outputs]
-    equations = [sympy.sympify(r.residual.xreplace({symbol_of(k): v for k, v in point.items() if k in r.keys}))
-                 for r in relations]  # sympify: a residual of inputs alone (0 * y) is replaced by a bare float
+    equations = [r.residual.xreplace({symbol_of(k): sympy.Float(v) for k, v in point.items() if k in r.keys})
+                 for r in relations]  # SymPy numbers: a residual of inputs alone (0 * y) stays an expression
     root = newton_positive(equations, unknowns) or _newton_real(equations, unknowns)
     if root is None:
         return False
