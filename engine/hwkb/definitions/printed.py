@@ -45,7 +45,6 @@ def _digits(text: str) -> tuple[str, int, int]:
     return digits, last, dropped
 
 
-@functools.lru_cache(maxsize=2**14)  # a database's figures repeat ("1000", "2520"): read each text once
 def half_unit(text: str) -> float:
     """Half a unit in the last significant digit a number's text prints: how far a rounded figure may be from
     the true one.
@@ -61,10 +60,7 @@ def half_unit(text: str) -> float:
     >>> half_unit("900"), half_unit("1000000000.0"), half_unit("8"), half_unit("0"), half_unit("1.500")
     (5.0, 50000000.0, 0.5, 0.5, 0.0005)
     """
-    significant, last, dropped = _digits(text)
-    if significant and (dropped or _exponent_form(text)):
-        last -= max(0, LEAST_FIGURES - len(significant))
-    return 0.5 * 10.0 ** last
+    return printed_interval(text)[0]
 
 
 def _exponent_form(text: str) -> bool:
@@ -73,7 +69,7 @@ def _exponent_form(text: str) -> bool:
     return "e" in text.lower()
 
 
-@functools.lru_cache(maxsize=2**14)  # a database's figures repeat: read each text once
+@functools.lru_cache(maxsize=2**14)  # a database's figures repeat ("1000", "2520"): read each text once
 def printed_interval(text: str) -> tuple[float, float]:
     """How far below and above a printed figure the true one may lie: half a unit in its last significant
     digit below (rounded), a whole unit above (rounded or cut short: vendors truncate, e.g. AMD's 3.2 TB/s for
@@ -87,9 +83,12 @@ def printed_interval(text: str) -> tuple[float, float]:
     >>> printed_interval("3.2"), printed_interval("900"), printed_interval("8")
     ((0.05, 0.1), (5.0, 10.0), (0.5, 0.5))
     """
-    half = half_unit(text)
-    significant, _, dropped = _digits(text)
-    one_digit = len(significant) == 1 and not (dropped or _exponent_form(text))
+    significant, last, dropped = _digits(text)
+    zeros_or_exponent = bool(dropped) or _exponent_form(text)
+    if significant and zeros_or_exponent:
+        last -= max(0, LEAST_FIGURES - len(significant))
+    half = 0.5 * 10.0 ** last
+    one_digit = len(significant) == 1 and not zeros_or_exponent
     return half, half if one_digit else 2.0 * half
 
 
