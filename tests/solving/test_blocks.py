@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import kb_from_text
 from hwkb import KnowledgeBase
 from hwkb.definitions.expressions import Ref, parse_relation
 from hwkb.formats.caches import SolutionCache
@@ -70,3 +71,29 @@ def test_a_row_a_multiple_of_another_is_singular(row, factor):
     rows = [row, [factor * c for c in row]] + [[int(i == j) for j in range(len(row))] for i in range(2, len(row))]
     relations, outputs = linear_block(rows)
     assert regular_at_random(relations, outputs) is False
+
+
+SUM_AND_DIFFERENCE = """
+variables:
+  x: {unit: GHz, doc: one clock}
+  y: {unit: GHz, doc: another clock}
+  s: {unit: GHz, doc: their sum}
+  d: {unit: GHz, doc: their difference}
+rules:
+  sum_law: {doc: the sum, eq: s = x + y, source: test}
+  difference_law: {doc: the difference, eq: d = x - y, source: test}
+"""
+PRODUCTS = """
+apart: {kind: product, facts: {s: 3 GHz, d: 1 GHz}}
+backwards: {kind: product, facts: {s: 1 GHz, d: 2 GHz}}
+"""
+
+
+def test_a_sum_and_a_difference_need_nothing_more(tmp_path):
+    """Where the figures leave no positive root, the block still fixes both: the solver says so and asks for no
+    further figure (it asked for y while the block was taken for irregular)."""
+    kb = kb_from_text(tmp_path, SUM_AND_DIFFERENCE, PRODUCTS)
+    assert (kb.solve("x", gpu="apart").value.magnitude, kb.solve("y", gpu="apart").value.magnitude) == (2.0, 1.0)
+    answer = kb.solve("x", gpu="backwards").to_dict()
+    assert (answer["status"], answer["needs"], answer["notes"]) == (
+        "underdetermined", [], ["the system sum_law, difference_law has 0 positive solutions for x, y"])
