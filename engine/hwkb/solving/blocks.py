@@ -107,9 +107,9 @@ def regular_at_random(relations: Sequence[Relation], outputs: Sequence[VarKey]) 
     """
     if any(r.template is None for r in relations):
         return True  # a simulated rule: no equation to differentiate
+    import sympy
     rng = random.Random(2026)  # a fixed point: the same answer every run
     point = {k: math.exp(rng.uniform(-1.0, 1.0)) for r in relations for k in r.keys if k not in outputs}
-    import sympy
     unknowns = [symbol_of(k) for k in outputs]
     equations = [r.residual.xreplace({symbol_of(k): sympy.Float(v) for k, v in point.items() if k in r.keys})
                  for r in relations]  # SymPy numbers: a residual of inputs alone (0 * y) stays an expression
