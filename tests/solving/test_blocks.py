@@ -47,6 +47,12 @@ def test_two_equations_in_one_sum_are_not_regular():
     assert regular_at_random(relations, ["x", "y"]) is False
 
 
+def test_a_block_through_a_step_has_no_newton_root_and_raises_nothing():
+    """ceil has no derivative NumPy can print: neither Newton search finds a root, so the block is not regular."""
+    relations = [relation("stepped", "a = ceil(x) * y"), relation("difference", "b = x - y")]
+    assert regular_at_random(relations, ["x", "y"]) is False
+
+
 def test_two_laws_that_meet_only_at_zero_are_not_regular():
     """Both FP32 peak laws are linear in the peak and the clock; at random inputs they meet only at 0."""
     kb = KnowledgeBase.load()

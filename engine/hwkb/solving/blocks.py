@@ -126,7 +126,10 @@ def _newton_real(equations, unknowns, starts=(1.0, -1.0, 1e3, -1e3), tolerance=1
     import numpy as np
     import sympy
     residual = sympy.lambdify(unknowns, list(equations), modules="numpy")
-    jacobian = sympy.lambdify(unknowns, sympy.Matrix(list(equations)).jacobian(list(unknowns)), modules="numpy")
+    try:
+        jacobian = sympy.lambdify(unknowns, sympy.Matrix(list(equations)).jacobian(list(unknowns)), modules="numpy")
+    except NotImplementedError:  # a step (ceil, floor) has no derivative NumPy can print, as in newton_positive
+        return None
     for start in starts:
         x = np.full(len(unknowns), start)
         with np.errstate(all="ignore"):
