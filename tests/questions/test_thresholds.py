@@ -317,3 +317,21 @@ def test_an_unreachable_rate_names_the_best_one_the_compute_allows(real_kb):
     reached = solution.extra["reachable"]
     assert reached["side"] == "most" and reached["unit"] == "token/s"
     assert reached["value"] == pytest.approx(2 * 989.4e12 / (2 * LLAMA_70B_MULTIPLIED), rel=1e-9)  # 2 GPUs' peak
+
+
+def test_a_block_size_target_reports_every_admissible_run(real_kb):
+    """Full occupancy on an H100 at 32 registers a thread: blocks of w warps fill its 64 warp slots only when w
+    divides 64 (and 64 / w blocks fit its 32): five runs of block sizes, not one."""
+    solution = real_kb.solve("threads_per_block", gpu="h100-sxm", facts=["regs_per_thread=32", "smem_per_block=0"],
+                             where=["occupancy>=1"])
+    full = {t for t in range(1, 1025) if 64 % -(-t // 32) == 0 and 64 // -(-t // 32) <= 32}
+    runs = [(t, next(e for e in range(t, 1025) if e + 1 not in full)) for t in sorted(full) if t - 1 not in full]
+    assert [(i.lower, i.upper) for i in solution.intervals] == runs
+    assert len(runs) == 5
+
+
+def test_every_integer_under_a_small_launch_limit_is_tried():
+    from hwkb.questions.searches import search_integers
+    found = search_integers("n", lambda n: n % 10 in (3, 4), upper=30)
+    assert [(i.lower, i.upper) for i in found.intervals] == [(3, 4), (13, 14), (23, 24)]
+    assert found.least == 3 and found.notes == ("tried every integer 1 .. 30: 3 separate runs admissible",)

@@ -4,9 +4,11 @@
 variable (display units) and raises
 :class:`~hwkb.errors.UnevaluablePoint` where it cannot be evaluated.
 
-* integers: doubling, then bisection for the least admissible one, then
+* integers under a launch limit of at most 4096: every one is tried, so the
+  admissible runs are exact (occupancy is not monotone in the block size);
+* other integers: doubling, then bisection for the least admissible one, then
   doubling on to where the admissible run ends (one run of integers is assumed),
-  up to 2^40 or to the launch limit that caps the variable;
+  up to 2^40;
 * reals: a geometric scan over 2^-40 .. 2^60 (or up to a launch limit), 2^(1/8)
   apart, boundaries bisected and each end tested for whether it belongs.
 
@@ -32,6 +34,8 @@ __all__ = ["Admissible", "search_integers", "scan_reals", "least_integer", "grea
 
 REAL_PROBES = tuple(2.0 ** (k / 8) for k in range(-40 * 8, 60 * 8 + 1))  # 2^(1/8) apart: windows of 9 %
 MAX_INTEGER = 2 ** 40
+#: launch limits up to which every integer is tried rather than one run assumed (1024 threads a block: ~0.3 s)
+EVERY_INTEGER_UP_TO = 4096
 SEARCH_BUDGET_S = 20.0
 
 
@@ -50,6 +54,8 @@ def search_integers(variable: VarKey, feasible: Callable[[float], bool], upper: 
     top = MAX_INTEGER if upper is None else upper
     if top < 1:
         return Admissible(variable, (), "numeric", ("no positive integer lies within the launch limits",))
+    if upper is not None and top <= EVERY_INTEGER_UP_TO:
+        return _every_integer(variable, feasible, top)
     deadline = time.monotonic() + SEARCH_BUDGET_S
     below, probe = 0, 1
     try:
@@ -83,6 +89,29 @@ def search_integers(variable: VarKey, feasible: Callable[[float], bool], upper: 
                 "one run" + (f" up to {MAX_INTEGER}" if end is None else ""))
     return Admissible(variable, (Interval(float(least), None if end is None else float(end), True,
                                           end is not None),), "numeric", (note,), least)
+
+
+def _every_integer(variable: VarKey, feasible: Callable[[float], bool], top: int) -> Admissible:
+    """Each integer 1 .. ``top`` tried: the admissible runs as they are, however many."""
+    runs: list[list[int]] = []
+    stopped = ""
+    for n in range(1, top + 1):
+        try:
+            holds = feasible(n)
+        except UnevaluablePoint as exc:
+            if not runs:
+                raise NotDetermined(f"the search stopped before any admissible value: {exc}") from None
+            stopped = f"; stopped at {n} ({exc})"
+            break
+        if holds and runs and runs[-1][1] == n - 1:
+            runs[-1][1] = n
+        elif holds:
+            runs.append([n, n])
+    if not runs:
+        return Admissible(variable, (), "numeric", (f"no admissible integer up to {top}",))
+    note = f"tried every integer 1 .. {top}" + (f": {len(runs)} separate runs admissible" if len(runs) > 1 else "")
+    return Admissible(variable, tuple(Interval(float(a), float(b), True, True) for a, b in runs), "numeric",
+                      (note + stopped,), runs[0][0])
 
 
 def _bisect_int(holds: Callable[[float], bool], lo: int, hi: int) -> int:
