@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from hwkb.solving.solution import Interval, Solution, Status
-from hwkb.render.solution_text import MAX_NEEDS_SHOWN, render_derived, render_needs, render_solution
+from hwkb.render.solution_text import MAX_NEEDS_SHOWN, render_answer, render_derived, render_needs, render_solution
 
 TREE = """clock = 1 GHz   by law peak_law[fp16]: peak[fp16] = sm_count * fma_rate[fp16] * clock — tiny book, page 1
 ├─ peak[fp16] = 204.8 TFLOPS   [chip, tiny datasheet]
@@ -61,3 +61,9 @@ def test_derived_values_are_aligned(tiny_kb):
         "fma_rate[bf16]        1024 FMA/cycle   via bf16_is_fp16",
         "peak[bf16]           204.8 TFLOPS      via peak_law[bf16]"]
     assert render_derived([]) == ""
+
+
+def test_a_rule_default_is_not_passed_off_as_a_stated_figure(real_kb):
+    assert render_answer(real_kb.solve("tc_bf16_fp16_ratio", gpu="h100-sxm")) == (
+        "tc_bf16_fp16_ratio = 1   (stated: the rule's default)")
+    assert render_answer(real_kb.solve("sm_count", gpu="h100-sxm")) == "sm_count = 132   (stated)"
