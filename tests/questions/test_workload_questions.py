@@ -56,7 +56,19 @@ def test_each_gpus_prefill_bound_is_the_work_at_its_own_fp8_peak(fp8_batch_1):
     prefill = row(fp8_batch_1, "prefill_time")
     for gpu, cell in zip(GPUS, prefill.cells):
         assert cell.value == pytest.approx(2 * MULTIPLIED * 2048 / FP8_PEAK[gpu] * 1e3, rel=1e-9)  # ms
-        assert cell.bound_by == ()
+        assert cell.bound_by == ("prefill_compute_time",)
+
+
+def test_a_prefill_two_h100s_hold_runs_at_both_peaks(kb):
+    """BF16 weights need two H100s (memory_fit), and each multiplies its half of every layer at its own peak."""
+    solution = kb.solve("prefill_time", gpu="h100-sxm", layers=["llama-3-70b"], facts=["batch=1", "prompt_tokens=2048"])
+    assert solution.magnitude == pytest.approx(2 * MULTIPLIED * 2048 / (2 * 989.4e12) * 1e3, rel=1e-9)  # ms
+
+
+def test_a_one_token_prefill_is_bound_by_reading_the_weights(kb):
+    comparison = kb.compare(["h100-sxm"], ["prefill_time"], layers=["llama-3-70b", "fp8"],
+                            facts=["batch=1", "prompt_tokens=1"])
+    assert row(comparison, "prefill_time").cells[0].bound_by == ("prefill_memory_time",)
 
 
 def test_bf16_weights_need_two_h100s_and_one_of_the_others(kb):
