@@ -44,3 +44,9 @@ def test_the_render_stage_words_the_origins_in_every_form(kb):
     document = json.loads(sheet.render("json"))
     assert [r["origin"] for r in document["rows"]] == [origin_text(r) for r in sheet.rows]
     assert all(r["findings"] == [] for r in document["rows"])
+
+
+def test_a_figure_that_does_not_exist_shows_no_unit(real_kb):
+    lines = str(real_kb.sheet("mi300x")).splitlines()
+    (line,) = [l for l in lines if l.strip().startswith("transistors_per_die ")]
+    assert line.split()[1] == "n/a" and "Gtransistor" not in line

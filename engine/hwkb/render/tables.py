@@ -212,7 +212,8 @@ def _shown(row: SheetRow, cell: Cell) -> tuple[str, str]:
 
 
 def _value_text(row: SheetRow, cell: Cell) -> str:
-    return " ".join(_shown(row, cell)).strip()
+    """The figure and its unit; ``n/a`` alone, as a figure that does not exist has no unit."""
+    return " ".join(_shown(row, cell)).strip() if cell.value is not None else cell_text(cell)
 
 
 def origin_text(row: SheetRow) -> str:
