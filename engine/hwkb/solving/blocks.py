@@ -68,26 +68,15 @@ def newton_positive(equations, unknowns, starts=(1.0, 1e-3, 1e3, 1e9, 1e-9), tol
     import numpy as np
     import sympy
     logs = sympy.symbols(f"u0:{len(unknowns)}", real=True)
-    substituted = [e.xreplace({x: sympy.exp(u) for x, u in zip(unknowns, logs)}) for e in equations]
-    residual = sympy.lambdify(logs, substituted, modules="numpy")
-    try:
-        jacobian = sympy.lambdify(logs, sympy.Matrix(substituted).jacobian(logs), modules="numpy")
-    except NotImplementedError:  # a step (ceil, floor) has no derivative NumPy can print: no Newton root
+    functions = _residual_and_jacobian([e.xreplace({x: sympy.exp(u) for x, u in zip(unknowns, logs)})
+                                        for e in equations], logs)
+    if functions is None:
         return None
     for start in starts:
-        u = np.full(len(unknowns), math.log(start))
-        with np.errstate(all="ignore"):
-            for _ in range(100):
-                r = np.asarray(residual(*u), dtype=float)
-                if not np.all(np.isfinite(r)):
-                    break
-                try:
-                    step = np.linalg.solve(np.asarray(jacobian(*u), dtype=float), -r)
-                except np.linalg.LinAlgError:
-                    break
-                u = u + np.clip(step, -5.0, 5.0)  # damped: at most a factor e^5 per iteration
-                if np.max(np.abs(step)) < tolerance:
-                    return {x: sympy.Float(math.exp(v)) for x, v in zip(unknowns, u)}
+        u = _newton_from(*functions, np.full(len(unknowns), math.log(start)), clip=5.0,  # at most e^5 a step
+                         converged=lambda step, u: np.max(np.abs(step)) < tolerance)
+        if u is not None:
+            return {x: sympy.Float(math.exp(v)) for x, v in zip(unknowns, u)}
     return None
 
 
@@ -125,11 +114,45 @@ def _newton_real(equations, unknowns, starts=(1.0, -1.0, 1e3, -1e3), tolerance=1
     :func:`regular_at_random` needs where the random inputs leave no positive root."""
     import numpy as np
     import sympy
-    residual = sympy.lambdify(unknowns, list(equations), modules="numpy")
-    try:
-        jacobian = sympy.lambdify(unknowns, sympy.Matrix(list(equations)).jacobian(list(unknowns)), modules="numpy")
-    except NotImplementedError:  # a step (ceil, floor) has no derivative NumPy can print, as in newton_positive
+    functions = _residual_and_jacobian(list(equations), list(unknowns))
+    if functions is None:
         return None
+    for start in starts:
+        x = _newton_from(*functions, np.full(len(unknowns), start), clip=None,
+                         converged=lambda step, x: np.max(np.abs(step)) <= tolerance * max(1.0, np.max(np.abs(x))))
+        if x is not None and np.min(np.abs(x)) > _ZERO * max(1.0, np.max(np.abs(x))):  # a root at 0: no quantity's
+            return {u: sympy.Float(v) for u, v in zip(unknowns, x)}
+    return None
+
+
+def _residual_and_jacobian(equations, variables):
+    """The equations and their Jacobian as NumPy functions of ``variables``, or None for a block through a step
+    (``ceil``, ``floor``), whose derivative NumPy cannot print: such a block has no Newton root."""
+    import sympy
+    residual = sympy.lambdify(variables, equations, modules="numpy")
+    try:
+        return residual, sympy.lambdify(variables, sympy.Matrix(equations).jacobian(variables), modules="numpy")
+    except NotImplementedError:
+        return None
+
+
+def _newton_from(residual, jacobian, x, clip, converged):
+    """Newton's iteration from ``x`` (each step clipped to ``clip`` if given) until ``converged(step, x)``;
+    None where it leaves the finite numbers, meets a singular Jacobian or runs 100 steps."""
+    import numpy as np
+    with np.errstate(all="ignore"):
+        for _ in range(100):
+            r = np.asarray(residual(*x), dtype=float)
+            if not np.all(np.isfinite(r)):
+                return None
+            try:
+                step = np.linalg.solve(np.asarray(jacobian(*x), dtype=float), -r)
+            except np.linalg.LinAlgError:
+                return None
+            x = x + (step if clip is None else np.clip(step, -clip, clip))
+            if converged(step, x):
+                return x
+    return None
     for start in starts:
         x = np.full(len(unknowns), start)
         with np.errstate(all="ignore"):
