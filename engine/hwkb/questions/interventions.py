@@ -30,7 +30,6 @@ from typing import Iterable, Mapping
 from hwkb.definitions.model import Fact, VarKey
 from hwkb.errors import Location
 from hwkb.solving.context import Context
-from hwkb.solving.relations import key_of_symbol
 from hwkb.solving.solver import Solver
 from hwkb.solving.system import System
 from hwkb.solving.values import Value
@@ -50,8 +49,8 @@ def _definitions(kb: System) -> dict[VarKey, list]:
     """Each law's result (the key on its left) with the laws that define it."""
     defines: dict[VarKey, list] = {}
     for relation in kb.relations:
-        if relation.kind == "law" and relation.template is not None and relation.lhs.is_Symbol:
-            defines.setdefault(key_of_symbol(relation.lhs), []).append(relation)
+        if relation.defined_key is not None:
+            defines.setdefault(relation.defined_key, []).append(relation)
     return defines
 
 

@@ -219,6 +219,14 @@ class Relation:
             return f"{simulation.output} = {simulation.model}({arguments})"
         return _INDEX.sub(lambda m: f"[{self.binding.get(m.group(1), m.group(1))}]", self.rule.text)
 
+    @property
+    def defined_key(self) -> VarKey | None:
+        """The key a law defines, alone on its left (``memory_bandwidth`` in ``memory_bandwidth = ...``); None
+        for a constraint, a law with an expression on its left, or a simulation. Read from the tree: no SymPy."""
+        if self.kind == "law" and self.ast is not None and isinstance(self.ast.lhs, Ref):
+            return str(self.ast.lhs)
+        return None
+
     @cached_property
     def lhs(self) -> sympy.Expr:
         return self._sympy_side(0)

@@ -9,7 +9,6 @@ have (``give workload_peak``).
 """
 from __future__ import annotations
 
-from hwkb.definitions.expressions import Ref
 from hwkb.definitions.model import VarKey
 from hwkb.solving.needs import budget_note, needs_of
 from hwkb.solving.solution import Solution, Status
@@ -71,7 +70,7 @@ def _definitions(solver) -> dict[VarKey, list[tuple[VarKey, ...]]]:
     """Each key a law defines (alone on its left) with the other keys of each such law the context may use."""
     defines: dict[VarKey, list[tuple[VarKey, ...]]] = {}
     for r, relation in enumerate(solver.relations):
-        lhs = relation.ast.lhs if relation.ast is not None and relation.kind == "law" else None
-        if isinstance(lhs, Ref) and r not in solver.unchosen and r not in solver.given:
-            defines.setdefault(str(lhs), []).append(tuple(k for k in relation.keys if k != str(lhs)))
+        lhs = relation.defined_key
+        if lhs is not None and r not in solver.unchosen and r not in solver.given:
+            defines.setdefault(lhs, []).append(tuple(k for k in relation.keys if k != lhs))
     return defines
