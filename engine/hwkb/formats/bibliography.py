@@ -107,12 +107,8 @@ def selection_citation_errors(selections: Iterable[Selection], documents: Mappin
         return []
     errors: list[KBError] = []
     for selection in selections:
-        if selection.source is None:
-            errors.append(LoadError(f"the choice {selection.choice}: {selection.value} cites no source",
-                                    where=selection.where,
-                                    hint=f"add source: \"ID, LOCATION\" with ID a document of {bibliography}"))
-        else:
-            _check(selection.source, selection.where, documents, bibliography, errors)
+        _check_cited(f"the choice {selection.choice}: {selection.value}", selection.source, selection.where,
+                     documents, bibliography, errors)
     return errors
 
 
@@ -140,14 +136,20 @@ def rule_citation_errors(rules: Iterable[Rule], documents: Mapping[str, Document
 
 
 def _check_fact(fact: Fact, documents: Mapping[str, Document], bibliography: str, errors: list[KBError]) -> None:
-    if fact.source is None:
-        if fact.value is not None:  # an n/a fact says why in its doc and may cite nothing
-            errors.append(LoadError(f"{fact.key} cites no source", where=fact.where,
-                                    hint=f"add source: \"ID, LOCATION\" with ID a document of {bibliography}"))
-    else:
-        _check(fact.source, fact.where, documents, bibliography, errors)
+    if fact.source is not None or fact.value is not None:  # an n/a fact says why in its doc and may cite nothing
+        _check_cited(fact.key, fact.source, fact.where, documents, bibliography, errors)
     for other in fact.also:
         _check(other.source or "", other.where, documents, bibliography, errors)
+
+
+def _check_cited(what: str, source: str | None, where: Location, documents: Mapping[str, Document],
+                 bibliography: str, errors: list[KBError]) -> None:
+    """``what`` must cite a document: no source at all is an error, as a citation of no document is."""
+    if source is None:
+        errors.append(LoadError(f"{what} cites no source", where=where,
+                                hint=f"add source: \"ID, LOCATION\" with ID a document of {bibliography}"))
+    else:
+        _check(source, where, documents, bibliography, errors)
 
 
 def _check(source: str, where: Location, documents: Mapping[str, Document], bibliography: str,
