@@ -72,9 +72,10 @@ def test_explain_ends_with_the_documents_its_tree_cites(capsys):
     lines = out.splitlines()
     documents = lines[lines.index("documents:") + 1:]
     assert code == 0 and [line.split(":")[0].strip() for line in documents] == [
-        "chapter-sms-and-tensor-cores", "nvidia-h100-datasheet"]
+        "chapter-sms-and-tensor-cores", "nvidia-h100-datasheet", "nvidia-blog-hopper-in-depth"]
     code, doc, _ = run_cli_json(capsys, "explain", "clock_tc", "--gpu", "h100-sxm")
-    assert [d["id"] for d in doc["documents"]] == ["chapter-sms-and-tensor-cores", "nvidia-h100-datasheet"]
+    assert [d["id"] for d in doc["documents"]] == [
+        "chapter-sms-and-tensor-cores", "nvidia-h100-datasheet", "nvidia-blog-hopper-in-depth"]
 
 
 def test_only_an_http_address_becomes_a_link(tmp_path):
