@@ -86,7 +86,7 @@ def test_markdown_and_html_hold_the_summary_and_a_table_per_entity(capsys):
     code, md, _ = run(capsys, "audit", "--gpu", "h100-sxm", "a100", "--format", "markdown")
     assert code == 1 and md.startswith("# hwkb audit\n\n## Summary\n")
     assert "## h100-sxm" in md and "## a100" in md and md.count("| status | kind | rule |") == 2
-    assert "looks like" not in md and "2 entities, 13 checks" in md
+    assert "looks like" not in md and "2 entities, 15 checks" in md
     code, page, _ = run(capsys, "audit", "--gpu", "h100-sxm", "a100", "--format", "html")
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
     entity_tables = [part.count("<table") for part in page.split('<section class="entity"')[1:]]
