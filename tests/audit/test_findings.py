@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import json
 
-from finding_samples import check, figure
-from hwkb.audit.findings import CheckKind, EntityAudit, Hint, Verdict
+from finding_samples import check, figure, shaped
+from hwkb.audit.findings import CheckKind, EntityAudit, Figure, Hint, SideShape, Sides, Verdict
 
 
 def test_verdicts_most_severe_first_and_plain_in_json():
@@ -39,3 +39,17 @@ def test_an_entity_is_as_severe_as_its_worst_check():
     assert document["status"] == "inconsistent" and type(document["status"]) is str
     assert "groups" not in document and "notes" not in document
     assert [c.severity for c in checks] == [3, 0, 2]
+
+
+def test_sides_stand_for_the_stated_figures_they_make_when_asked():
+    shapes = (SideShape("boost", "GHz", None, ()), SideShape("clock", "GHz", "peak_law", ("peak", "n")))
+    sides = Sides(shapes, (1.5, 1.0))
+    figures = (Figure("boost", 1.5, "GHz", 1.5, 1.5), Figure("clock", 1.0, "GHz", 1.0, 1.0, "peak_law", ("peak", "n")))
+    assert len(sides) == 2 and sides[1] == figures[1] and sides[-1:] == figures[-1:] and tuple(sides) == figures
+    assert sides == figures and sides == Sides(shapes, (1.5, 1.0)) and sides != Sides(shapes, (1.5, 2.0))
+    assert hash(sides) == hash(figures) and repr(sides) == repr(figures) and figures[0] in sides
+
+
+def test_a_check_over_its_shape_is_the_check_of_figures():
+    made, plain = shaped()
+    assert made == plain and hash(made) == hash(plain) and made.to_dict() == plain.to_dict()

@@ -7,6 +7,7 @@ import math
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from finding_samples import shaped
 from hwkb.audit.auditor import audit
 from hwkb.audit.findings import Check, CheckKind, EntityAudit, Figure, Hint, NotApplicable, Suspect, Verdict
 from hwkb.cli import flags
@@ -32,10 +33,22 @@ def test_the_templates_kept_are_bounded(real_kb, monkeypatch):
     monkeypatch.setattr(audit_json, "MAX_TEMPLATES", 3)
     monkeypatch.setattr(audit_json, "_CHECKS", {})
     monkeypatch.setattr(audit_json, "_FIGURES", {})
+    monkeypatch.setattr(audit_json, "_SHAPES", {})
     report = audit(real_kb, ["h100-sxm", "a100-80gb-sxm", "mi300x"])
     for a in report.entities:
         assert entity_json(a) == dumped(a), a.entity
     assert 0 < len(audit_json._CHECKS) <= 3 and 0 < len(audit_json._FIGURES) <= 3
+    assert 0 < len(audit_json._SHAPES) <= 3
+
+
+@pytest.mark.parametrize("status", list(Verdict))
+@pytest.mark.parametrize("deviation, values", [
+    (0.5, (1.5, 1.0, 0.4, 100.0)), (None, (1.5, 1.0, 0.4, 100.0)), (math.nan, (1.5, 1.0, 0.4, 100.0)),
+    (0.5, (1.5, math.inf, 0.4, 100.0)), (0.5, (-0.0, 1e300, 1e300, 5e-324)), (-math.inf, (math.nan,) * 4)])
+def test_a_check_over_its_shape_is_written_as_its_figures_are(status, deviation, values):
+    made, plain = shaped(status, deviation, values)
+    assert entity_json(EntityAudit("x", "X", (made,))) == entity_json(EntityAudit("x", "X", (plain,))) \
+        == dumped(EntityAudit("x", "X", (plain,)))
 
 
 numbers = st.floats(allow_nan=True, allow_infinity=True) | st.floats(min_value=-1e-300, max_value=1e300)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 from conftest import FIXTURES
-from finding_samples import check, figure
+from finding_samples import check, figure, shaped
 from hwkb import KnowledgeBase
 from hwkb.audit.findings import EXPECTATION_CAVEAT, CheckKind, EntityAudit, Hint, Suspect, Verdict
 from hwkb.render import json_data
@@ -56,3 +56,13 @@ def test_the_peer_files_audit_json_carries_the_words_of_each_entrys_checks():
     assert entity["checks"][0]["detail"] == detail(check) and "tf32_ratio implies" in detail(check)
     assert entity["checks"][0]["suspects"][0]["sentence"] == suspect_sentence(check.suspects[0])
     assert "detail" not in audit.to_dict()["entities"][0]["checks"][0]
+
+
+def test_a_check_over_its_shape_is_worded_as_its_figures_are(monkeypatch):
+    from hwkb.render import finding_words
+    monkeypatch.setattr(finding_words, "_FRAMES", {})
+    for status in Verdict:
+        made, plain = shaped(status)
+        assert detail(made) == detail(plain) and routes(made) == routes(plain) == \
+            ["clock = 1 GHz from peak_law (peak 0.4 TFLOPS, n 100)"]
+    assert len(finding_words._FRAMES) == len(Verdict) and made.shape in finding_words._FRAMES  # one a shape

@@ -32,7 +32,7 @@ from hwkb.audit.rows import Row
 from hwkb.definitions.model import VarKey
 from hwkb.solving.system import System
 
-__all__ = ["Evaluation", "evaluate", "evaluate_all", "solve_for_fact", "CONSISTENT_RELATIVE"]
+__all__ = ["Evaluation", "evaluate", "evaluate_all", "shown_sides", "solve_for_fact", "CONSISTENT_RELATIVE"]
 
 CONSISTENT_RELATIVE = 1e-9
 NEWTON_STEP = 1e-7
@@ -123,7 +123,7 @@ def _verdicts(check: CompiledCheck, rows: Sequence[Row], columns: _Columns, syst
         close = np.abs(own_p - implied_p) <= CONSISTENT_RELATIVE * np.maximum(np.abs(own_p), np.abs(implied_p))
         finite = np.isfinite(own_p) & np.isfinite(implied_p) & (implied_p != 0)
         spread = _nan_to_inf(np.maximum(ratio_hi / q - 1, 1 - ratio_lo / q)) + tol
-        shown = [side for side in check.sides if side.symbols]
+        shown = shown_sides(check)
         side_values = np.array([_shown(side, columns) for side in shown]).reshape(len(shown), n)
     code = np.where(close, 0, np.where(holds_one, 1, 2))
     truncated = (code == 1) & ~rounded
@@ -150,6 +150,11 @@ def _verdicts(check: CompiledCheck, rows: Sequence[Row], columns: _Columns, syst
         repeat(check), rows, _BY_CODE[code].tolist(), deviation.tolist(), _triples(own_p, own_lo, own_hi, scale),
         _triples(implied_p, implied_lo, implied_hi, scale), zip(ratio_lo.tolist(), ratio_hi.tolist()),
         spread.tolist(), _pairs(shown, side_values), facts, readings)))
+
+
+def shown_sides(check: CompiledCheck) -> list[Side]:
+    """The sides a check's evaluations give values for, in their order: those that rest on a stated figure."""
+    return [side for side in check.sides if side.symbols]
 
 
 def _readings(check: CompiledCheck, rows: Sequence[Row], code: np.ndarray, truncated: np.ndarray) -> list[str | None]:

