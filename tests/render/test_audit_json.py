@@ -33,12 +33,12 @@ def test_the_templates_kept_are_bounded(real_kb, monkeypatch):
     monkeypatch.setattr(audit_json, "MAX_TEMPLATES", 3)
     monkeypatch.setattr(audit_json, "_CHECKS", {})
     monkeypatch.setattr(audit_json, "_FIGURES", {})
-    monkeypatch.setattr(audit_json, "_SHAPES", {})
+    monkeypatch.setattr(audit_json, "_SIDES", {})
     report = audit(real_kb, ["h100-sxm", "a100-80gb-sxm", "mi300x"])
     for a in report.entities:
         assert entity_json(a) == dumped(a), a.entity
     assert 0 < len(audit_json._CHECKS) <= 3 and 0 < len(audit_json._FIGURES) <= 3
-    assert 0 < len(audit_json._SHAPES) <= 3
+    assert 0 < len(audit_json._SIDES) <= 3
 
 
 @pytest.mark.parametrize("status", list(Verdict))
