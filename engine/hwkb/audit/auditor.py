@@ -235,7 +235,7 @@ def entity_audit(row: Row, evaluations: Sequence[Evaluation], system: System,
         name, kind, variables, target = shape.rule, shape.kind, shape.variables, shape.target
         value = Figure(target, own[0], shape.unit, own[1], own[2], shape.target_via)
         implied = Figure(target, implied[0], shape.unit, implied[1], implied[2], name)
-        sides = Sides(shape.sides, tuple([canonical / s.factor for s, canonical in sides]))
+        sides = Sides(shape.sides, sides)
         suspects: tuple[Suspect, ...] = ()
         hint = None
         if status == _INCONSISTENT:

@@ -128,7 +128,7 @@ class Sides(Sequence):
     alone 1.8 (5.8x, in-process, least of 7)."""
     __slots__ = ("shapes", "values", "_figures")
 
-    def __init__(self, shapes: tuple[SideShape, ...], values: tuple[float, ...]):
+    def __init__(self, shapes: tuple[SideShape, ...], values: Sequence[float]):
         self.shapes, self.values = shapes, values
         self._figures: tuple[Figure, ...] | None = None
 

@@ -53,7 +53,8 @@ class Evaluation(NamedTuple):
     implied: tuple[float, float, float]   # what the relation implies for it
     ratio: tuple[float, float]
     spread: float                         # the ratio's relative half-width: how finely the check pins a factor
-    sides: list[tuple[Side, float]]       # the known values the check shows, at the entity's points (canonical)
+    sides: list[float]                    # the known values the check shows (shown_sides), at the entity's points,
+                                          # each in its display unit
     fact_implied: dict[VarKey, float]     # failed checks: the value (canonical) each fact would need
     reading: str | None = None            # within rounding: a figure read as cut short or to two figures
 
@@ -124,7 +125,8 @@ def _verdicts(check: CompiledCheck, rows: Sequence[Row], columns: _Columns, syst
         finite = np.isfinite(own_p) & np.isfinite(implied_p) & (implied_p != 0)
         spread = _nan_to_inf(np.maximum(ratio_hi / q - 1, 1 - ratio_lo / q)) + tol
         shown = shown_sides(check)
-        side_values = np.array([_shown(side, columns) for side in shown]).reshape(len(shown), n)
+        side_values = (np.array([_shown(side, columns) for side in shown]).reshape(len(shown), n)
+                       / np.array([side.factor for side in shown]).reshape(len(shown), 1))
     code = np.where(close, 0, np.where(holds_one, 1, 2))
     truncated = (code == 1) & ~rounded
     failed = np.flatnonzero((code == 2) & finite)
@@ -149,7 +151,7 @@ def _verdicts(check: CompiledCheck, rows: Sequence[Row], columns: _Columns, syst
     return list(map(Evaluation._make, zip(
         repeat(check), rows, _BY_CODE[code].tolist(), deviation.tolist(), _triples(own_p, own_lo, own_hi, scale),
         _triples(implied_p, implied_lo, implied_hi, scale), zip(ratio_lo.tolist(), ratio_hi.tolist()),
-        spread.tolist(), _pairs(shown, side_values), facts, readings)))
+        spread.tolist(), side_values.T.tolist(), facts, readings)))
 
 
 def shown_sides(check: CompiledCheck) -> list[Side]:
@@ -170,13 +172,6 @@ def _readings(check: CompiledCheck, rows: Sequence[Row], code: np.ndarray, trunc
 def _nan_to_inf(values: np.ndarray) -> np.ndarray:
     """``np.nan_to_num(values, nan=np.inf)``: NaN to infinity, an infinity to the largest float of its sign."""
     return np.where(np.isnan(values), np.inf, np.minimum(np.maximum(values, -_LARGEST), _LARGEST))
-
-
-def _pairs(sides: list[Side], values: np.ndarray) -> list[list[tuple[Side, float]]]:
-    """Per row (a column of ``values``), each side with its value."""
-    width = len(sides)
-    flat = list(zip(sides * values.shape[1], values.T.ravel().tolist()))
-    return [flat[i:i + width] for i in range(0, len(flat), width)] if width else [[] for _ in range(values.shape[1])]
 
 
 def _shown(side: Side, columns: _Columns) -> np.ndarray:
