@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -94,6 +95,7 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=3, help="runs of each process; the least CPU time is taken")
     args = parser.parse_args(argv)
     rows = source_rows(args.file)
+    load_before = os.getloadavg()[0]
     results: dict[tuple[str, int], tuple[float, float, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         paths = {times: Path(tmp) / f"rows_{times}x.json" for times in (1, args.times)}
@@ -117,8 +119,9 @@ def main(argv=None) -> int:
     row = (tn - t1) / (len(rows) * (args.times - 1))
     start = t1 - len(rows) * row
     target = TARGETS["time"]
-    print(f"audit: {row * 1e3:.3f} ms CPU a row over a start-up of {start:.2f} s; the {target:g}x target needs a row "
-          f"under {start * (target - 1) / (len(rows) * (args.times - target)) * 1e3:.3f} ms at that start-up")
+    print(f"audit: {row * 1e6:.0f} us CPU a row over a start-up of {start:.2f} s; the {target:g}x target needs a row "
+          f"under {start * (target - 1) / (len(rows) * (args.times - target)) * 1e6:.0f} us at that start-up "
+          f"(load average {load_before:.1f} before the runs, {os.getloadavg()[0]:.1f} after, {os.cpu_count()} CPUs)")
     ok = True
     for stage in ("read", "audit"):
         (t1, m1, _), (tn, mn, _) = results[stage, 1], results[stage, args.times]
