@@ -36,6 +36,27 @@ def test_records_are_audited_while_they_are_read(real_kb):
     assert first_seen[0] < total  # the first audit came before the last record was read
 
 
+@pytest.mark.parametrize("chunk", [2, 4])
+def test_rows_waiting_for_their_pattern_stay_bounded(real_kb, chunk):
+    """At most three chunks of rows wait for their pattern (when two chunks wait, the largest patterns go), and a
+    pattern's checks run over several of its rows at a time."""
+    read: list[str] = []
+
+    def records():
+        for record in iter_records(SAMPLE, real_kb.model, real_kb.units):
+            read.append(record.entity.id)
+            yield record
+
+    taken: list[int] = []
+    sizes: list[int] = []
+    auditor = Auditor(real_kb)
+    audit_pattern = auditor._audit_pattern
+    auditor._audit_pattern = lambda pattern, rows, *rest: (sizes.append(len(rows)), audit_pattern(pattern, rows, *rest))
+    auditor.stream(records(), lambda i, a: taken.append(len(read)), chunk=chunk)
+    assert all(seen - done <= 3 * chunk for done, seen in enumerate(taken))
+    assert len(sizes) < len(read) and max(sizes) > 1
+
+
 def test_a_passing_entity_reduced_to_counts_classifies_as_its_outcomes():
     groups = {"architecture": "Ada"}
     outcomes = [Outcome(f"g{i}", "law", "consistent", 0.0, groups) for i in range(4)]
