@@ -85,12 +85,48 @@ def measure(path: Path, engine: Path = ENGINE) -> tuple[float, float, float, int
     return float(cpu), float(wall), float(peak), int(code)
 
 
+def json_items(rows: int = 2000, runs: int = 5) -> None:
+    """The JSON writer's piece, in this process: an entry's two items (its internal audit and its catalogue entry)
+    through ``json.dumps(indent=2)``, the plain way, against :func:`hwkb.render.peer_audit.indented`, over the
+    items of ``rows`` real rows; the least of ``runs``."""
+    import json
+    sys.path.insert(0, str(ENGINE))
+    from hwkb.kb import KnowledgeBase
+    from hwkb.render.finding_words import peer_entry_data
+    from hwkb.render.json_form import plain
+    from hwkb.render.peer_audit import indented
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "real.csv"
+        path.write_text(real_rows(rows))
+        audit = KnowledgeBase.load([], cache=True).audit_peer_files("epoch", [path])
+    items = [item for e in audit.entries for item in peer_entry_data(e)]
+    ways = {"json.dumps(indent=2)": lambda: [json.dumps(i, indent=2, default=plain).replace("\n", "\n    ")
+                                             for i in items],
+            "indented": lambda: [indented(i, "    ") for i in items]}
+    assert ways["indented"]() == ways["json.dumps(indent=2)"]()
+    best = {name: min(_seconds(way) for _ in range(runs)) for name, way in ways.items()}
+    plain_time, ours = best["json.dumps(indent=2)"], best["indented"]
+    print(f"an entry's JSON items, {rows} real rows: json.dumps(indent=2) {plain_time / rows * 1e6:.1f} us a row, "
+          f"indented {ours / rows * 1e6:.1f} us a row: {plain_time / ours:.2f}x")
+
+
+def _seconds(work) -> float:
+    import time
+    start = time.perf_counter()
+    work()
+    return time.perf_counter() - start
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--baseline", type=Path, help="another checkout's engine folder, measured in the same run")
     parser.add_argument("--kinds", default="synthetic,real", help="which rows: synthetic, real or both")
+    parser.add_argument("--json-only", action="store_true", help="time the JSON writer's piece alone, in this process")
     args = parser.parse_args(argv)
+    if args.json_only:
+        json_items(runs=args.runs + 3)
+        return 0
     engines = {"this": ENGINE, **({"baseline": args.baseline.resolve()} if args.baseline else {})}
     makers = {"synthetic": epoch_rows, "real": real_rows}
     with tempfile.TemporaryDirectory() as folder:
