@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import math
 import subprocess
 import sys
 import tempfile
@@ -85,29 +86,45 @@ def measure(path: Path, engine: Path = ENGINE) -> tuple[float, float, float, int
     return float(cpu), float(wall), float(peak), int(code)
 
 
-def json_items(rows: int = 2000, runs: int = 5) -> None:
-    """The JSON writer's piece, in this process: an entry's two items (its internal audit and its catalogue entry)
-    through ``json.dumps(indent=2)``, the plain way, against :func:`hwkb.render.peer_audit.indented`, over the
-    items of ``rows`` real rows; the least of ``runs``."""
+def pieces(rows: int = 2000, runs: int = 7) -> None:
+    """Two pieces of a row's cost, in this process, over ``rows`` real rows, the least of ``runs``: the audit's
+    rows built from each entry's Entity (the plain way) against from a record of its numbers
+    (:func:`hwkb.audit.peers._record`), and an entry's two JSON items through ``json.dumps(indent=2)`` against
+    :func:`hwkb.render.peer_audit.indented`."""
     import json
     sys.path.insert(0, str(ENGINE))
+    from hwkb.audit import peers
+    from hwkb.audit.auditor import Auditor
+    from hwkb.formats.peers.registry import FORMATS
     from hwkb.kb import KnowledgeBase
     from hwkb.render.finding_words import peer_entry_data
     from hwkb.render.json_form import plain
     from hwkb.render.peer_audit import indented
+    kb = KnowledgeBase.load([], cache=True)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "real.csv"
         path.write_text(real_rows(rows))
-        audit = KnowledgeBase.load([], cache=True).audit_peer_files("epoch", [path])
+        entries = FORMATS["epoch"].read(path, kb.model, kb.units)
+        audit = kb.audit_peer_files("epoch", [path])
+    auditor = Auditor(kb)
     items = [item for e in audit.entries for item in peer_entry_data(e)]
-    ways = {"json.dumps(indent=2)": lambda: [json.dumps(i, indent=2, default=plain).replace("\n", "\n    ")
+    compared = {
+        "the audit's rows": {
+            "from Entity": lambda: auditor.rows([e.entity() for e in entries]),
+            "from a record": lambda: auditor.rows([peers._record(kb, e) for e in entries])},
+        "an entry's JSON items": {
+            "json.dumps(indent=2)": lambda: [json.dumps(i, indent=2, default=plain).replace("\n", "\n    ")
                                              for i in items],
-            "indented": lambda: [indented(i, "    ") for i in items]}
-    assert ways["indented"]() == ways["json.dumps(indent=2)"]()
-    best = {name: min(_seconds(way) for _ in range(runs)) for name, way in ways.items()}
-    plain_time, ours = best["json.dumps(indent=2)"], best["indented"]
-    print(f"an entry's JSON items, {rows} real rows: json.dumps(indent=2) {plain_time / rows * 1e6:.1f} us a row, "
-          f"indented {ours / rows * 1e6:.1f} us a row: {plain_time / ours:.2f}x")
+            "indented": lambda: [indented(i, "    ") for i in items]}}
+    assert compared["an entry's JSON items"]["indented"]() == compared["an entry's JSON items"]["json.dumps(indent=2)"]()
+    for piece, ways in compared.items():
+        best: dict[str, float] = {}
+        for _ in range(runs):
+            for name, way in ways.items():
+                best[name] = min(best.get(name, math.inf), _seconds(way))
+        (base, baseline), (ours, mine) = best.items()
+        print(f"{piece}, {rows} real rows: {base} {baseline / rows * 1e6:.1f} us a row, {ours} "
+              f"{mine / rows * 1e6:.1f} us a row: {baseline / mine:.2f}x")
 
 
 def _seconds(work) -> float:
@@ -122,10 +139,11 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--baseline", type=Path, help="another checkout's engine folder, measured in the same run")
     parser.add_argument("--kinds", default="synthetic,real", help="which rows: synthetic, real or both")
-    parser.add_argument("--json-only", action="store_true", help="time the JSON writer's piece alone, in this process")
+    parser.add_argument("--pieces", action="store_true",
+                        help="time two pieces of a row's cost in this process (rows, JSON items), not whole runs")
     args = parser.parse_args(argv)
-    if args.json_only:
-        json_items(runs=args.runs + 3)
+    if args.pieces:
+        pieces(runs=max(args.runs, 7))
         return 0
     engines = {"this": ENGINE, **({"baseline": args.baseline.resolve()} if args.baseline else {})}
     makers = {"synthetic": epoch_rows, "real": real_rows}

@@ -95,8 +95,8 @@ def _list_end(items: "_SetAside") -> str:
 def indented(data, pad: str = "") -> str:
     """``data`` as ``json.dumps(data, indent=2, default=plain)`` writes it at ``pad``'s depth (each line after the
     first indented by ``pad``), made by joining strings rather than through the pure-Python encoder's generators
-    (``indent`` rules out the C one): a real Epoch row's two items in 28 us instead of 86 (3.1x,
-    ``benchmarks/peer_scale.py --json-only``, load 16 on 2 cores)."""
+    (``indent`` rules out the C one): a real Epoch row's two items in 23 us instead of 74 (3.2x, least of 7,
+    ``benchmarks/peer_scale.py --pieces``, load 15 on 2 cores)."""
     kind = type(data)
     if kind is str:
         return _string(data)
