@@ -128,9 +128,10 @@ def test_a_streamed_audit_reads_one_chunk_of_entries_ahead(kb):
             yield e
 
     stream = stream_peer_entries(kb, FORMATS["epoch"], read(), chunk=3)
-    first = next(stream.entries)
+    audits = stream.entries
+    first = next(audits)
     assert len(pulled) == 3 and first.entry is entries[0] and stream.totals.entries == 1
-    rest = list(stream.entries)
+    rest = list(audits)
     assert len(rest) == len(entries) - 1 and stream.totals.entries == len(pulled) == len(entries) > 3
 
 
@@ -143,3 +144,11 @@ def test_an_entity_named_twice_is_counted_once_in_the_internal_summary(kb):
     internal = {k: v for k, v in once.to_dict()["summary"].items() if k not in ("catalogue", "entries_without_product")}
     assert twice.to_dict()["summary"] == {**internal, "catalogue": {k: 2 * n for k, n in once.counts.items()},
                                           "entries_without_product": 2 * once.totals.without_product}
+
+
+def test_a_streamed_audit_gives_its_entries_once(kb):
+    from hwkb.errors import QueryError
+    stream = kb.stream_peer_files("epoch", [PEERS / "epoch" / "ml_hardware.csv"])
+    assert stream.collect().entries
+    with pytest.raises(QueryError, match="a streamed peer audit gives its entries once"):
+        stream.render("text")

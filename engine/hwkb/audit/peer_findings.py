@@ -17,7 +17,7 @@ from hwkb.audit.findings import (UNCHECKED, DefaultHint, EntityAudit, FactorHint
 from hwkb.audit.report import Tally
 from hwkb.results import Result
 from hwkb.definitions.model import VarKey
-from hwkb.errors import Location
+from hwkb.errors import Location, QueryError
 from hwkb.formats.peers.entries import PeerEntry, PeerFormat
 
 __all__ = ["Comparison", "PeerEntryAudit", "PeerAudit", "PeerAuditStream", "PeerTotals"]
@@ -191,10 +191,19 @@ class PeerAuditStream(_Totalled, Result):
     it is made; the totals (status, counts, summary, the files' lines) are whole once the last has come. A file
     of 10^5 rows is never all in memory, nor are its audits."""
 
-    __slots__ = ("format", "entries", "totals")
+    __slots__ = ("format", "_entries", "totals")
 
     def __init__(self, fmt: PeerFormat, entries: Iterator[PeerEntryAudit], totals: PeerTotals):
-        self.format, self.entries, self.totals = fmt, entries, totals
+        self.format, self._entries, self.totals = fmt, entries, totals
+
+    @property
+    def entries(self) -> Iterator[PeerEntryAudit]:
+        """The entries' audits, as they are made: given once (a second reading would find none, and say nothing)."""
+        entries, self._entries = self._entries, None
+        if entries is None:
+            raise QueryError("a streamed peer audit gives its entries once",
+                             hint="KnowledgeBase.audit_peer_files keeps them to be read again")
+        return entries
 
     def collect(self) -> PeerAudit:
         """The whole audit, every entry kept."""
