@@ -1,6 +1,7 @@
 """How ``hwkb audit --from epoch`` grows with an Epoch CSV: 10^4 rows against 10^5, and a header of 10^6 columns.
 
-Run by hand from a checkout: ``python benchmarks/peer_scale.py [--runs N] [--baseline ENGINE_DIR]``.
+Run by hand from a checkout: ``python benchmarks/peer_scale.py [--runs N] [--baseline ENGINE_DIR]``, or
+``--pieces`` for two pieces of a row's cost timed in this process against the plain way (:func:`pieces`).
 
 Two kinds of rows, each file's rows all distinct:
 
@@ -14,7 +15,8 @@ Each file is audited by a whole process, ``hwkb audit --from epoch FILE --json``
 alternating between the files (and, with ``--baseline``, between this checkout's engine and another's, e.g.
 ``git archive BASE engine | tar -x -C /tmp/base``, so before and after are measured in one run); time is the
 process's CPU time (user + system), the least of ``--runs``, with wall time and peak memory (the process's
-maximum RSS) beside it. Issue 22's target: 10^5 rows in under 3x the time of 10^4. A row costs the reader, the
+maximum RSS) beside it: the audit is streamed (2,000 entries at a time, each written as it comes and set aside
+on a temporary file), so the peak is the engine's, not the file's. Issue 22's target: 10^5 rows in under 3x the time of 10^4. A row costs the reader, the
 entry's facts, its internal audit and its report; the ratio falls below 3 only when a row costs about 20 us
 against the ~0.5 s start-up.
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import math
 import subprocess
 import sys
 import tempfile
@@ -85,12 +88,65 @@ def measure(path: Path, engine: Path = ENGINE) -> tuple[float, float, float, int
     return float(cpu), float(wall), float(peak), int(code)
 
 
+def pieces(rows: int = 2000, runs: int = 7) -> None:
+    """Two pieces of a row's cost, in this process, over ``rows`` real rows, the least of ``runs``: the audit's
+    rows built from each entry's Entity (the plain way) against from a record of its numbers
+    (:func:`hwkb.audit.peers._record`), and an entry's two JSON items through ``json.dumps(indent=2)`` against
+    :func:`hwkb.render.peer_audit.indented`."""
+    import json
+    sys.path.insert(0, str(ENGINE))
+    from hwkb.audit import peers
+    from hwkb.audit.auditor import Auditor
+    from hwkb.formats.peers.registry import FORMATS
+    from hwkb.kb import KnowledgeBase
+    from hwkb.render.finding_words import peer_entry_data
+    from hwkb.render.json_form import plain
+    from hwkb.render.peer_audit import indented
+    kb = KnowledgeBase.load([], cache=True)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "real.csv"
+        path.write_text(real_rows(rows))
+        entries = FORMATS["epoch"].read(path, kb.model, kb.units)
+        audit = kb.audit_peer_files("epoch", [path])
+    auditor = Auditor(kb)
+    items = [item for e in audit.entries for item in peer_entry_data(e)]
+    compared = {
+        "the audit's rows": {
+            "from Entity": lambda: auditor.rows([e.entity() for e in entries]),
+            "from a record": lambda: auditor.rows([peers._record(kb, e) for e in entries])},
+        "an entry's JSON items": {
+            "json.dumps(indent=2)": lambda: [json.dumps(i, indent=2, default=plain).replace("\n", "\n    ")
+                                             for i in items],
+            "indented": lambda: [indented(i, "    ") for i in items]}}
+    assert compared["an entry's JSON items"]["indented"]() == compared["an entry's JSON items"]["json.dumps(indent=2)"]()
+    for piece, ways in compared.items():
+        best: dict[str, float] = {}
+        for _ in range(runs):
+            for name, way in ways.items():
+                best[name] = min(best.get(name, math.inf), _seconds(way))
+        (base, baseline), (ours, mine) = best.items()
+        print(f"{piece}, {rows} real rows: {base} {baseline / rows * 1e6:.1f} us a row, {ours} "
+              f"{mine / rows * 1e6:.1f} us a row: {baseline / mine:.2f}x")
+
+
+def _seconds(work) -> float:
+    import time
+    start = time.perf_counter()
+    work()
+    return time.perf_counter() - start
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--baseline", type=Path, help="another checkout's engine folder, measured in the same run")
     parser.add_argument("--kinds", default="synthetic,real", help="which rows: synthetic, real or both")
+    parser.add_argument("--pieces", action="store_true",
+                        help="time two pieces of a row's cost in this process (rows, JSON items), not whole runs")
     args = parser.parse_args(argv)
+    if args.pieces:
+        pieces(runs=max(args.runs, 7))
+        return 0
     engines = {"this": ENGINE, **({"baseline": args.baseline.resolve()} if args.baseline else {})}
     makers = {"synthetic": epoch_rows, "real": real_rows}
     with tempfile.TemporaryDirectory() as folder:

@@ -36,7 +36,7 @@ from hwkb.solving.system import System
 if TYPE_CHECKING:  # the questions that need SymPy or NumPy are imported when asked: a solve imports neither
     from hwkb.audit.report import AuditReport  # the audit's report, peer files and exports: asked for, not loaded
     from hwkb.questions.export import Export
-    from hwkb.audit.peer_findings import PeerAudit
+    from hwkb.audit.peer_findings import PeerAudit, PeerAuditStream
     from hwkb.audit.targets import AuditTargets
     from hwkb.questions.listing import Listing
     from hwkb.questions.closed_forms import SymbolicSolution
@@ -237,11 +237,16 @@ class KnowledgeBase(System):
 
     def audit_peer_files(self, fmt: str, paths: Sequence[Path | str]) -> PeerAudit:
         """A peer tool's hardware files (``hwkb audit --from``): each entry against itself and the KB's catalogue."""
-        from hwkb.audit.peers import audit_peer_entries
-        from hwkb.formats.peers.registry import peer_format, read_peer_files
+        return self.stream_peer_files(fmt, paths).collect()
+
+    def stream_peer_files(self, fmt: str, paths: Sequence[Path | str]) -> PeerAuditStream:
+        """:meth:`audit_peer_files` an entry at a time, as the files are read: ``entries`` gives each entry's audit
+        once, and the totals are whole when the last has come (an Epoch CSV of 10^5 rows is never all in memory)."""
+        from hwkb.audit.peers import stream_peer_entries
+        from hwkb.formats.peers.registry import iter_peer_files, peer_format
         peer = peer_format(fmt)
-        read = read_peer_files(peer, paths, self.model, self.units)
-        return audit_peer_entries(self, peer, read.entries, read.skipped)
+        skipped: list = []
+        return stream_peer_entries(self, peer, iter_peer_files(peer, paths, self.model, self.units, skipped), skipped)
 
     def compare(self, gpus: Sequence[EntityId], variables: Sequence[VarKey] = (), every: bool = False,
                 layers: Iterable[EntityId] = (), facts: Iterable[str] = ()) -> Comparison:

@@ -115,3 +115,40 @@ def test_a_part_without_sparsity_is_never_hinted_sparse_under_dense(kb, tmp_path
     assert "a sparse figure under a dense key" in hints["gpu-x"]
     assert hints["gpu-nosparse"] == ("equals the KB's tc_peak[fp8] (409.6 TFLOPS): looks like the fp8 figure under "
                                      "the bf16 key")
+
+
+def test_a_streamed_audit_reads_one_chunk_of_entries_ahead(kb):
+    from hwkb.audit.peers import stream_peer_entries
+    entries = FORMATS["epoch"].read(PEERS / "epoch" / "ml_hardware.csv", kb.model, kb.units) * 7
+    pulled = []
+
+    def read():
+        for e in entries:
+            pulled.append(e)
+            yield e
+
+    stream = stream_peer_entries(kb, FORMATS["epoch"], read(), chunk=3)
+    audits = stream.entries
+    first = next(audits)
+    assert len(pulled) == 3 and first.entry is entries[0] and stream.totals.entries == 1
+    rest = list(audits)
+    assert len(rest) == len(entries) - 1 and stream.totals.entries == len(pulled) == len(entries) > 3
+
+
+def test_an_entity_named_twice_is_counted_once_in_the_internal_summary(kb):
+    path = PEERS / "epoch" / "ml_hardware.csv"
+    from hwkb.audit.peers import audit_peer_entries
+    entries = FORMATS["epoch"].read(path, kb.model, kb.units)
+    once, twice = (audit_peer_entries(kb, FORMATS["epoch"], entries * n) for n in (1, 2))
+    assert len(twice.entries) == 2 * len(once.entries)
+    internal = {k: v for k, v in once.to_dict()["summary"].items() if k not in ("catalogue", "entries_without_product")}
+    assert twice.to_dict()["summary"] == {**internal, "catalogue": {k: 2 * n for k, n in once.counts.items()},
+                                          "entries_without_product": 2 * once.totals.without_product}
+
+
+def test_a_streamed_audit_gives_its_entries_once(kb):
+    from hwkb.errors import QueryError
+    stream = kb.stream_peer_files("epoch", [PEERS / "epoch" / "ml_hardware.csv"])
+    assert stream.collect().entries
+    with pytest.raises(QueryError, match="a streamed peer audit gives its entries once"):
+        stream.render("text")

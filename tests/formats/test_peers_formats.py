@@ -7,11 +7,12 @@ import io
 import json
 
 import pytest
+from hypothesis import given, strategies as st
 
 from conftest import FIXTURES
 from hwkb import KnowledgeBase
 from hwkb.errors import LimitError, LoadError, UnknownNameError
-from hwkb.formats.peers.documents import read_csv_cells, read_csv_rows, read_tree
+from hwkb.formats.peers.documents import read_csv_cells, read_csv_rows, read_tree, split_lines
 from hwkb.definitions.model import half_unit
 from hwkb.formats.peers.entries import printable
 from hwkb.formats.peers.registry import FORMATS, peer_format, read_peer_files
@@ -222,3 +223,12 @@ def test_genz_python_is_read_never_run_and_refused_at_its_place(tmp_path, source
     with pytest.raises(LoadError) as info:
         read_python_dict(path, "system_configs")
     assert str(info.value).startswith(f"{path}:") and message in str(info.value)
+
+
+@given(st.lists(st.sampled_from(["a", ",", "\r", "\n", "\r\n", '"', "\u2028", "\x0b", "\x1c", "\ufeff"]), max_size=40),
+       st.lists(st.integers(0, 40), max_size=6))
+def test_a_csv_read_in_pieces_splits_its_lines_as_a_file_opened_with_newline_empty(chars, cuts):
+    text = "".join(chars)
+    cuts = sorted({min(c, len(text)) for c in cuts})
+    pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+    assert list(split_lines(iter(pieces), [False])) == list(io.StringIO(text.removeprefix("\ufeff"), newline=""))

@@ -3,21 +3,24 @@
 A :class:`Comparison` is one figure against the KB's value for the same
 product; a :class:`PeerEntryAudit` one entry's comparisons and its internal
 audit (an :class:`~hwkb.audit.findings.EntityAudit`); a :class:`PeerAudit`
-the whole run, whose ``to_dict()`` is the command's JSON and ``str()`` its text (:mod:`hwkb.render.audit`).
+the whole run, whose ``to_dict()`` is the command's JSON and ``str()`` its text (:mod:`hwkb.render.audit`);
+a :class:`PeerAuditStream` the same run an entry at a time, its :class:`PeerTotals` counted as the entries pass.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
+from typing import Iterator
 
 from hwkb.audit.findings import (UNCHECKED, DefaultHint, EntityAudit, FactorHint, Provenance, SiblingHint, Verdict,
                                  fraction_of_percent)
-from hwkb.audit.report import AuditReport
+from hwkb.audit.report import Tally
 from hwkb.results import Result
 from hwkb.definitions.model import VarKey
-from hwkb.errors import Location
+from hwkb.errors import Location, QueryError
 from hwkb.formats.peers.entries import PeerEntry, PeerFormat
 
-__all__ = ["Comparison", "PeerEntryAudit", "PeerAudit"]
+__all__ = ["Comparison", "PeerEntryAudit", "PeerAudit", "PeerAuditStream", "PeerTotals"]
 
 
 @dataclass(frozen=True)
@@ -71,49 +74,137 @@ class PeerEntryAudit:
                 "skipped": list(self.skipped), "notes": list(self.notes)}
 
 
-@dataclass(frozen=True, repr=False)
-class PeerAudit(Result):
-    """``hwkb audit --from FORMAT FILE ...``: every entry's internal audit and catalogue comparison."""
-    format: PeerFormat
-    entries: tuple[PeerEntryAudit, ...]
-    internal: AuditReport
-    skipped_files: tuple[str, ...] = ()   # files passed over as no hardware description, each with why
+class PeerTotals:
+    """What a peer audit says of all its entries (its summary, its status, the files' lines), counted an entry at
+    a time: a streamed audit (:class:`PeerAuditStream`) keeps these, not the entries."""
+
+    def __init__(self):
+        self.internal = Tally()  # the entries' internal audits, each entity once
+        self.catalogue: Counter = Counter()  # verdict -> comparisons
+        self.unsettled = 0
+        self.entries = 0
+        self.in_doubt = 0  # entries with an inconsistent figure
+        self.without_product = 0
+        self.worst: Verdict | None = None
+        self.files: dict[str, None] = {}
+        self.unread_keys: dict[str, dict[str, None]] = {}
+        self.names_not_in_kb: dict[str, None] = {}
+        self.skipped_files: tuple[str, ...] = ()
+
+    def add(self, e: PeerEntryAudit, first: bool = True) -> None:
+        """One entry's audit; ``first``: the first entry of its entity, whose internal audit counts."""
+        if first:
+            self.internal.add(e.internal)
+        self.entries += 1
+        self.catalogue.update(c.status for c in e.comparisons)
+        self.unsettled += len(e.unsettled)
+        status = e.status
+        if status is not None and (self.worst is None or status.rank < self.worst.rank):
+            self.worst = status
+        self.in_doubt += status == Verdict.INCONSISTENT
+        self.without_product += e.product is None
+        entry = e.entry
+        self.files[entry.where.file] = None
+        self.unread_keys.setdefault(entry.where.file, {}).update(dict.fromkeys(entry.unread))
+        if entry.match is None:
+            self.names_not_in_kb[entry.name] = None
+
+    @property
+    def status(self) -> str:
+        return str(self.worst) if self.worst is not None else UNCHECKED
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {**{str(v): self.catalogue[v] for v in Verdict}, "unsettled": self.unsettled}
 
     @property
     def unread(self) -> dict[str, tuple[str, ...]]:
         """Per file, every key or column no field read (a renamed column shows here instead of reading as nothing)."""
-        out: dict[str, dict[str, None]] = {}
-        for e in self.entries:
-            out.setdefault(e.entry.where.file, {}).update(dict.fromkeys(e.entry.unread))
-        return {file: tuple(keys) for file, keys in out.items() if keys}
+        return {file: tuple(keys) for file, keys in self.unread_keys.items() if keys}
 
     @property
     def not_in_kb(self) -> tuple[str, ...]:
         """The entries' names no name table entry or KB id matches: products this KB does not hold."""
-        return tuple(dict.fromkeys(e.entry.name for e in self.entries if e.entry.match is None))
+        return tuple(self.names_not_in_kb)
+
+    @property
+    def summary(self) -> dict:
+        """The JSON's summary: the internal audits' counts, the catalogue's, the entries naming no product."""
+        return {**self.internal.to_dict(), "catalogue": self.counts, "entries_without_product": self.without_product}
+
+    def tail(self) -> dict:
+        """The JSON's fields after the entries."""
+        return {"skipped_files": list(self.skipped_files),
+                "unread": [{"file": f, "keys": list(k)} for f, k in self.unread.items()],
+                "not_in_kb": list(self.not_in_kb)}
+
+
+class _Totalled:
+    """A peer audit's answers that its totals give (a mixin of its two results)."""
+
+    __slots__ = ()
+    format: PeerFormat
+    totals: PeerTotals
 
     @property
     def status(self) -> str:
-        verdicts = [e.status for e in self.entries if e.status is not None]
-        return str(min(verdicts, key=lambda v: v.rank)) if verdicts else UNCHECKED
+        return self.totals.status
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return self.totals.counts
+
+    @property
+    def unread(self) -> dict[str, tuple[str, ...]]:
+        return self.totals.unread
+
+    @property
+    def not_in_kb(self) -> tuple[str, ...]:
+        return self.totals.not_in_kb
+
+    @property
+    def skipped_files(self) -> tuple[str, ...]:
+        return self.totals.skipped_files
 
     def failed(self) -> bool:
-        return any(e.status == Verdict.INCONSISTENT for e in self.entries)
+        return self.totals.in_doubt > 0
 
     def exit_code(self) -> int:
         return 1 if self.failed() else 0
 
-    @property
-    def counts(self) -> dict[str, int]:
-        out = {str(v): sum(c.status == v for e in self.entries for c in e.comparisons) for v in Verdict}
-        out["unsettled"] = sum(len(e.unsettled) for e in self.entries)
-        return out
+
+@dataclass(frozen=True, repr=False)
+class PeerAudit(_Totalled, Result):
+    """``hwkb audit --from FORMAT FILE ...``: every entry's internal audit and catalogue comparison."""
+    format: PeerFormat
+    entries: tuple[PeerEntryAudit, ...]
+    totals: PeerTotals
 
     def to_dict(self) -> dict:
-        summary = {**self.internal.summary, "catalogue": self.counts,
-                   "entries_without_product": sum(e.product is None for e in self.entries)}
         return {"command": "audit", "status": self.status, "format": self.format.name,
-                "entities": [e.internal.to_dict() for e in self.entries], "summary": summary,
-                "catalogue": [e.to_dict() for e in self.entries], "skipped_files": list(self.skipped_files),
-                "unread": [{"file": f, "keys": list(k)} for f, k in self.unread.items()],
-                "not_in_kb": list(self.not_in_kb)}
+                "entities": [e.internal.to_dict() for e in self.entries], "summary": self.totals.summary,
+                "catalogue": [e.to_dict() for e in self.entries], **self.totals.tail()}
+
+
+class PeerAuditStream(_Totalled, Result):
+    """``hwkb audit --from`` as it runs: :attr:`entries` gives each entry's audit once, in the files' order, as
+    it is made; the totals (status, counts, summary, the files' lines) are whole once the last has come. A file
+    of 10^5 rows is never all in memory, nor are its audits."""
+
+    __slots__ = ("format", "_entries", "totals")
+
+    def __init__(self, fmt: PeerFormat, entries: Iterator[PeerEntryAudit], totals: PeerTotals):
+        self.format, self._entries, self.totals = fmt, entries, totals
+
+    @property
+    def entries(self) -> Iterator[PeerEntryAudit]:
+        """The entries' audits, as they are made: given once (a second reading would find none, and say nothing)."""
+        entries, self._entries = self._entries, None
+        if entries is None:
+            raise QueryError("a streamed peer audit gives its entries once",
+                             hint="KnowledgeBase.audit_peer_files keeps them to be read again")
+        return entries
+
+    def collect(self) -> PeerAudit:
+        """The whole audit, every entry kept."""
+        return PeerAudit(self.format, tuple(self.entries), self.totals)

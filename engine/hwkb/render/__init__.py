@@ -14,8 +14,8 @@ result that carries findings as data (an audit's sentences, :func:`json_data`).
   queries, exports, checks, listings; :mod:`~hwkb.render.sweep_tables`: sweeps, in chunks; :mod:`~hwkb.render.runs`: simulation runs;
 * :mod:`~hwkb.render.forms`: the pieces of every table form (CSV, a Markdown table, a page of one table);
 * :mod:`~hwkb.render.bibliography`: the bibliography (``hwkb sources``);
-* :mod:`~hwkb.render.audit`: the audit report and the peer files' audit (:mod:`~hwkb.render.audit_page` its HTML,
-  :mod:`~hwkb.render.finding_words` its findings in words);
+* :mod:`~hwkb.render.audit`: the audit report (:mod:`~hwkb.render.audit_page` its HTML,
+  :mod:`~hwkb.render.finding_words` its findings in words); :mod:`~hwkb.render.peer_audit`: the peer files' audit;
 * :mod:`~hwkb.render.html_pages`: the self-contained HTML pieces every page is made of;
 * :mod:`~hwkb.render.json_form`: the one JSON form; :mod:`~hwkb.render.plots`: figures (matplotlib, an extra).
 """
@@ -37,7 +37,8 @@ FORMS_OF = {
     "WhatIf": "hwkb.render.answers", "SymbolicSolution": "hwkb.render.answers", "SweepResult": "hwkb.render.sweep_tables",
     "QueryResult": "hwkb.render.answers", "Export": "hwkb.render.answers", "Listing": "hwkb.render.answers",
     "CheckReport": "hwkb.render.answers", "SavedQueryList": "hwkb.render.answers", "SimulationRuns": "hwkb.render.runs",
-    "AuditReport": "hwkb.render.audit", "PeerAudit": "hwkb.render.audit",
+    "AuditReport": "hwkb.render.audit", "PeerAudit": "hwkb.render.peer_audit",
+    "PeerAuditStream": "hwkb.render.peer_audit",
     "Bibliography": "hwkb.render.bibliography",
 }
 
@@ -46,6 +47,7 @@ FORMS_OF = {
 #: a sheet's origins),
 #: and the module whose ``JSON_DATA`` adds them
 WORDED = {"AuditReport": "hwkb.render.finding_words", "PeerAudit": "hwkb.render.finding_words",
+          "PeerAuditStream": "hwkb.render.finding_words",
           "Sheet": "hwkb.render.tables"}
 
 

@@ -1,5 +1,5 @@
-"""The forms of an audit: the report as a terminal table, Markdown and a self-contained HTML page, and the
-peer files' audit as text.
+"""The forms of an audit: the report as a terminal table, Markdown and a self-contained HTML page (a peer tool's
+files' audit: :mod:`hwkb.render.peer_audit`).
 
 Entities come most severe first, each with its checks most severe first; an
 inconsistent check is followed by the routes that gave its values, its likely
@@ -17,21 +17,17 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator, Mapping
 
-from hwkb.audit.findings import EXPECTATION_CAVEAT, UNCHECKED, Check, CheckKind, EntityAudit, Verdict
-from hwkb.definitions.display import format_quantity
-from hwkb.audit.peer_findings import Comparison, PeerAudit, PeerEntryAudit
+from hwkb.audit.findings import EXPECTATION_CAVEAT, Check, CheckKind, EntityAudit, Verdict
 from hwkb.audit.report import FINDINGS, AuditReport
-from hwkb.errors import escaped, markdown_text
-from hwkb.formats.peers.entries import display
+from hwkb.errors import markdown_text
 from hwkb.render.audit_page import audit_page
 from hwkb.render.finding_words import (cited, detail, explanation_sentence, figure_text, hint_text,
-                                       not_applicable_sentence, peer_hint_text, provenance_text, routes,
+                                       not_applicable_sentence, routes,
                                        suspect_sentence, suspects_lead)
-from hwkb.render.html_pages import escape, page, table
 from hwkb.render.tables import csv_text
 
-__all__ = ["FORMS", "WHY_NOT", "render", "render_table", "render_markdown", "render_html", "render_csv",
-           "peer_markdown", "peer_html", "report_text", "entity_text", "peer_text", "peer_summary_line", "FORMATS"]
+__all__ = ["FORMS", "render", "render_table", "render_markdown", "render_html", "render_csv",
+           "report_text", "entity_text", "markdown_table", "FORMATS"]
 
 FORMATS = ("table", "markdown", "html")
 _COLUMNS = ("status", "kind", "rule", "target", "value", "implied", "deviation")
@@ -201,7 +197,7 @@ def _md(text: str) -> str:
     return markdown_text(text)
 
 
-def _markdown_table(columns, numeric_from: int, rows, notes) -> list[str]:
+def markdown_table(columns, numeric_from: int, rows, notes) -> list[str]:
     """A Markdown table (columns from ``numeric_from`` on right-aligned), then a bullet per row that has notes:
     ``notes`` holds (name, what it is about, lines) for each row."""
     lines = ["| " + " | ".join(columns) + " |",
@@ -219,7 +215,7 @@ def _markdown_table(columns, numeric_from: int, rows, notes) -> list[str]:
 def _markdown_lines(e: EntityAudit, checks: list[Check]) -> list[str]:
     lines = ["", f"## {e.entity}", "", _md(_heading(e)), ""]
     if checks:
-        lines += _markdown_table(_COLUMNS, 4, [_cells(c) for c in checks],
+        lines += markdown_table(_COLUMNS, 4, [_cells(c) for c in checks],
                                  [(c.rule, c.target, _notes(c)) for c in checks])
     for note in e.notes:
         lines.append(f"_note: {_md(note)}_")
@@ -234,141 +230,6 @@ def render_html(report: AuditReport, failed_only: bool = False) -> str:
     shown = [(e, _heading(e), [(c, _cells(c), _notes(c)) for c in checks]) for e, checks in _shown(report, failed_only)]
     notes = {e.entity: [*e.notes, *map(not_applicable_sentence, e.not_applicable)] for e, _ in _shown(report, failed_only)}
     return audit_page(report, _summary_lines(report.summary), shown, notes)
-
-
-# ---------------------------------------------------------------- a peer tool's files
-
-def peer_text(audit: PeerAudit, failed_only: bool = False) -> str:
-    """The text ``hwkb audit --from`` prints: per entry its internal verdict and its figures beside the KB's."""
-    blocks = [_entry_text(e, failed_only) for e in audit.entries]
-    return ("\n\n".join(b for b in blocks if b) + ("\n\n" if any(blocks) else "") + peer_files_text(audit)
-            + peer_summary_line(audit))
-
-
-def peer_files_text(audit: PeerAudit) -> str:
-    """The lines about the files as a whole: skipped ones, keys not read (files with the same keys on one line),
-    products not in the KB."""
-    lines = []
-    if audit.skipped_files:
-        lines.append("skipped, no hardware description: " + "; ".join(escaped(f) for f in audit.skipped_files))
-    by_keys: dict[tuple[str, ...], list[str]] = {}
-    for file, keys in audit.unread.items():
-        by_keys.setdefault(keys, []).append(escaped(display(file)))
-    lines += [f"not read in {', '.join(files)}: {', '.join(keys)}" for keys, files in by_keys.items()]
-    if audit.not_in_kb:
-        lines.append(f"not in the KB: {', '.join(escaped(n) for n in audit.not_in_kb)}")
-    return "".join(line + "\n" for line in lines)
-
-
-def peer_summary_line(audit: PeerAudit) -> str:
-    c = audit.counts
-    files = len({e.entry.where.file for e in audit.entries})
-    bad = sum(e.status == Verdict.INCONSISTENT for e in audit.entries)
-    return (f"{audit.format.name}: {len(audit.entries)} {'entry' if len(audit.entries) == 1 else 'entries'} in "
-            f"{files} {'file' if files == 1 else 'files'}, {bad} with a figure in doubt; beside the KB: "
-            f"{c['inconsistent']} inconsistent, {c['within_rounding']} within rounding, {c['consistent']} "
-            f"consistent, {c['unsettled']} not in the KB; internal: "
-            + ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in audit.internal.summary["counts"].items()))
-
-
-_PEER_COLUMNS = ("status", "field", "variable", "file", "KB", "deviation")
-
-
-def _peer_shown(e: PeerEntryAudit, failed_only: bool) -> tuple[list[Comparison], list[Check]] | None:
-    """The comparisons and failed internal checks an entry shows; None when ``failed_only`` leaves it out."""
-    shown = [c for c in e.comparisons if not failed_only or c.status == Verdict.INCONSISTENT]
-    internal_failed = [c for c in e.internal.checks if c.status == Verdict.INCONSISTENT]
-    if failed_only and not shown and not internal_failed:
-        return None
-    return shown, internal_failed
-
-
-def _peer_heading(e: PeerEntryAudit) -> str:
-    target = f"KB {e.product}" if e.product else "no KB entity"
-    status = e.status.label if e.status else UNCHECKED
-    return f"{e.entry.format}: {e.entry.name} ({e.entry.where}) vs {target}: {status}"
-
-
-def _peer_internal(e: PeerEntryAudit) -> str:
-    if not e.internal.checks:
-        return "internal: no law ties these figures together"
-    return "internal: " + ", ".join(f"{n} {v.label}" for v, n in e.internal.counts().items() if n)
-
-
-def _peer_cells(c: Comparison) -> tuple[str, ...]:
-    return (c.status.label, c.field, c.key, format_quantity(c.value, c.unit), format_quantity(c.kb_value, c.unit),
-            "-" if c.deviation is None else f"{c.deviation:+.3g}%")
-
-
-def _peer_notes(c: Comparison) -> list[tuple[str, str]]:
-    """(label, text) lines under a comparison: where each side comes from for a disagreement, else the reading."""
-    if c.status == Verdict.INCONSISTENT:
-        return [("file", f"{c.where}: {c.written}, read by {c.consumed}"), ("KB", provenance_text(c.kb_source)),
-                *([("hint", peer_hint_text(c.hint))] if c.hint else [])]
-    return [("reading", c.reading)] if c.reading else []
-
-
-def _peer_tail(e: PeerEntryAudit) -> list[str]:
-    lines = [f"not in the KB for {e.product}: {', '.join(e.unsettled)}"] if e.unsettled else []
-    return lines + [f"note: {n}" for n in e.notes]
-
-
-def _entry_text(e: PeerEntryAudit, failed_only: bool) -> str:
-    picked = _peer_shown(e, failed_only)
-    if picked is None:
-        return ""
-    shown, internal_failed = picked
-    lines = [_peer_heading(e), f"  {_peer_internal(e)}"]
-    lines += [f"    {detail(c)}" for c in internal_failed]
-    if shown:
-        rows = [_PEER_COLUMNS, *(_peer_cells(c) for c in shown)]
-        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-        lines.append("  beside the KB:")
-        lines.append("    " + "  ".join(cell.ljust(w) for cell, w in zip(rows[0], widths)).rstrip())
-        for c, row in zip(shown, rows[1:]):
-            lines.append("    " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
-            lines += [f"        {label + ':':<5} {text}" for label, text in _peer_notes(c)]
-    lines += [f"  {line}" for line in _peer_tail(e)]
-    return "\n".join(lines)
-
-
-def peer_markdown(audit: PeerAudit, failed_only: bool = False) -> str:
-    """``hwkb audit --from ... --format markdown``: per entry a section, its figures beside the KB's as a table."""
-    lines = [f"# hwkb audit --from {_md(audit.format.name)}", "", _md(peer_summary_line(audit))]
-    for e in audit.entries:
-        picked = _peer_shown(e, failed_only)
-        if picked is None:
-            continue
-        shown, internal_failed = picked
-        lines += ["", f"## {_md(e.entry.name)}", "", _md(_peer_heading(e)), "", _md(_peer_internal(e))]
-        lines += [f"- {_md(detail(c))}" for c in internal_failed]
-        if shown:
-            lines += ["", *_markdown_table(_PEER_COLUMNS, 3, [_peer_cells(c) for c in shown],
-                                           [(c.field, c.key, [f"{label}: {text}" for label, text in _peer_notes(c)])
-                                            for c in shown])]
-        lines += [f"_{_md(line)}_" for line in _peer_tail(e)]
-    files = peer_files_text(audit)
-    if files:
-        lines += ["", *(f"- {_md(line)}" for line in files.splitlines())]
-    return "\n".join(lines) + "\n"
-
-
-def peer_html(audit: PeerAudit, failed_only: bool = False) -> str:
-    """``hwkb audit --from ... --format html``: a self-contained page, each entry's figures in a sortable table."""
-    body = [f"<p>{escape(line)}</p>" for line in peer_files_text(audit).splitlines()]
-    for i, e in enumerate(audit.entries):
-        picked = _peer_shown(e, failed_only)
-        if picked is None:
-            continue
-        shown, internal_failed = picked
-        body.append(f"<h2>{escape(e.entry.name)}</h2><p>{escape(_peer_heading(e))}</p>"
-                    f"<p>{escape(_peer_internal(e))}</p>")
-        body += [f"<p>{escape(detail(c))}</p>" for c in internal_failed]
-        if shown:
-            body.append(table(_PEER_COLUMNS, [_peer_cells(c) for c in shown], table_id=f"entry-{i}",
-                              notes=[[f"{label}: {text}" for label, text in _peer_notes(c)] for c in shown]))
-        body += [f"<p><em>{escape(line)}</em></p>" for line in _peer_tail(e)]
-    return page(f"hwkb audit --from {audit.format.name}", body, lead=peer_summary_line(audit))
 
 
 # ---------------------------------------------------------------- csv
@@ -388,7 +249,5 @@ def render_csv(report: AuditReport, failed_only: bool = False) -> str:
 
 FORMS = {
     "AuditReport": {"text": render_table, "markdown": render_markdown, "html": render_html, "csv": render_csv},
-    "PeerAudit": {"text": peer_text, "markdown": peer_markdown, "html": peer_html},
 }
-WHY_NOT = {"PeerAudit": {"csv": "each entry is its own file's figures beside the KB's, not one table: --json gives "
-                                "them as data"}}
+

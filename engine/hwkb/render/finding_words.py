@@ -22,7 +22,7 @@ from hwkb.definitions.display import display_scale, format_number, format_quanti
 
 __all__ = ["figure_text", "cited", "suspect_sentence", "hint_text", "check_doc", "provenance_text", "peer_hint_text",
            "explanation_sentence", "summary_words", "routes", "detail", "suspects_lead", "not_applicable_sentence",
-           "entity_words", "report_data", "peer_data", "JSON_DATA"]
+           "entity_words", "report_data", "peer_data", "peer_entry_data", "JSON_DATA"]
 
 _KIND_LEADS = {kind: f"{kind.label}: " for kind in CheckKind}
 _AGREEMENT = {Verdict.CONSISTENT: "agree", Verdict.WITHIN_ROUNDING: "agree within the printed rounding",
@@ -259,18 +259,22 @@ def report_data(report, entities: bool = True) -> dict:
     return data
 
 
-def peer_data(audit) -> dict:
+def peer_data(audit, entries: bool = True) -> dict:
     """The peer files' audit as JSON data, each entry's internal audit worded as :func:`report_data` words it, each
-    comparison's source and hint in words."""
-    data = audit.to_dict()
-    for entry, entity in zip(audit.entries, data["entities"]):
-        entity_words(entry.internal, entity)
-    data["summary"] = summary_words(data["summary"])
-    for entry, catalogue in zip(audit.entries, data["catalogue"]):
-        for comparison, comparison_data in zip(entry.comparisons, catalogue["comparisons"]):
-            comparison_data.update(kb_source=provenance_text(comparison.kb_source),
-                                   hint=peer_hint_text(comparison.hint))
-    return data
+    comparison's source and hint in words (``entries=False``: both lists empty, as a streamed audit writes them,
+    each entry by :func:`peer_entry_data`)."""
+    pairs = [peer_entry_data(e) for e in audit.entries] if entries else []  # a streamed audit's totals come after
+    return {"command": "audit", "status": audit.status, "format": audit.format.name,
+            "entities": [entity for entity, _ in pairs], "summary": summary_words(audit.totals.summary),
+            "catalogue": [item for _, item in pairs], **audit.totals.tail()}
 
 
-JSON_DATA = {"AuditReport": report_data, "PeerAudit": peer_data}
+def peer_entry_data(entry) -> tuple[dict, dict]:
+    """One entry's items of the JSON's two lists: its internal audit, worded, and its comparisons with the KB."""
+    catalogue = entry.to_dict()
+    for comparison, comparison_data in zip(entry.comparisons, catalogue["comparisons"]):
+        comparison_data.update(kb_source=provenance_text(comparison.kb_source), hint=peer_hint_text(comparison.hint))
+    return entity_words(entry.internal, entry.internal.to_dict()), catalogue
+
+
+JSON_DATA = {"AuditReport": report_data, "PeerAudit": peer_data, "PeerAuditStream": peer_data}

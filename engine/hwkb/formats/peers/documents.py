@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import ast
 import csv
-import io
 import json
 import math
 import re
@@ -38,12 +37,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Union
 
-from hwkb.definitions.limits import MAX_FILE_BYTES, MAX_MAGNITUDE, MAX_YAML_BYTES, read_regular_file
+from hwkb.definitions.limits import (MAX_FILE_BYTES, MAX_MAGNITUDE, MAX_YAML_BYTES, read_regular_chunks,
+                                    read_regular_file)
 from hwkb.errors import KBError, LimitError, LoadError, Location, NotHardwareFile
 from hwkb.formats.yaml_nodes import Node, read_yaml
 
 __all__ = ["Item", "NotHardwareFile", "read_tree", "read_csv_rows", "read_csv_cells", "cell_item", "read_python_dict",
-           "number_of", "text_of", "MAX_CSV_ROWS", "MAX_CSV_COLUMNS", "MAX_NUMBER_CHARS"]
+           "number_of", "text_of", "split_lines", "MAX_CSV_ROWS", "MAX_CSV_COLUMNS", "MAX_NUMBER_CHARS"]
 
 #: rows one CSV may hold: Epoch's whole table has ~200
 MAX_CSV_ROWS = 100_000
@@ -179,10 +179,11 @@ def read_csv_rows(path: Path) -> tuple[list[str], list[dict[str, Item]]]:
 def read_csv_cells(path: Path) -> tuple[list[str], Iterator[tuple[Location, list[str]]]]:
     """A CSV's columns and its rows as they come, each its place and its cells' text stripped (an empty cell is
     ""): a reader converts only the cells it maps (:func:`cell_item`), a row at a time, so a file of 10^5 rows
-    is never 10^6 items. The checks of :func:`read_csv_rows` all hold: the header's, each row's length and
-    count, and no lone surrogate in any cell."""
-    text = read_regular_file(path, MAX_FILE_BYTES).removeprefix("\ufeff")  # a byte-order mark, as Excel writes
-    reader = csv.reader(io.StringIO(text, newline=""))
+    is never 10^6 items, nor all in memory: the text is decoded a megabyte at a time as the rows are asked for
+    (57 MB of Epoch rows was a 230 MB ``StringIO``). The checks of :func:`read_csv_rows` all hold: the header's,
+    each row's length and count, and no lone surrogate in any cell."""
+    seen_surrogate: list[bool] = [False]
+    reader = csv.reader(split_lines(read_regular_chunks(path, MAX_FILE_BYTES), seen_surrogate))
     try:
         header = next(reader, None)
     except csv.Error as exc:
@@ -201,12 +202,36 @@ def read_csv_cells(path: Path) -> tuple[list[str], Iterator[tuple[Location, list
             raise LoadError(f"column {column!r} is given twice", where=Location(str(path), 1),
                             hint="a CSV names each column once; which of the two is meant cannot be told")
         seen.add(column)
-    return columns, _csv_rows(str(path), reader, len(header), _SURROGATE.search(text) is not None)
+    return columns, _csv_rows(str(path), reader, len(header), seen_surrogate)
 
 
-def _csv_rows(file: str, reader, width: int, surrogates: bool) -> Iterator[tuple[Location, list[str]]]:
-    """The rows of ``reader`` after its header; a cell is checked for a lone surrogate only where the text
-    holds one (``surrogates``), as the first such cell is the error."""
+#: where ``io.StringIO(text, newline="")`` ends a line, as ``csv`` reads it: after \n, and after a \r no \n follows
+_LINE_END = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
+
+
+def split_lines(pieces: Iterator[str], seen_surrogate: list[bool]) -> Iterator[str]:
+    """The lines of a text given in ``pieces``, each with its ending, as a file opened with ``newline=""`` gives
+    them (a byte-order mark, as Excel writes, dropped); ``seen_surrogate[0]`` is set once a piece holds a lone
+    surrogate, before any line of that piece is given."""
+    carry = ""
+    first = True
+    for piece in pieces:
+        if first and piece:
+            piece, first = piece.removeprefix("\ufeff"), False
+        if not seen_surrogate[0] and _SURROGATE.search(piece):
+            seen_surrogate[0] = True
+        lines = _LINE_END.split(carry + piece)
+        carry = lines.pop()  # the rest of a line the next piece goes on with
+        if not carry and lines and lines[-1].endswith("\r"):
+            carry = lines.pop()  # a \r the next piece may follow with its \n
+        yield from lines
+    if carry:
+        yield carry
+
+
+def _csv_rows(file: str, reader, width: int, seen_surrogate: list[bool]) -> Iterator[tuple[Location, list[str]]]:
+    """The rows of ``reader`` after its header; a cell is checked for a lone surrogate only once the text has held
+    one (``seen_surrogate``), as the first such cell is the error."""
     count = 0
     start = reader.line_num + 1
     try:
@@ -222,7 +247,7 @@ def _csv_rows(file: str, reader, width: int, surrogates: bool) -> Iterator[tuple
             if len(cells) != width:
                 raise LoadError(f"a row of {len(cells)} cells under a header of {width}", where=where,
                                 hint="quote a cell that holds a comma")
-            if surrogates:
+            if seen_surrogate[0]:
                 for cell in cells:
                     _check_text(cell, "a cell", where)
             yield where, cells

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field, replace
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 from hwkb.definitions.model import Entity, EntityId, Fact, Model, VarKey, half_unit
 from hwkb.definitions.units import Units
@@ -132,6 +132,13 @@ class PeerFormat:
     doc: str = ""
     keys: tuple[VarKey, ...] = field(default=())
     finds_data_by_name: bool = False  # the tool finds measured data by the system's name: export keeps its name
+    # a reader of one entry at a time, for a file of many (an Epoch CSV): checks the file's head when called, then
+    # reads its entries as they are asked for
+    entries: Callable[[object, Model, Units], Iterator[PeerEntry]] | None = None
+
+    def iter_entries(self, path, model: Model, units: Units) -> Iterator[PeerEntry]:
+        """The entries of one file, read as they are asked for where the format can (:attr:`entries`)."""
+        return self.entries(path, model, units) if self.entries is not None else iter(self.read(path, model, units))
 
     def export_keys(self) -> tuple[VarKey, ...]:
         """Every KB key an export asks for (a ``{dtype}`` key at the layout's default precision)."""

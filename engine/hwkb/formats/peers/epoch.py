@@ -41,7 +41,7 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
-from typing import Mapping
+from typing import Iterator, Mapping
 
 from hwkb.definitions.model import Model, VarKey
 from hwkb.definitions.units import Units
@@ -145,6 +145,11 @@ NAMES: Mapping[str, NameMatch] = name_table("""
 
 
 def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:
+    return list(entries(path, model, units))
+
+
+def entries(path: Path, model: Model, units: Units) -> Iterator[PeerEntry]:
+    """The rows' entries as they are read; the header is checked before the first is asked for."""
     path = Path(path)
     header, rows = read_csv_cells(path)
     if "Hardware name" not in header:
@@ -158,14 +163,15 @@ def read(path: Path, model: Model, units: Units) -> list[PeerEntry]:
                             hint="a CSV names each column once; which of the two is meant cannot be told")
     layout = CellLayout("epoch", "Epoch AI", columns, FIELDS, NAMES, model, units, also_read=("Hardware name",),
                         known=COLUMNS + tuple(RENAMED))
-    named = header.index("Hardware name")
-    entries = []
+    return _entries(layout, header.index("Hardware name"), rows)
+
+
+def _entries(layout: CellLayout, named: int, rows: Iterator[tuple[Location, list[str]]]) -> Iterator[PeerEntry]:
     for where, cells in rows:
         name = text_of(cell_item(cells[named], where), "Hardware name") if cells[named] else None
         if not name:
             raise LoadError("a row without a Hardware name", where=where)
-        entries.append(layout.entry(name, cells, where))
-    return entries
+        yield layout.entry(name, cells, where)
 
 
 def write(name: str, figures: Mapping[VarKey, float], units: Units, na: Mapping[VarKey, str] = {}) -> Written:
@@ -184,4 +190,4 @@ def write(name: str, figures: Mapping[VarKey, float], units: Units, na: Mapping[
 
 
 FORMAT = PeerFormat("epoch", "Epoch AI Machine Learning Hardware", "ml_hardware.csv, one accelerator per row", FIELDS,
-                    NAMES, read, write, ".csv", __doc__ or "")
+                    NAMES, read, write, ".csv", __doc__ or "", entries=entries)
