@@ -55,3 +55,16 @@ def test_a_memory_size_no_gpu_has_is_implausible_not_derived(kb):
     assert kb.solve("memory_size", facts=["memory_size_per_stack=24GiB", "memory_stacks=8"]).status == Status.DERIVED
     for variable in ("memory_size", "memory_size_per_stack", "l2_size", "transistor_count", "transistors_per_die"):
         assert kb.model.variables[variable].range is not None, variable
+
+
+def test_an_sm_count_from_given_figures_is_never_a_fraction(kb):
+    """`solve sm_count --set 'tc_peak[bf16]=989.4TFLOPS' --set clock_tc=1.9GHz --set 'tc_fma_per_sm_cycle[bf16]=2048'`
+    printed 127.1 SMs as derived. The given figures are read as printed: "1.9 GHz" is 1.85 to 2.0, so 121 to 130
+    SMs fit; "1.83 GHz" (the H100 SXM's tensor clock, 131.996 SMs as computed) allows only 132."""
+    figures = ["tc_peak[bf16]=989.4TFLOPS", "tc_fma_per_sm_cycle[bf16]=2048"]
+    run = kb.solve("sm_count", facts=[*figures, "clock_tc=1.9GHz"])
+    assert run.status == Status.DERIVED and (run.magnitude, run.extra["upper"]) == (121, 130)
+    one = kb.solve("sm_count", facts=[*figures, "clock_tc=1.83GHz"])
+    assert one.status == Status.DERIVED and one.magnitude == 132 and one.intervals is None
+    none = kb.solve("sm_count", facts=[*figures, "clock_tc=1.832GHz"])
+    assert none.status == Status.INCONSISTENT and not none.whole.any

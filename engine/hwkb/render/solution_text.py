@@ -12,7 +12,8 @@ from hwkb.solving.values import Value
 from hwkb.solving.solution import intervals_text
 
 __all__ = ["render_tree", "format_value", "render_solution", "render_answer", "render_limiter",
-           "render_needs", "render_derived", "render_implausible", "render_reachable", "MAX_NEEDS_SHOWN"]
+           "render_needs", "render_derived", "render_implausible", "render_reachable", "render_whole_counts",
+           "MAX_NEEDS_SHOWN"]
 
 
 def format_value(value: Value) -> str:
@@ -71,7 +72,10 @@ def render_solution(solution, explain: bool = False) -> str:
         lines.append(render_limiter(limiter))
     if solution.status == "underdetermined":
         lines.append(render_needs(solution.needs))
-    if solution.intervals:
+    whole = getattr(solution, "whole", None)
+    if whole is not None:
+        lines.append(render_whole_counts(whole, solution.unit))
+    elif solution.intervals:
         lines.append(f"  admissible: {intervals_text(solution.intervals)}")
     lines += render_implausible(getattr(solution, "implausible", ()), solution.variable, solution.value)
     if solution.status == "inconsistent" and solution.alternatives:
@@ -106,6 +110,19 @@ def render_implausible(implausible, target: str | None = None, answer: Value | N
         lines.append(f"    from the stated {rests_on}: one of them is likely misread or does not apply "
                      f"(hwkb audit ranks them)")
     return lines
+
+
+def render_whole_counts(whole, unit: str) -> str:
+    """A count the figures give fractional: the whole counts within their rounding, or that none is."""
+    low, high = (format_quantity(x, unit) for x in (whole.lower, whole.upper))
+    computed = f"{whole.computed:.6g} {unit}".rstrip()  # to six figures: four would show 131.996 as a whole 132
+    rounding = f"the rounding of the figures it comes from ({low} to {high}; {computed} as computed)"
+    if not whole.any:
+        return f"  no whole {whole.key} lies within {rounding}: they contradict one another"
+    if whole.single:
+        return f"  {format_quantity(whole.first, unit)}: the one whole {whole.key} within {rounding}"
+    return (f"  any whole {whole.key} from {format_quantity(whole.first, unit)} to {format_quantity(whole.last, unit)}"
+            f" lies within {rounding}")
 
 
 def render_reachable(solution) -> str:

@@ -16,7 +16,7 @@ from hwkb.solving.plausibility import Implausible
 from hwkb.results import Result
 from hwkb.solving.values import Value
 
-__all__ = ["Status", "Interval", "intervals_text", "Solution", "Explanation", "Derived"]
+__all__ = ["Status", "Interval", "intervals_text", "WholeCounts", "Solution", "Explanation", "Derived"]
 
 
 class Status(StrEnum):
@@ -54,6 +54,30 @@ class Interval:
         return f"{left}{lower}, {upper}{right}"
 
 
+@dataclass(frozen=True)
+class WholeCounts:
+    """A count's computed value and the bounds of its figures' rounding, in its display unit; ``first`` to
+    ``last`` the whole counts between them (``first > last``: none)."""
+    key: VarKey
+    computed: float
+    lower: float
+    upper: float
+    first: int
+    last: int
+
+    @property
+    def any(self) -> bool:
+        return self.first <= self.last
+
+    @property
+    def single(self) -> bool:
+        return self.first == self.last
+
+    def to_dict(self) -> dict:
+        return {"computed": self.computed, "lower": self.lower, "upper": self.upper,
+                "counts": [self.first, self.last] if self.any else None}
+
+
 def intervals_text(intervals) -> str:
     """Admissible intervals as a union: ``[128, inf)``; notes and the text renderer both print them so."""
     return " ∪ ".join(str(interval) for interval in intervals)
@@ -72,6 +96,7 @@ class Solution(Result):
     notes: tuple[str, ...] = ()
     extra: Mapping[str, object] = field(default_factory=dict)
     implausible: tuple[Implausible, ...] = ()  # the values of the derivation outside their range, itself first
+    whole: WholeCounts | None = None  # a derived count computed fractional: the whole counts its figures allow
 
     def __post_init__(self):
         object.__setattr__(self, "status", Status(self.status))
@@ -121,6 +146,8 @@ class Solution(Result):
             out["intervals"] = [i.to_dict() for i in self.intervals]
         if self.implausible:
             out["implausible"] = [i.to_dict() for i in self.implausible]
+        if self.whole is not None:
+            out["whole_counts"] = self.whole.to_dict()
         if self.notes:
             out["notes"] = list(self.notes)
         out.update(self.extra)
