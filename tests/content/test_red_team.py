@@ -68,3 +68,26 @@ def test_an_sm_count_from_given_figures_is_never_a_fraction(kb):
     assert one.status == Status.DERIVED and one.magnitude == 132 and one.intervals is None
     none = kb.solve("sm_count", facts=[*figures, "clock_tc=1.832GHz"])
     assert none.status == Status.INCONSISTENT and not none.whole.any
+
+
+@pytest.mark.parametrize("gpu, chips, per_chip, shown, printed", [
+    ("gb200", "72", "186GB", "system_memory_size = 13.39 TB  (derived)", "13.4 TB"),
+    ("tpu7x", "9216", "192GB", "system_memory_size = 1.769 PB  (derived)", "1.77 PB"),
+])
+def test_a_systems_memory_is_shown_and_audited_as_its_vendor_prints_it(kb, capsys, gpu, chips, per_chip, shown,
+                                                                      printed):
+    """The GB200 NVL72 showed 13.08 TiB against NVIDIA's "13.4 TB" (72 x 186 GB), the TPU7x pod 1,728 TiB against
+    Google's "1.77 PB" (9,216 x 192 GB): vendors multiply the per-chip GB (2^30 bytes) and prefix decimally above
+    it. The text now shows the vendor's form, the JSON keeps the bytes, and the stated system figure, read so,
+    is within the rounding of the law's product (read as TiB, "13.4 TB" was 2.4 % off)."""
+    from conftest import run_cli, run_cli_json
+    code, out, _ = run_cli(capsys, "solve", "system_memory_size", "--set", f"gpus_per_system={chips}",
+                           "--set", f"memory_size={per_chip}")
+    assert code == 0 and out.splitlines()[0] == shown
+    _, doc, _ = run_cli_json(capsys, "solve", "system_memory_size", "--set", f"gpus_per_system={chips}",
+                             "--set", f"memory_size={per_chip}")
+    assert doc["unit"] == "TiB" and doc["value"] * 2**40 == int(chips) * int(per_chip[:-2]) * 2**30
+    stated = kb.model.entities[gpu].facts["system_memory_size"]
+    assert f"{stated.text} {stated.shown_unit}" == printed
+    (check,) = [c for c in kb.audit([gpu]).entities[0].checks if c.rule == "system_memory"]
+    assert check.status == "within_rounding"

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from hwkb.definitions.display import display_scale, format_number, format_parts, format_quantity
+from hwkb.render.capacities import vendor_capacity_scale
 from hwkb.solving.values import Value
 from hwkb.solving.solution import intervals_text
 
@@ -72,6 +73,9 @@ def render_solution(solution, explain: bool = False) -> str:
         lines.append(render_limiter(limiter))
     if solution.status == "underdetermined":
         lines.append(render_needs(solution.needs))
+    if solution.value is not None and vendor_capacity_scale(solution.unit, ()) is not None:
+        lines.append(f"  as vendors print a system's memory: GB of 2^30 bytes, decimal prefixes above "
+                     f"({format_quantity(solution.magnitude, solution.unit)})")
     whole = getattr(solution, "whole", None)
     if whole is not None:
         lines.append(render_whole_counts(whole, solution.unit))
@@ -156,7 +160,7 @@ def render_answer(solution) -> str:
     if solution.value is not None:
         bound = getattr(solution, "extra", {}).get("bound")
         ends = (solution.magnitude, solution.extra["upper"]) if bound == "both" else (solution.magnitude,)
-        factor, unit = display_scale(solution.unit, ends)
+        factor, unit = vendor_capacity_scale(solution.unit, ends) or display_scale(solution.unit, ends)
         numbers = [format_number(x * factor) for x in ends]
         if bound == "both":  # the interval of solutions: 7681–8192
             shown = f"= {numbers[0]}–{numbers[1]}"
