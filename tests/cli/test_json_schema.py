@@ -22,6 +22,8 @@ DOCUMENTS = {
                            "--set", "tc_fma_per_sm_cycle[bf16]=2048"],
     "solve no whole count": ["solve", "sm_count", "--set", "tc_peak[bf16]=989.4TFLOPS", "--set", "clock_tc=1.832GHz",
                              "--set", "tc_fma_per_sm_cycle[bf16]=2048"],
+    "solve above its ceiling": ["solve", "clock_fp64", "--gpu", "h100-sxm"],
+    "solve beyond its ceiling": ["solve", "clock_fp64", "--gpu", "h100-sxm", "--set", "fp64_peak=36TFLOPS"],
     "solve intervals": ["solve", "d_qk", "--gpu", "h100-sxm", "--where", "d_v = d_qk",
                         "--where", "exp_utilization[fp8] <= 1"],
     "solve an upper bound": ["solve", "regs_per_thread", "--gpu", "h100-sxm", "--set", "threads_per_block=256",

@@ -91,3 +91,17 @@ def test_a_systems_memory_is_shown_and_audited_as_its_vendor_prints_it(kb, capsy
     assert f"{stated.text} {stated.shown_unit}" == printed
     (check,) = [c for c in kb.audit([gpu]).entities[0].checks if c.rule == "system_memory"]
     assert check.status == "within_rounding"
+
+
+def test_a_clock_above_the_boost_clock_is_said_and_flagged_beyond_its_figures_rounding(kb):
+    """`solve clock_fp64 --gpu h100-sxm` showed 2.012 GHz, above the 1.98 GHz boost, as plainly derived. NVIDIA's
+    "34" TFLOPS allows 33.5 to 35, so 1.967 to 2.08 GHz: the answer stands, with the boost it exceeds said. A figure
+    the boost cannot explain (36 TFLOPS: 2.085 to 2.198 GHz) is implausible."""
+    solution = kb.solve("clock_fp64", gpu="h100-sxm")
+    assert solution.status == Status.DERIVED and solution.magnitude == pytest.approx(2.0123, abs=1e-4)
+    above = solution.above
+    assert (above.ceiling, above.ceiling_value, above.beyond) == ("clock_boost", pytest.approx(1.98), False)
+    assert (round(above.lower, 3), round(above.upper, 3)) == (1.967, 2.08)
+    wrong = kb.solve("clock_fp64", gpu="h100-sxm", facts=["fp64_peak=36TFLOPS"])
+    assert wrong.status == Status.IMPLAUSIBLE and wrong.above.beyond and round(wrong.above.lower, 3) == 2.085
+    assert kb.solve("clock_tc", gpu="h100-sxm").above is None   # 1.83 GHz, below the boost

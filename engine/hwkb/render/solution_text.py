@@ -14,6 +14,7 @@ from hwkb.solving.solution import intervals_text
 
 __all__ = ["render_tree", "format_value", "render_solution", "render_answer", "render_limiter",
            "render_needs", "render_derived", "render_implausible", "render_reachable", "render_whole_counts",
+           "render_above_ceiling",
            "MAX_NEEDS_SHOWN"]
 
 
@@ -76,6 +77,9 @@ def render_solution(solution, explain: bool = False) -> str:
     if solution.value is not None and vendor_capacity_scale(solution.unit, ()) is not None:
         lines.append(f"  as vendors print a system's memory: GB of 2^30 bytes, decimal prefixes above "
                      f"({format_quantity(solution.magnitude, solution.unit)})")
+    above = getattr(solution, "above", None)
+    if above is not None:
+        lines.append(render_above_ceiling(above, solution.unit))
     whole = getattr(solution, "whole", None)
     if whole is not None:
         lines.append(render_whole_counts(whole, solution.unit))
@@ -114,6 +118,15 @@ def render_implausible(implausible, target: str | None = None, answer: Value | N
         lines.append(f"    from the stated {rests_on}: one of them is likely misread or does not apply "
                      f"(hwkb audit ranks them)")
     return lines
+
+
+def render_above_ceiling(above, unit: str) -> str:
+    """A derived value above its ceiling's stated figure: within the rounding of its figures, or beyond it."""
+    value, ceiling, low, high = (format_quantity(x, unit) for x in (above.value, above.ceiling_value, above.lower,
+                                                                      above.upper))
+    rounding = f"the rounding of the figures it comes from ({low} to {high})"
+    where = f"beyond {rounding}: one of them is likely misread" if above.beyond else f"within {rounding}"
+    return f"  {above.key} = {value} is above the stated {above.ceiling} {ceiling}, {where}"
 
 
 def render_whole_counts(whole, unit: str) -> str:
