@@ -45,6 +45,23 @@ def test_solve_stated_and_set_with_units(capsys):
     assert doc["derivation"]["inputs"][0]["source"] == "given on the command line"
 
 
+@pytest.mark.parametrize("clock, code, lines", [
+    ("1.9GHz", 0, ["sm_count = 50–54   (derived)",
+                   "  any whole sm_count from 50 to 54 lies within the rounding of the figures it comes from "
+                   "(49.94 to 54.11; 52.6316 as computed)"]),
+    ("1.001GHz", 0, ["sm_count = 100   (derived)",
+                     "  100: the one whole sm_count within the rounding of the figures it comes from "
+                     "(99.68 to 100; 99.9001 as computed)"]),
+    ("1.024GHz", 1, ["sm_count = 97.66   (inconsistent)",
+                     "  no whole sm_count lies within the rounding of the figures it comes from "
+                     "(97.44 to 97.8; 97.6562 as computed): they contradict one another"]),
+])
+def test_a_count_from_given_figures_is_shown_as_whole_counts(capsys, clock, code, lines):
+    got = run(capsys, "solve", "sm_count", "--set", "fma_rate[fp16]=1024", "--set", f"clock={clock}",
+              "--set", "peak[fp16]=204.8TFLOPS")
+    assert got[:2] == (code, "\n".join(lines) + "\n")
+
+
 def test_solve_underdetermined_names_what_would_settle_it(capsys):
     code, doc, _ = run_json(capsys, "solve", "clock", "--set", "sm_count=100")
     assert code == 1 and doc["status"] == "underdetermined"

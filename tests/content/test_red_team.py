@@ -55,3 +55,53 @@ def test_a_memory_size_no_gpu_has_is_implausible_not_derived(kb):
     assert kb.solve("memory_size", facts=["memory_size_per_stack=24GiB", "memory_stacks=8"]).status == Status.DERIVED
     for variable in ("memory_size", "memory_size_per_stack", "l2_size", "transistor_count", "transistors_per_die"):
         assert kb.model.variables[variable].range is not None, variable
+
+
+def test_an_sm_count_from_given_figures_is_never_a_fraction(kb):
+    """`solve sm_count --set 'tc_peak[bf16]=989.4TFLOPS' --set clock_tc=1.9GHz --set 'tc_fma_per_sm_cycle[bf16]=2048'`
+    printed 127.1 SMs as derived. The given figures are read as printed: "1.9 GHz" is 1.85 to 2.0, so 121 to 130
+    SMs fit; "1.83 GHz" (the H100 SXM's tensor clock, 131.996 SMs as computed) allows only 132."""
+    figures = ["tc_peak[bf16]=989.4TFLOPS", "tc_fma_per_sm_cycle[bf16]=2048"]
+    run = kb.solve("sm_count", facts=[*figures, "clock_tc=1.9GHz"])
+    assert run.status == Status.DERIVED and (run.magnitude, run.extra["upper"]) == (121, 130)
+    one = kb.solve("sm_count", facts=[*figures, "clock_tc=1.83GHz"])
+    assert one.status == Status.DERIVED and one.magnitude == 132 and one.intervals is None
+    none = kb.solve("sm_count", facts=[*figures, "clock_tc=1.832GHz"])
+    assert none.status == Status.INCONSISTENT and not none.whole.any
+
+
+@pytest.mark.parametrize("gpu, chips, per_chip, shown, printed", [
+    ("gb200", "72", "186GB", "system_memory_size = 13.39 TB  (derived)", "13.4 TB"),
+    ("tpu7x", "9216", "192GB", "system_memory_size = 1.769 PB  (derived)", "1.77 PB"),
+])
+def test_a_systems_memory_is_shown_and_audited_as_its_vendor_prints_it(kb, capsys, gpu, chips, per_chip, shown,
+                                                                      printed):
+    """The GB200 NVL72 showed 13.08 TiB against NVIDIA's "13.4 TB" (72 x 186 GB), the TPU7x pod 1,728 TiB against
+    Google's "1.77 PB" (9,216 x 192 GB): vendors multiply the per-chip GB (2^30 bytes) and prefix decimally above
+    it. The text now shows the vendor's form, the JSON keeps the bytes, and the stated system figure, read so,
+    is within the rounding of the law's product (read as TiB, "13.4 TB" was 2.4 % off)."""
+    from conftest import run_cli, run_cli_json
+    code, out, _ = run_cli(capsys, "solve", "system_memory_size", "--set", f"gpus_per_system={chips}",
+                           "--set", f"memory_size={per_chip}")
+    assert code == 0 and out.splitlines()[0] == shown
+    _, doc, _ = run_cli_json(capsys, "solve", "system_memory_size", "--set", f"gpus_per_system={chips}",
+                             "--set", f"memory_size={per_chip}")
+    assert doc["unit"] == "TiB" and doc["value"] * 2**40 == int(chips) * int(per_chip[:-2]) * 2**30
+    stated = kb.model.entities[gpu].facts["system_memory_size"]
+    assert f"{stated.text} {stated.shown_unit}" == printed
+    (check,) = [c for c in kb.audit([gpu]).entities[0].checks if c.rule == "system_memory"]
+    assert check.status == "within_rounding"
+
+
+def test_a_clock_above_the_boost_clock_is_said_and_flagged_beyond_its_figures_rounding(kb):
+    """`solve clock_fp64 --gpu h100-sxm` showed 2.012 GHz, above the 1.98 GHz boost, as plainly derived. NVIDIA's
+    "34" TFLOPS allows 33.5 to 35, so 1.967 to 2.08 GHz: the answer stands, with the boost it exceeds said. A figure
+    the boost cannot explain (36 TFLOPS: 2.085 to 2.198 GHz) is implausible."""
+    solution = kb.solve("clock_fp64", gpu="h100-sxm")
+    assert solution.status == Status.DERIVED and solution.magnitude == pytest.approx(2.0123, abs=1e-4)
+    above = solution.above
+    assert (above.ceiling, above.ceiling_value, above.beyond) == ("clock_boost", pytest.approx(1.98), False)
+    assert (round(above.lower, 3), round(above.upper, 3)) == (1.967, 2.08)
+    wrong = kb.solve("clock_fp64", gpu="h100-sxm", facts=["fp64_peak=36TFLOPS"])
+    assert wrong.status == Status.IMPLAUSIBLE and wrong.above.beyond and round(wrong.above.lower, 3) == 2.085
+    assert kb.solve("clock_tc", gpu="h100-sxm").above is None   # 1.83 GHz, below the boost

@@ -19,7 +19,7 @@ HERE = Location("f.yaml", 1, 1)
 
 def test_all_names_exist():
     assert sorted(model_module.__all__) == sorted([
-        "VarName", "VarKey", "EntityId", "IndexSet", "Range", "Variable", "Fact", "Rule", "Simulation", "SimulationModel",
+        "VarName", "VarKey", "EntityId", "IndexSet", "Range", "Ceiling", "Variable", "Fact", "Rule", "Simulation", "SimulationModel",
         "SIMULATION_MODELS", "Entity", "Model", "ancestry", "var_key", "split_key", "half_unit", "alias_table", "resolve_name",
         "RULE_KINDS", "ENTITY_KINDS"])
     for name in model_module.__all__:

@@ -67,3 +67,22 @@ def test_a_rule_default_is_not_passed_off_as_a_stated_figure(real_kb):
     assert render_answer(real_kb.solve("tc_bf16_fp16_ratio", gpu="h100-sxm")) == (
         "tc_bf16_fp16_ratio = 1   (stated: the rule's default)")
     assert render_answer(real_kb.solve("sm_count", gpu="h100-sxm")) == "sm_count = 132   (stated)"
+
+
+def test_a_value_above_its_ceiling_says_so_within_or_beyond_its_figures_rounding():
+    from hwkb.render.solution_text import render_above_ceiling
+    from hwkb.solving.solution import AboveCeiling
+    within = AboveCeiling("clock_fp64", 2.0123, "clock_boost", 1.98, 1.9673, 2.0796, False, "a chapter")
+    assert render_above_ceiling(within, "GHz") == ("  clock_fp64 = 2.012 GHz is above the stated clock_boost 1.98 GHz, "
+                                                   "within the rounding of the figures it comes from "
+                                                   "(1.967 GHz to 2.08 GHz)")
+    beyond = AboveCeiling("clock_fp64", 2.131, "clock_boost", 1.98, 2.085, 2.198, True, "a chapter")
+    assert render_above_ceiling(beyond, "GHz").endswith("beyond the rounding of the figures it comes from "
+                                                        "(2.085 GHz to 2.198 GHz): one of them is likely misread")
+
+
+def test_a_systems_memory_is_shown_as_its_vendor_prints_it(real_kb):
+    solution = real_kb.solve("system_memory_size", facts=["gpus_per_system=72", "memory_size=186GB"])
+    assert render_solution(solution).splitlines() == [
+        "system_memory_size = 13.39 TB  (derived)",
+        "  as vendors print a system's memory: GB of 2^30 bytes, decimal prefixes above (13.08 TiB)"]

@@ -122,24 +122,30 @@ def test_context_is_frozen():
 
 # ---------------------------------------------------------------- --set parsing
 
-@pytest.mark.parametrize("text, key, value, printed", [
-    ("clock=1.5GHz", "clock", 1.5, "1.5"),
-    ("clock=1.5 GHz", "clock", 1.5, "1.5"),
-    ("clock = 1.5 GHz", "clock", 1.5, "1.5"),
-    ("clock=1.5", "clock", 1.5, "1.5"),          # a bare number is in the variable's unit
-    ("clock=1500MHz", "clock", 1.5, "1.5"),      # converted to the variable's unit
-    ("clock=1e9Hz", "clock", 1.0, "1.0"),
-    ("sm_count=96", "sm_count", 96.0, "96"),
-    ("peak[bf16]=100TFLOPS", "peak[bf16]", 100.0, "100"),
-    ("peak[bf16]=1e14FLOPS", "peak[bf16]", 100.0, "100.0"),
-    ("fma_rate[fp16]=2048flop/cycle", "fma_rate[fp16]", 1024.0, "1024.0"),
+@pytest.mark.parametrize("text, key, value, printed, tolerance", [
+    ("clock=1.5GHz", "clock", 1.5, "1.5", None),
+    ("clock=1.5 GHz", "clock", 1.5, "1.5", None),
+    ("clock = 1.5 GHz", "clock", 1.5, "1.5", None),
+    ("clock=1.5", "clock", 1.5, "1.5", None),          # a bare number is in the variable's unit
+    ("clock=1500MHz", "clock", 1.5, "1.5", 0.1),       # converted, its rounding with it: 15 hundreds, cut short
+    ("clock=1e9Hz", "clock", 1.0, "1.0", 0.1),         # an exponent's one digit is read to two figures
+    ("sm_count=96", "sm_count", 96.0, "96.0", 0.0),    # a count is exact
+    ("peak[bf16]=100TFLOPS", "peak[bf16]", 100.0, "100", None),
+    ("peak[bf16]=1e14FLOPS", "peak[bf16]", 100.0, "100.0", 10.0),
+    ("fma_rate[fp16]=2048flop/cycle", "fma_rate[fp16]", 1024.0, "1024.0", 0.5),
 ])
-def test_assignments(tiny_kb, text, key, value, printed):
+def test_assignments(tiny_kb, text, key, value, printed, tolerance):
+    """A --set figure is read as printed, as a KB fact is: its digits give its rounding; a count is exact."""
     fact = parse_assignment(text, tiny_kb.model, tiny_kb.units)
     assert (fact.key, fact.value, fact.text) == (key, pytest.approx(value), printed)
     assert fact.unit == tiny_kb.model.variables[key.split("[")[0]].unit
-    assert (fact.entity, fact.source, fact.tolerance, fact.where) == (None, "given on the command line", 0.0,
-                                                                      Location("--set"))
+    assert fact.tolerance == (None if tolerance is None else pytest.approx(tolerance))
+    assert (fact.entity, fact.source, fact.where) == (None, "given on the command line", Location("--set"))
+
+
+def test_a_set_figure_typed_in_the_variables_unit_is_rounded_or_cut_short_as_printed(tiny_kb):
+    fact = parse_assignment("clock=1.9GHz", tiny_kb.model, tiny_kb.units)
+    assert fact.interval == (pytest.approx(0.05), pytest.approx(0.1))
 
 
 @pytest.mark.parametrize("text", ["peak[bf16]=n/a", "peak[bf16]=N/A", "peak[bf16]=na", "peak[bf16]=none",

@@ -129,7 +129,10 @@ def test_agreement_within_rounding_is_consistent(tiny_kb):
     s = tiny_kb.solve("clock", gpu="chip", facts=["clock=1.0012GHz"])  # the route is 1 GHz +- 0.146 %
     assert (s.status, s.magnitude) == ("stated", 1.0012)
     assert len(s.alternatives) == 1
-    assert tiny_kb.solve("clock", gpu="chip", facts=["clock=1.002GHz"]).status == "inconsistent"
+    # a given figure is read as printed: "1.002" is 1.0015 to 1.003, within the route's rounding; "1.003" is not
+    assert tiny_kb.solve("clock", gpu="chip", facts=["clock=1.002GHz"]).status == "stated"
+    assert tiny_kb.solve("clock", gpu="chip", facts=["clock=1.003GHz"]).status == "inconsistent"
+    assert tiny_kb.solve("clock", gpu="chip", facts=["clock=1.00200GHz"]).status == "inconsistent"
 
 
 # ---------------------------------------------------------------- not applicable

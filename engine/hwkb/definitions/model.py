@@ -20,7 +20,7 @@ from hwkb.definitions.printed import half_unit, printed_interval
 from hwkb.definitions.display import integer_ops_unit
 
 __all__ = [
-    "VarName", "VarKey", "EntityId", "IndexSet", "Range", "Variable", "Fact", "Rule", "Simulation", "SimulationModel",
+    "VarName", "VarKey", "EntityId", "IndexSet", "Range", "Ceiling", "Variable", "Fact", "Rule", "Simulation", "SimulationModel",
     "SIMULATION_MODELS",
     "Entity", "Model", "ancestry", "var_key", "split_key", "half_unit", "alias_table", "resolve_name", "RULE_KINDS",
     "ENTITY_KINDS",
@@ -168,6 +168,15 @@ class Range:
 
 
 @dataclass(frozen=True)
+class Ceiling:
+    """Another variable a derived value of this one should not exceed where a context states it (no peak is stated
+    at a clock above the product's boost clock), and the document or reason that says so."""
+    variable: VarName
+    source: str
+    where: Location
+
+
+@dataclass(frozen=True)
 class Variable:
     name: VarName
     unit: str
@@ -180,6 +189,7 @@ class Variable:
     positive: bool = False  # declared positive: a stated zero is an error, not a degenerate law
     range: Range | None = None  # what real hardware spans: a derived value outside it is implausible
     capacity: bool = False  # a memory's size: a printed GB, MB or KB is binary (JEDEC), as vendors print them
+    at_most: Ceiling | None = None  # a stated variable a derived value should not exceed beyond its figures' rounding
 
     def plausible(self, value: float) -> bool:
         """Whether ``value`` (in the display unit) lies in the declared range; any value does without one."""

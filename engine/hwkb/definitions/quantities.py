@@ -142,18 +142,26 @@ def read_quantity(text: str, unit: str, units: Units, where: Location, *, key: s
 JEDEC_NOTE = "capacities as vendors print them (JEDEC): 1 KB = 1024 B, 1 MB = 1024 KB, 1 GB = 1024 MB"
 
 #: a decimal prefix of bytes as printed -> the binary one a capacity means by it (JEDEC; "KB" is JEDEC's kilo)
-_JEDEC = {"k": "Ki", "K": "Ki", "M": "Mi", "G": "Gi", "T": "Ti"}
-_DECIMAL_BYTES = re.compile(r"^(k|K|M|G|T)(B|byte|bytes)$")
+_JEDEC = {"k": "Ki", "K": "Ki", "M": "Mi", "G": "Gi"}
+#: above GB, vendors multiply the per-chip "GB" and prefix the product decimally: a system's "13.4 TB" is 13,400 GB
+#: of 2^30 bytes (NVIDIA's GB200 NVL72: 72 x 186 GB), not 13.4 TiB (kb/units.txt)
+_SYSTEM = {"T": "jedec_TB", "P": "jedec_PB"}
+_DECIMAL_BYTES = re.compile(r"^(k|K|M|G|T|P)(B|byte|bytes)$")
 
 
 def jedec_unit(written: str) -> str:
-    """The unit a vendor means by a capacity printed in ``written``: ``GB`` -> ``GiB``; any other as is.
+    """The unit a vendor means by a capacity printed in ``written``: ``GB`` -> ``GiB``, ``TB`` -> a thousand of
+    those (``jedec_TB``); any other as is.
 
-    >>> jedec_unit("GB"), jedec_unit("KB"), jedec_unit("MiB"), jedec_unit("GB/s")
-    ('GiB', 'KiB', 'MiB', 'GB/s')
+    >>> jedec_unit("GB"), jedec_unit("KB"), jedec_unit("MiB"), jedec_unit("GB/s"), jedec_unit("PB")
+    ('GiB', 'KiB', 'MiB', 'GB/s', 'jedec_PB')
     """
     match = _DECIMAL_BYTES.match(written.strip())
-    return f"{_JEDEC[match.group(1)]}{match.group(2)}" if match else written
+    if match is None:
+        return written
+    if match.group(1) in _SYSTEM:
+        return _SYSTEM[match.group(1)]
+    return f"{_JEDEC[match.group(1)]}{match.group(2)}"
 
 
 def jedec_label(unit: str) -> str:

@@ -39,6 +39,7 @@ from hwkb.formats.caches.entity_index import (EntityIndex, FileRecord, LazyEntit
 from hwkb.formats.caches.entries import digest
 from hwkb.formats.entity_files import build_entity, read_entity_file
 from hwkb.formats.choice_files import build_choice
+from hwkb.formats.ceilings import add_ceilings
 from hwkb.formats.rule_files import build_rule, build_variable, check_aliases, read_rule_file
 from hwkb.formats.yaml_nodes import Declaration, NodeReader, read_yaml
 
@@ -90,6 +91,7 @@ def load_model(directories: Iterable[Path], extra_entity_files: Iterable[Path] =
     files += map(str, entity_files)
     declared = _variables(variables, indices, units)
     check_aliases(variables, declared)
+    add_ceilings(variables, declared)
     errors += variable_citation_errors([v for v in declared.values() if v.default and v.default.where.file in cited],
                                        sources)
     choices: dict[str, Choice] = {}

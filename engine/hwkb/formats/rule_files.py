@@ -27,7 +27,7 @@ from hwkb.formats.yaml_nodes import Declaration, Node, NodeReader
 __all__ = ["read_rule_file", "build_variable", "build_rule", "check_ref", "check_key", "check_aliases"]
 
 _VARIABLE_FIELDS = ("unit", "doc", "index", "integer", "positive", "capacity", "default", "source", "aliases",
-                    "range")
+                    "range", "at_most")
 #: a range's fields: its bounds (min/max include the bound, above/below exclude it) and the document or reason
 _RANGE_FIELDS = ("min", "max", "above", "below", "source")
 _RULE_FIELDS = ("kind", "doc", "for", "eq", "source", "example", "tolerance", "model", "inputs", "output", "options")

@@ -8,11 +8,14 @@ from __future__ import annotations
 from typing import Sequence
 
 from hwkb.definitions.display import display_scale, format_number, format_parts, format_quantity
+from hwkb.render.capacities import vendor_capacity_scale
 from hwkb.solving.values import Value
 from hwkb.solving.solution import intervals_text
 
 __all__ = ["render_tree", "format_value", "render_solution", "render_answer", "render_limiter",
-           "render_needs", "render_derived", "render_implausible", "render_reachable", "MAX_NEEDS_SHOWN"]
+           "render_needs", "render_derived", "render_implausible", "render_reachable", "render_whole_counts",
+           "render_above_ceiling",
+           "MAX_NEEDS_SHOWN"]
 
 
 def format_value(value: Value) -> str:
@@ -71,7 +74,16 @@ def render_solution(solution, explain: bool = False) -> str:
         lines.append(render_limiter(limiter))
     if solution.status == "underdetermined":
         lines.append(render_needs(solution.needs))
-    if solution.intervals:
+    if solution.value is not None and vendor_capacity_scale(solution.unit, ()) is not None:
+        lines.append(f"  as vendors print a system's memory: GB of 2^30 bytes, decimal prefixes above "
+                     f"({format_quantity(solution.magnitude, solution.unit)})")
+    above = getattr(solution, "above", None)
+    if above is not None:
+        lines.append(render_above_ceiling(above, solution.unit))
+    whole = getattr(solution, "whole", None)
+    if whole is not None:
+        lines.append(render_whole_counts(whole, solution.unit))
+    elif solution.intervals:
         lines.append(f"  admissible: {intervals_text(solution.intervals)}")
     lines += render_implausible(getattr(solution, "implausible", ()), solution.variable, solution.value)
     if solution.status == "inconsistent" and solution.alternatives:
@@ -108,6 +120,28 @@ def render_implausible(implausible, target: str | None = None, answer: Value | N
     return lines
 
 
+def render_above_ceiling(above, unit: str) -> str:
+    """A derived value above its ceiling's stated figure: within the rounding of its figures, or beyond it."""
+    value, ceiling, low, high = (format_quantity(x, unit) for x in (above.value, above.ceiling_value, above.lower,
+                                                                      above.upper))
+    rounding = f"the rounding of the figures it comes from ({low} to {high})"
+    where = f"beyond {rounding}: one of them is likely misread" if above.beyond else f"within {rounding}"
+    return f"  {above.key} = {value} is above the stated {above.ceiling} {ceiling}, {where}"
+
+
+def render_whole_counts(whole, unit: str) -> str:
+    """A count the figures give fractional: the whole counts within their rounding, or that none is."""
+    low, high = (format_quantity(x, unit) for x in (whole.lower, whole.upper))
+    computed = f"{whole.computed:.6g} {unit}".rstrip()  # to six figures: four would show 131.996 as a whole 132
+    rounding = f"the rounding of the figures it comes from ({low} to {high}; {computed} as computed)"
+    if not whole.any:
+        return f"  no whole {whole.key} lies within {rounding}: they contradict one another"
+    if whole.single:
+        return f"  {format_quantity(whole.first, unit)}: the one whole {whole.key} within {rounding}"
+    return (f"  any whole {whole.key} from {format_quantity(whole.first, unit)} to {format_quantity(whole.last, unit)}"
+            f" lies within {rounding}")
+
+
 def render_reachable(solution) -> str:
     """What an infeasible target's constrained quantity reaches at best, and the limit that holds it there."""
     reached = solution.extra["reachable"]
@@ -139,7 +173,7 @@ def render_answer(solution) -> str:
     if solution.value is not None:
         bound = getattr(solution, "extra", {}).get("bound")
         ends = (solution.magnitude, solution.extra["upper"]) if bound == "both" else (solution.magnitude,)
-        factor, unit = display_scale(solution.unit, ends)
+        factor, unit = vendor_capacity_scale(solution.unit, ends) or display_scale(solution.unit, ends)
         numbers = [format_number(x * factor) for x in ends]
         if bound == "both":  # the interval of solutions: 7681–8192
             shown = f"= {numbers[0]}–{numbers[1]}"

@@ -18,6 +18,7 @@ from hwkb.errors import markdown_text
 from hwkb.questions.comparison import Cell, Comparison, Row
 from hwkb.questions.rooflines import Rooflines
 from hwkb.questions.sheet import Finding, Sheet, SheetRow
+from hwkb.render.capacities import vendor_capacity_scale
 from hwkb.render import html_pages
 from hwkb.render.forms import csv_text, html_table_page
 
@@ -42,10 +43,14 @@ def cell_text(cell: Cell, factor: float = 1) -> str:
 
 def row_scale(unit: str, label: str, cells) -> tuple[float, str]:
     """The factor and unit text shows a row's figures in: one for the row, from its largest figure; a capacity
-    as vendors print it (its ``label``, GiB as GB)."""
+    as vendors print it (its ``label``, GiB as GB; a system's TiB as the GB multiplied, 13,392 GB as 13.39 TB)."""
+    values = [c.value for c in cells if c is not None]
+    vendor = vendor_capacity_scale(unit, values)
+    if vendor is not None:
+        return vendor
     if label:
         return 1, label
-    return display_scale(unit, [c.value for c in cells if c is not None])
+    return display_scale(unit, values)
 
 
 def _aligned(table: Sequence[Sequence[str]], left: Sequence[int]) -> list[str]:

@@ -13,6 +13,7 @@ from typing import Iterable, Mapping
 from hwkb.errors import ContextError, Location, UnknownNameError
 from hwkb.definitions.choices import Selection
 from hwkb.definitions.model import EntityId, Fact, Model, VarKey, ancestry
+from hwkb.definitions.printed import printed_interval
 from hwkb.definitions.quantities import read_quantity
 from hwkb.definitions.units import Units
 
@@ -69,9 +70,11 @@ class Context:
 
 def parse_assignment(text: str, model: Model, units: Units, origin: str = "--set",
                      via: str = "set") -> Fact:
-    """``'clock_tc=1.755GHz'`` -> an exact Fact in the variable's unit; a bare number is in that unit.
+    """``'clock_tc=1.755GHz'`` -> a Fact in the unit written; a bare number is in the variable's unit.
 
-    The value is read by the one quantity syntax (:func:`~hwkb.definitions.quantities.read_quantity`).
+    The value is read by the one quantity syntax (:func:`~hwkb.definitions.quantities.read_quantity`) and, as a
+    KB fact is, as printed: its digits give its rounding (1.9 GHz is 1.85 to 2.0), a count's are exact. A figure
+    typed in another unit than the variable's is converted, its rounding with it, the larger side either way.
     """
     where = Location(origin)
     key, sep, value = text.partition("=")
@@ -84,8 +87,13 @@ def parse_assignment(text: str, model: Model, units: Units, origin: str = "--set
                             integer=variable.integer, capacity=variable.capacity)
     if not reading.applicable:
         return Fact(key, None, variable.unit, reading.text, _SOURCES[via], None, where)
-    printed = reading.number if reading.unit == variable.unit else repr(reading.value)
-    return Fact(key, reading.value, variable.unit, printed, _SOURCES[via], None, where, tolerance=0.0)
+    if variable.integer:
+        return Fact(key, reading.value, variable.unit, repr(reading.value), _SOURCES[via], None, where, tolerance=0.0)
+    if reading.unit == variable.unit:
+        return Fact(key, reading.value, variable.unit, reading.number, _SOURCES[via], None, where)
+    rounding = max(printed_interval(reading.number))  # in the unit typed: "1900MHz" is 1850 to 2000 MHz
+    tolerance = units.from_canonical(units.to_canonical(rounding, reading.unit), variable.unit)
+    return Fact(key, reading.value, variable.unit, repr(reading.value), _SOURCES[via], None, where, tolerance=tolerance)
 
 
 def build_context(model: Model, units: Units, gpu: EntityId | None = None, layers: Iterable[EntityId] = (),

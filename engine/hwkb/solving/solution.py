@@ -16,7 +16,7 @@ from hwkb.solving.plausibility import Implausible
 from hwkb.results import Result
 from hwkb.solving.values import Value
 
-__all__ = ["Status", "Interval", "intervals_text", "Solution", "Explanation", "Derived"]
+__all__ = ["Status", "Interval", "intervals_text", "WholeCounts", "AboveCeiling", "Solution", "Explanation", "Derived"]
 
 
 class Status(StrEnum):
@@ -54,6 +54,48 @@ class Interval:
         return f"{left}{lower}, {upper}{right}"
 
 
+@dataclass(frozen=True)
+class WholeCounts:
+    """A count's computed value and the bounds of its figures' rounding, in its display unit; ``first`` to
+    ``last`` the whole counts between them (``first > last``: none)."""
+    key: VarKey
+    computed: float
+    lower: float
+    upper: float
+    first: int
+    last: int
+
+    @property
+    def any(self) -> bool:
+        return self.first <= self.last
+
+    @property
+    def single(self) -> bool:
+        return self.first == self.last
+
+    def to_dict(self) -> dict:
+        return {"computed": self.computed, "lower": self.lower, "upper": self.upper,
+                "counts": [self.first, self.last] if self.any else None}
+
+
+@dataclass(frozen=True)
+class AboveCeiling:
+    """A derived value above the stated figure of its variable's ceiling (``at_most``), in its display unit: within
+    the rounding of the figures it comes from (``lower`` to ``upper``), or beyond it (``beyond``: implausible)."""
+    key: VarKey
+    value: float
+    ceiling: VarKey
+    ceiling_value: float
+    lower: float
+    upper: float
+    beyond: bool
+    source: str
+
+    def to_dict(self) -> dict:
+        return {"ceiling": self.ceiling, "ceiling_value": self.ceiling_value, "lower": self.lower,
+                "upper": self.upper, "beyond_rounding": self.beyond, "source": self.source}
+
+
 def intervals_text(intervals) -> str:
     """Admissible intervals as a union: ``[128, inf)``; notes and the text renderer both print them so."""
     return " ∪ ".join(str(interval) for interval in intervals)
@@ -72,6 +114,8 @@ class Solution(Result):
     notes: tuple[str, ...] = ()
     extra: Mapping[str, object] = field(default_factory=dict)
     implausible: tuple[Implausible, ...] = ()  # the values of the derivation outside their range, itself first
+    whole: WholeCounts | None = None  # a derived count computed fractional: the whole counts its figures allow
+    above: AboveCeiling | None = None  # a derived value above its ceiling's stated figure
 
     def __post_init__(self):
         object.__setattr__(self, "status", Status(self.status))
@@ -121,6 +165,10 @@ class Solution(Result):
             out["intervals"] = [i.to_dict() for i in self.intervals]
         if self.implausible:
             out["implausible"] = [i.to_dict() for i in self.implausible]
+        if self.whole is not None:
+            out["whole_counts"] = self.whole.to_dict()
+        if self.above is not None:
+            out["above_ceiling"] = self.above.to_dict()
         if self.notes:
             out["notes"] = list(self.notes)
         out.update(self.extra)

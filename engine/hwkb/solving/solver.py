@@ -23,6 +23,8 @@ from hwkb.solving.solution import Solution, Status
 from hwkb.solving.unsettled import unsettled
 from hwkb.solving.system import System
 from hwkb.solving.values import FactOrigin, OtherDocument, RuleOrigin, Value
+from hwkb.solving.ceilings import above_ceiling
+from hwkb.solving.whole_counts import counted
 
 __all__ = ["Solver", "Structure", "MAX_DETOUR", "MAX_PLANS"]
 
@@ -355,7 +357,9 @@ class Solver(Structure):
         if outside is not None:  # a what-if may state an odd figure: said, not refused (the audit flags a KB one)
             notes += (f"the stated {key} lies outside {outside.shown(unit)}, the range real hardware spans "
                       f"({outside.source})",)
-        return Solution(key, status, unit, value, alternatives, notes=notes, implausible=implausible)
+        solution = Solution(key, status, unit, value, alternatives, notes=notes, implausible=implausible)
+        return above_ceiling(counted(solution, self.context.facts, self.relations, self.kb), self.context.facts,
+                             self.relations, self.kb)
 
     def broken_givens(self) -> list[str]:
         """The --where equalities that the values of this context contradict, each as a note."""
