@@ -5,11 +5,13 @@ The stages are named as in equation-based modelling tools:
 1. **propagation** — take a relation with exactly one unknown and solve it for
    that unknown (if that direction can be solved), round after round;
 2. **matching** — for what remains, a maximum matching between relations and
-   unknowns (NetworkX's Hopcroft-Karp on integer node ids, so deterministic);
+   unknowns (Hopcroft-Karp, visiting as NetworkX does, so deterministic);
 3. **blocks** — the strongly connected components of the matched dependency
-   graph (NetworkX's condensation), in topological order, are systems to solve jointly;
+   graph (NetworkX's condensation order), in topological order, are systems to solve jointly
+   (:mod:`hwkb.solving.plan_blocks`);
 4. **needs** — when the target stays unknown, the smallest sets of further
-   facts that would settle it.
+   facts that would settle it; a trial that leaves the target an unknown some maximum
+   matching leaves free is not planned (:mod:`hwkb.solving.coverage`).
 
 Relations are given as key sets; whether a direction can be solved is asked of
 a callback, so SymPy work stays in :mod:`hwkb.solving.relations`.
@@ -27,6 +29,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
+from hwkb.solving.coverage import Coverage
 from hwkb.solving.plan_blocks import Block, first_block
 
 __all__ = ["Step", "Plan", "make_plan", "find_needs", "search_needs", "NeedSearch"]
@@ -58,7 +61,8 @@ class Plan:
 
 def make_plan(relations: Sequence[frozenset[str]], known: Iterable[str], can_solve: CanSolve,
               usable: Callable[[int], bool] = lambda r: True, *, derives: Callable[[int], bool] | None = None,
-              blocks: bool = True, square_block: Callable[[dict], Block | None] | None = None) -> Plan:
+              blocks: bool = True, square_block: Callable[[dict], Block | None] | None = None,
+              onward: dict[frozenset[str], tuple[Step, ...]] | None = None) -> Plan:
     """Everything that follows from ``known`` through the usable relations.
 
     ``derives`` narrows the relations that may give a value (an audit's
@@ -66,6 +70,8 @@ def make_plan(relations: Sequence[frozenset[str]], known: Iterable[str], can_sol
     propagation, for callers that want every value as one relation's explicit
     solution. ``Plan.checks`` are the usable relations left over with all keys
     known: the over-determination an audit checks. ``square_block``: a cache of :func:`first_block`.
+    ``onward``: a memo of the steps from the first block on, by the keys known when propagation first stops (they
+    follow from those keys alone), for a caller planning many times with the same relations and callbacks.
     """
     derives = usable if derives is None else (lambda r, d=derives: usable(r) and d(r))
     known = set(known)
@@ -76,17 +82,35 @@ def make_plan(relations: Sequence[frozenset[str]], known: Iterable[str], can_sol
         if derives(r):
             for k in keys:
                 by_key.setdefault(k, []).append(r)
-    while True:
-        _propagate(relations, known, can_solve, by_key, steps, used)
-        block = _next_block(relations, known, used, derives, square_block or first_block) if blocks else None
-        if block is None:
-            break
-        steps.append(block)
-        used.update(block.relations)
-        known.update(block.outputs)
+    _propagate(relations, known, can_solve, by_key, steps, used)
+    if blocks:
+        stopped = frozenset(known)
+        later = onward.get(stopped) if onward is not None else None
+        if later is None:
+            later = _blocks_onward(relations, set(known), can_solve, by_key, set(used), derives,
+                                   square_block or first_block)
+            if onward is not None:
+                onward[stopped] = later
+        steps.extend(later)
+        for step in later:
+            used.update(step.relations)
+            known.update(step.outputs)
     checks = tuple(r for r in range(len(relations))
                    if usable(r) and r not in used and relations[r] <= known)
     return Plan(tuple(steps), frozenset(known), checks)
+
+
+def _blocks_onward(relations, known: set, can_solve, by_key, used: set, derives, square_block) -> tuple[Step, ...]:
+    """The steps after propagation stops: the first block, propagation from it, the next block, and so on.
+
+    Relations used by propagation have no unknown left, so these steps depend on ``known`` alone."""
+    steps: list[Step] = []
+    while (block := _next_block(relations, known, used, derives, square_block)) is not None:
+        steps.append(block)
+        used.update(block.relations)
+        known.update(block.outputs)
+        _propagate(relations, known, can_solve, by_key, steps, used)
+    return tuple(steps)
 
 
 def _propagate(relations, known: set, can_solve, by_key, steps, used, frontier=None):
@@ -212,13 +236,14 @@ def search_needs(relations: Sequence[frozenset[str]], known: Iterable[str], targ
     """
     known = set(known)
     base = make_plan(relations, known, can_solve, usable)
+    onward: dict[frozenset[str], tuple[Step, ...]] = {}  # trials whose propagation stops at the same keys share the rest
     trials = None
     if target in base.determined:
         if accept(base):
             return NeedSearch([], 0, 0, 0, True)
         base = Plan((), frozenset(known), ())  # not a finished plan: every trial plans from scratch
     else:
-        trials = _Trials(relations, base.determined, can_solve, usable)
+        trials = _Trials(relations, base.determined, can_solve, usable, onward, target)
     excluded = set(excluded) | {target}
     near = _distances(relations, usable, target)
     if not near:
@@ -236,9 +261,9 @@ def search_needs(relations: Sequence[frozenset[str]], known: Iterable[str], targ
             if tried == budget:
                 return NeedSearch(closest_first(found), tried, len(candidates), size, False)
             tried += 1
-            plan = trials.plan(combo) if trials else make_plan(relations, base.determined | set(combo), can_solve,
-                                                                 usable)
-            if target in plan.determined and accept(plan):
+            plan = trials.settling(combo) if trials else make_plan(relations, base.determined | set(combo),
+                                                                     can_solve, usable, onward=onward)
+            if plan is not None and target in plan.determined and accept(plan):
                 found.append(combo)
         if found:
             return NeedSearch(closest_first(found), tried, len(candidates), size, True)
@@ -273,8 +298,13 @@ class _Trials:
     """
 
     def __init__(self, relations: Sequence[frozenset[str]], determined: frozenset[str], can_solve: CanSolve,
-                 usable: Callable[[int], bool]):
+                 usable: Callable[[int], bool], onward: dict[frozenset[str], tuple[Step, ...]] | None = None,
+                 target: str | None = None):
         self.relations, self.determined, self.can_solve, self.usable = relations, determined, can_solve, usable
+        self.onward, self.target = onward, target
+        self.planned = 0  # trials planned by make_plan itself
+        self.coverage = None if target is None else Coverage(
+            {r: relations[r] - determined for r in range(len(relations)) if usable(r)})
         self.by_key: dict[str, list[int]] = {}
         for r, keys in enumerate(relations):
             if usable(r):
@@ -290,6 +320,15 @@ class _Trials:
         self.checks = {r for r in range(len(relations)) if usable(r) and relations[r] <= determined}
 
     def plan(self, added: Iterable[str]) -> Plan:
+        return self._plan(added, settling=False)
+
+    def settling(self, added: Iterable[str]) -> Plan | None:
+        """The plan, or None where it cannot settle the target: where, once propagation stops, the target is an
+        unknown some maximum matching leaves free (:class:`~hwkb.solving.coverage.Coverage`), which no block search
+        across the system would change."""
+        return self._plan(added, settling=True)
+
+    def _plan(self, added: Iterable[str], settling: bool) -> Plan | None:
         known = set(self.determined) | set(added)
         fresh = set(added) - self.determined
         steps: list[Step] = []
@@ -297,6 +336,8 @@ class _Trials:
         frontier = sorted({r for k in fresh for r in self.by_key.get(k, ())})
         _propagate(self.relations, known, self.can_solve, self.by_key, steps, used, frontier)
         new = known - self.determined
+        if settling and self.target not in known and not self.coverage.covered(self.target, new):
+            return None
         touched = {r for k in new for r in self.by_key.get(k, ()) if r in self.pending}
         left = {r: self.pending[r] - new for r in touched if r not in used}  # the touched relations still pending
         left = {r: unknowns for r, unknowns in left.items() if len(unknowns) >= 2}
@@ -304,7 +345,9 @@ class _Trials:
         core = _block_core({r: left.get(r, self.pending[r]) for r in stuck}) if len(stuck) >= 2 else set()
         if len(core) >= 2 and not (core == self.core and not core & touched) and \
                 _may_close(core, {r: left.get(r, self.pending[r]) for r in core}):
-            return make_plan(self.relations, self.determined | set(added), self.can_solve, self.usable)
+            self.planned += 1
+            return make_plan(self.relations, self.determined | set(added), self.can_solve, self.usable,
+                             onward=self.onward)
         checks = self.checks | {r for k in new for r in self.by_key.get(k, ())
                                 if r not in used and self.relations[r] <= known}
         return Plan(tuple(steps), frozenset(known), tuple(sorted(checks)))
