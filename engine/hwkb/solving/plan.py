@@ -208,6 +208,7 @@ class NeedSearch:
     candidates: int               # the nearest variables the sets were drawn from
     largest: int                  # the largest set size tried
     complete: bool                # False when the trial budget ran out before that size was done
+    planned: int = 0              # trials that needed a block search (make_plan's own), the costly ones
 
 
 def find_needs(relations: Sequence[frozenset[str]], known: Iterable[str], target: str, can_solve: CanSolve,
@@ -253,21 +254,22 @@ def search_needs(relations: Sequence[frozenset[str]], known: Iterable[str], targ
     reach = _reach(relations, usable, base.determined, target)
     candidates = [k for k in nearest if k in reach]
     tried = 0
+    planned = lambda: trials.planned if trials else tried  # noqa: E731  without a finished plan, every trial
     def closest_first(found):  # its own rule's inputs before far-off ones
         return sorted((tuple(sorted(c)) for c in found), key=lambda c: (sum(near[k] for k in c), c))
     for size in range(1, MAX_NEED_SIZE + 1):
         found = []
         for combo in itertools.combinations(candidates, size):
             if tried == budget:
-                return NeedSearch(closest_first(found), tried, len(candidates), size, False)
+                return NeedSearch(closest_first(found), tried, len(candidates), size, False, planned())
             tried += 1
             plan = trials.settling(combo) if trials else make_plan(relations, base.determined | set(combo),
                                                                      can_solve, usable, onward=onward)
             if plan is not None and target in plan.determined and accept(plan):
                 found.append(combo)
         if found:
-            return NeedSearch(closest_first(found), tried, len(candidates), size, True)
-    return NeedSearch([], tried, len(candidates), MAX_NEED_SIZE, True)
+            return NeedSearch(closest_first(found), tried, len(candidates), size, True, planned())
+    return NeedSearch([], tried, len(candidates), MAX_NEED_SIZE, True, planned())
 
 
 
