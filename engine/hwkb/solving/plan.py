@@ -70,7 +70,7 @@ def make_plan(relations: Sequence[frozenset[str]], known: Iterable[str], can_sol
     propagation, for callers that want every value as one relation's explicit
     solution. ``Plan.checks`` are the usable relations left over with all keys
     known: the over-determination an audit checks. ``square_block``: a cache of :func:`first_block`.
-    ``onward``: a memo of the steps from the first block on, by the keys known when propagation first stops (they
+    ``onward``: a memo of the steps from each block on, by the keys known when propagation stops before it (they
     follow from those keys alone), for a caller planning many times with the same relations and callbacks.
     """
     derives = usable if derives is None else (lambda r, d=derives: usable(r) and d(r))
@@ -84,13 +84,8 @@ def make_plan(relations: Sequence[frozenset[str]], known: Iterable[str], can_sol
                 by_key.setdefault(k, []).append(r)
     _propagate(relations, known, can_solve, by_key, steps, used)
     if blocks:
-        stopped = frozenset(known)
-        later = onward.get(stopped) if onward is not None else None
-        if later is None:
-            later = _blocks_onward(relations, set(known), can_solve, by_key, set(used), derives,
-                                   square_block or first_block)
-            if onward is not None:
-                onward[stopped] = later
+        later = _blocks_onward(relations, set(known), can_solve, by_key, set(used), derives,
+                               square_block or first_block, onward)
         steps.extend(later)
         for step in later:
             used.update(step.relations)
@@ -100,17 +95,26 @@ def make_plan(relations: Sequence[frozenset[str]], known: Iterable[str], can_sol
     return Plan(tuple(steps), frozenset(known), checks)
 
 
-def _blocks_onward(relations, known: set, can_solve, by_key, used: set, derives, square_block) -> tuple[Step, ...]:
-    """The steps after propagation stops: the first block, propagation from it, the next block, and so on.
+def _blocks_onward(relations, known: set, can_solve, by_key, used: set, derives, square_block,
+                   onward: dict[frozenset[str], tuple[Step, ...]] | None) -> tuple[Step, ...]:
+    """The steps after propagation stops: the first block, propagation from it, and on from where that stops.
 
-    Relations used by propagation have no unknown left, so these steps depend on ``known`` alone."""
-    steps: list[Step] = []
-    while (block := _next_block(relations, known, used, derives, square_block)) is not None:
-        steps.append(block)
+    Relations used by propagation have no unknown left, so these steps depend on ``known`` alone: ``onward`` keeps
+    them by it, at each stop, so plans that stop at the same keys, first or after a block, share the rest."""
+    stopped = frozenset(known)
+    if onward is not None and stopped in onward:
+        return onward[stopped]
+    block = _next_block(relations, known, used, derives, square_block)
+    later: tuple[Step, ...] = ()
+    if block is not None:
+        steps = [block]
         used.update(block.relations)
         known.update(block.outputs)
         _propagate(relations, known, can_solve, by_key, steps, used)
-    return tuple(steps)
+        later = (*steps, *_blocks_onward(relations, known, can_solve, by_key, used, derives, square_block, onward))
+    if onward is not None:
+        onward[stopped] = later
+    return later
 
 
 def _propagate(relations, known: set, can_solve, by_key, steps, used, frontier=None):
