@@ -241,6 +241,77 @@ def test_figures_are_shown_to_a_reader_only_by_the_render_stage():
     assert set(DISPLAY_LEFT) - showing == set()  # a debt paid is taken off the list
 
 
+#: the display helpers: a figure as text, and a method that shows one (``Range.shown`` was; the render stage's
+#: ``range_text`` is now); the builtin ``format(x, "g")`` too (a string's ``.format`` fills a template)
+SHOWS_FIGURES = {"format_number", "format_quantity", "display_scale", "format_parts", "quantity", "format", "shown"}
+
+
+def _error_names() -> set[str]:
+    import hwkb.errors
+    return {name for name, obj in vars(hwkb.errors).items()
+            if isinstance(obj, type) and issubclass(obj, BaseException)} | {"Exception", "ValueError"}
+
+
+def _figures_shown(path: Path, errors: set[str]) -> list[int]:
+    """Lines that show a figure as text outside an error's message. A message is told from reader text by where it
+    is built: in a ``raise``, in the call that makes an error, or in a function that returns one (annotated so)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+    def in_error(node) -> bool:
+        while id(node) in parents:
+            node = parents[id(node)]
+            if isinstance(node, ast.Raise):
+                return True
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) in errors:
+                return True
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None and (
+                    {n.id for n in ast.walk(node.returns) if isinstance(n, ast.Name)} & errors):
+                return True
+        return False
+
+    return [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call)
+            and (getattr(node.func, "id", None) in SHOWS_FIGURES - {"shown"}
+                 or (isinstance(node.func, ast.Attribute) and node.func.attr in SHOWS_FIGURES - {"format"}))
+            and not in_error(node)]
+
+
+def _stages_below_render():
+    return {m: path for m, path in MODULES.items() if not m.startswith(("hwkb.render", "hwkb.cli", "hwkb.definitions"))}
+
+
+def test_figures_are_worded_below_render_only_in_error_messages():
+    """Below the render stage a result carries figures as numbers (a note that shows one is data:
+    :mod:`hwkb.render.note_words`); an error's message is text by design and may show them. The display rule's
+    own vocabulary (hwkb.definitions) is where the helpers live."""
+    errors = _error_names()
+    found = [f"{path.relative_to(PACKAGE)}:{line}" for path in _stages_below_render().values()
+             for line in _figures_shown(path, errors)]
+    assert found == []
+
+
+@pytest.mark.parametrize("planted", [
+    "def note(x):\n    return f'{format_number(x)} GHz'\n",
+    "def note(r, unit):\n    return 'outside ' + r.shown(unit)\n",
+    "def note(x):\n    return format(x, 'g')\n",
+])
+def test_the_figure_rule_sees_a_planted_figure_in_reader_text(tmp_path, planted):
+    path = tmp_path / "planted.py"
+    path.write_text(planted, encoding="utf-8")
+    assert _figures_shown(path, _error_names()) == [2]
+
+
+@pytest.mark.parametrize("allowed", [
+    "def check(x):\n    raise QueryError(f'{format_number(x)} is too large')\n",
+    "def check(x):\n    return OutsideLimit(format_number(x))\n",
+    "def outside(x) -> OutsideLimit:\n    shown = format_number(x)\n    return OutsideLimit(shown)\n",
+])
+def test_the_figure_rule_lets_an_error_message_show_a_figure(tmp_path, allowed):
+    path = tmp_path / "allowed.py"
+    path.write_text(allowed, encoding="utf-8")
+    assert _figures_shown(path, _error_names()) == []
+
+
 #: modules outside render/ and cli/ that write to the terminal, and why
 STREAMS_LEFT = {"hwkb.formats.caches.directory": "a cache it cannot trust: one warning line, then runs uncached"}
 

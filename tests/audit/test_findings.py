@@ -18,7 +18,7 @@ def test_verdicts_most_severe_first_and_plain_in_json():
 
 
 def test_a_figure_and_a_hint_as_data():
-    hint = Hint("sparse", "peak", 624.0, 312.0, "TFLOPS", "exactly 2x", "looks like a sparse figure")
+    hint = Hint("sparse", "peak", 624.0, 312.0, "TFLOPS", 2.0, twin="peak_sparse")
     assert check(hint=hint).to_dict()["hint"] == {"kind": "sparse", "key": "peak", "stated": 624.0, "implied": 312.0,
                                                   "unit": "TFLOPS", "rule": None}
     assert "inputs" not in figure("clock", 1.0).to_dict()

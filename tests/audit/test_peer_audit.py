@@ -90,11 +90,13 @@ def test_keys_the_kb_cannot_settle_are_listed_not_judged(kb):
 
 
 def test_the_json_is_the_audit_document_with_the_catalogue(kb):
-    doc = kb.audit_peer_files("llm-analysis", [PEERS / "llm-analysis" / "planted.json"]).to_dict()
+    audit = kb.audit_peer_files("llm-analysis", [PEERS / "llm-analysis" / "planted.json"])
+    doc = audit.to_dict()
     assert doc["command"] == "audit" and doc["format"] == "llm-analysis" and doc["status"] == "inconsistent"
     comparison = doc["catalogue"][0]["comparisons"][0]
     assert comparison["deviation"] == pytest.approx(1862.6 / 2000 - 1) and comparison["kb_value"] == 2000
-    assert comparison["written"] == "1862.6 (GB/s)" and comparison["consumed"].startswith("llm_analysis/analysis.py:205")
+    assert comparison["written"] == "1862.6" and comparison["consumed"].startswith("llm_analysis/analysis.py:205")
+    assert json.loads(audit.render("json"))["catalogue"][0]["comparisons"][0]["written"] == "1862.6 (GB/s)"
     json.dumps(doc)
 
 

@@ -11,6 +11,7 @@ from hwkb.formats.query_files import load_query
 from hwkb.questions.saved_queries import run_query
 from hwkb.render.answers import query_cells
 from hwkb.render.solution_text import render_solution
+from hwkb.render.note_words import note_text
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +129,7 @@ def test_backward_bandwidth_sets_aside_the_bus_and_data_rate_that_fix_it(kb, gpu
                       facts=["batch=1", "target_tokens_per_s=100"], where=["decode_tokens_per_s >= target_tokens_per_s"])
     assert needed.status == "derived"
     assert needed.intervals[0].lower == pytest.approx(LLAMA_70B_MULTIPLIED * 2 * 100 / 1e9, rel=1e-6)  # GB/s, BF16 weights
-    assert needed.notes[1] == (f"set aside memory_bus_bits = {bus_bits} and memory_data_rate = {data_rate} Gbit/s "
+    assert note_text(needed.notes[1]) == (f"set aside memory_bus_bits = {bus_bits} and memory_data_rate = {data_rate} Gbit/s "
                                f"({gpu}) too: they fix memory_bandwidth through memory_bandwidth_law")
 
 
@@ -137,7 +138,7 @@ def test_the_data_rate_needed_keeps_the_bus_and_sets_aside_the_bandwidth_it_move
                       facts=["batch=1", "target_tokens_per_s=100"], where=["decode_tokens_per_s >= target_tokens_per_s"])
     bandwidth = LLAMA_70B_MULTIPLIED * 2 * 100  # B/s for 100 token/s of BF16 weights
     assert needed.intervals[0].lower == pytest.approx(bandwidth * 8 / 8192 / 1e9, rel=1e-6)  # Gbit/s per pin
-    assert needed.notes[1] == ("set aside memory_bandwidth = 5.3 TB/s (mi300x) too: it follows memory_data_rate "
+    assert note_text(needed.notes[1]) == ("set aside memory_bandwidth = 5.3 TB/s (mi300x) too: it follows memory_data_rate "
                                "through memory_bandwidth_law")  # released as the what-if releases it, as stated
 
 

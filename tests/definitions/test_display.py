@@ -11,7 +11,7 @@ from hwkb.definitions.display import display_scale, format_number, format_parts,
 
 
 def test_module_surface():
-    assert sorted(display.__all__) == ["FRACTION_UNIT", "PREFIX_FROM", "display_scale", "format_number",
+    assert sorted(display.__all__) == ["FRACTION_UNIT", "JEDEC_NOTE", "PREFIX_FROM", "display_scale", "format_number",
                                        "format_parts", "format_quantity", "integer_ops_unit"]
 
 

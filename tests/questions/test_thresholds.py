@@ -13,6 +13,7 @@ from hwkb.questions.thresholds import admissible_set, parse_constraints, solve_c
 from hwkb.solving.solution import Interval
 from hwkb.errors import DimensionError
 from hwkb.solving.points import PointEvaluator
+from hwkb.render.note_words import note_text
 
 TINY_RULES = """
 variables:
@@ -65,7 +66,7 @@ def test_least_integer_exactly(tiny):
     assert solution.status == "derived" and solution.magnitude == 128 and solution.extra["bound"] == "lower"
     assert solution.intervals == (Interval(128.0, None, True, False),)
     assert str(solution).startswith("n >= 128   (derived)")
-    assert solution.notes[0] == "set aside n = 8  (chip) to solve for it"
+    assert note_text(solution.notes[0]) == "set aside n = 8  (chip) to solve for it"
     assert "solved exactly" in solution.notes[1]
 
 
@@ -77,7 +78,7 @@ def test_min_goes_numeric_and_agrees(tiny):
     exact = solve_constrained(tiny, "n", tiny.context("chip"), ["load <= 0.5"])
     numeric = solve_constrained(tiny, "n", tiny.context("chip"), ["capped <= 0.5"])
     assert exact.magnitude == numeric.magnitude == 256
-    assert any("solved numerically" in n for n in numeric.notes)
+    assert any("solved numerically" in n for n in map(note_text, numeric.notes))
 
 
 def test_forced_numeric_method_agrees_with_exact(tiny):
@@ -138,7 +139,7 @@ def test_a_launch_limit_is_the_edge_of_the_search(tiny):
     assert tiny.solve("n", gpu="capped-chip", where=["load >= 1"]).magnitude == 128
     whole = solve_constrained(tiny, "n", capped, ["load >= 0.5"])   # n <= 256, but the chip allows 200
     assert (whole.extra, whole.intervals) == ({"bound": "both", "upper": 200.0}, (Interval(0.0, 200.0, False, True),))
-    assert "n searched up to 200 (launch limit n_limit)" in whole.notes
+    assert "n searched up to 200 (launch limit n_limit)" in map(note_text, whole.notes)
     beyond = solve_constrained(tiny, "n", capped, ["capped <= 0.5"])   # n >= 256: past the limit
     assert beyond.status == "infeasible"
     assert (beyond.extra["reachable"]["value"], beyond.extra["reachable"]["at"]) == (0.64, 200)
@@ -207,7 +208,7 @@ def test_least_warps_by_search_through_the_simulation(scheduler_kb):
     solution = scheduler_kb.solve("warps", gpu="round", where=["busy >= 0.9"])
     assert solution.status == "derived" and solution.magnitude == 8
     assert solution.intervals[0].lower == 8.0
-    assert any("simulated rule scheduler_model" in n for n in solution.notes)
+    assert any("simulated rule scheduler_model" in n for n in map(note_text, solution.notes))
 
 
 def test_the_search_stops_where_the_simulation_refuses(scheduler_kb):

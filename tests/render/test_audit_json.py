@@ -66,7 +66,9 @@ def figures(draw) -> Figure:
 
 
 hints = st.builds(Hint, st.sampled_from(["sparse", "bits", "binary", "decimal", "power_of_two"]), keys,
-                  numbers.filter(math.isfinite), numbers.filter(math.isfinite), texts, texts, texts, st.none() | texts)
+                  numbers.filter(math.isfinite), numbers.filter(math.isfinite), texts,
+                  st.sampled_from([2.0, 0.5, 8.0, 0.125, 1.024, 1 / 1.048576, 1000.0, 1e-6, 1024.0]),
+                  st.none() | texts, st.none() | keys, st.booleans())
 suspects = st.builds(Suspect, keys, st.none() | texts, numbers, texts, texts, st.none() | numbers,
                      st.none() | numbers, st.integers(0, 9), st.integers(0, 9), st.booleans(), st.booleans(),
                      st.none() | hints)

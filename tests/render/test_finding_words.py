@@ -32,11 +32,13 @@ def test_detail_of_an_expectation_and_of_a_law():
                            "boost_is_clock implies 1 GHz: disagree beyond the printed rounding, +50%")
     assert "[clock = 1 GHz from peak_law (peak 0.4 TFLOPS, n 100)]" in text
     assert f". {EXPECTATION_CAVEAT}; if a figure is wrong instead: boost would be 1 GHz" in text
-    hint = Hint("power_of_two", "boost", 1.5, 0.75, "GHz", "exactly 2x", "look here")
+    hint = Hint("power_of_two", "boost", 1.5, 0.75, "GHz", 2.0)
     law = detail(check(Verdict.WITHIN_ROUNDING, CheckKind.STATED_VS_DERIVED, hint=hint))
     assert law.startswith("stated vs derived: the peak is stated at the boost clock")
     assert "agree within the printed rounding" in law and "would be" not in law
-    assert law.endswith("; hint: boost = 1.5 GHz is exactly 2x what the other figures imply (0.75 GHz): look here")
+    assert law.endswith("; hint: boost = 1.5 GHz is exactly 2x what the other figures imply (0.75 GHz): an exact power "
+                        "of two — a precision (e.g. an FP16 rate under an FP32 key) or per-unit (per SM vs per "
+                        "partition, FMA vs flop) mix-up")
 
 
 def test_the_json_carries_the_words_where_it_did():

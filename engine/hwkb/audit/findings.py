@@ -162,17 +162,19 @@ class Sides(Sequence):
 @dataclass(unsafe_hash=True)
 class Hint:
     """A slip the factor between a stated figure and the value the others imply looks like (:mod:`hwkb.audit.hints`
-    finds it; :func:`hwkb.render.finding_words.hint_text` words it): ``key`` as ``stated`` is ``words`` (``exactly
-    2x``) what ``rule``'s other figures give (None: the figures the check holds), ``implied``, both in ``unit``;
-    ``reason`` the slip (``bits vs bytes ...``), as the kind's table says it."""
+    finds it; :func:`hwkb.render.finding_words.hint_text` words it): ``key`` as ``stated`` is ``factor`` (2, 1/8,
+    1.024: the factor of the slip ``kind``) times what ``rule``'s other figures give (None: the figures the check
+    holds), ``implied``, both in ``unit``; ``twin`` the sparse key a sparse figure belongs to, ``capacity`` whether a
+    binary factor is on a capacity (a JEDEC size read as decimal)."""
     kind: str                 # sparse, bits, binary, decimal or power_of_two
     key: VarKey
     stated: float
     implied: float
     unit: str
-    words: str
-    reason: str
+    factor: float
     rule: str | None = None
+    twin: VarKey | None = None
+    capacity: bool = False
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "key": self.key, "stated": self.stated, "implied": self.implied, "unit": self.unit,
@@ -337,22 +339,30 @@ class Provenance:
 
 @dataclass(frozen=True)
 class FactorHint:
-    """A tool's figure ``factor`` times the KB's, and the slip that factor is (``reason``)."""
+    """A tool's figure ``factor`` times the KB's, and the slip that factor is: a :class:`Hint` ``kind`` (``twin`` and
+    ``capacity`` as a Hint has them), ``binary`` with the prefix ``base`` (1.024) nearest the factor, or ``fma`` (FLOP
+    counted as FMA); :func:`hwkb.render.finding_words.peer_hint_text` words it."""
     factor: float
-    reason: str
+    kind: str
+    base: float | None = None
+    twin: VarKey | None = None
+    capacity: bool = False
 
     def to_dict(self) -> dict:
-        return {"kind": "factor", "factor": self.factor, "reason": self.reason}
+        return {"kind": "factor", "factor": self.factor, "slip": self.kind}
 
 
 @dataclass(frozen=True)
 class SiblingHint:
-    """A tool's figure equal to the KB's ``other`` figure under another key: ``what`` that mix-up looks like."""
+    """A tool's figure equal to the KB's ``other`` figure under another key: the ``sparse`` figure under the dense
+    key, or another precision's figure under the ``index`` one; :func:`hwkb.render.finding_words.peer_hint_text`
+    words it."""
     other: Figure
-    what: str
+    sparse: bool
+    index: str | None = None
 
     def to_dict(self) -> dict:
-        return {"kind": "sibling", "other": self.other.to_dict(), "what": self.what}
+        return {"kind": "sibling", "other": self.other.to_dict(), "sparse": self.sparse, "index": self.index}
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,8 @@ A figure exactly twice its dense decomposition looks like a sparse figure under
 a dense key; 1.024 or 1.048576 is a binary prefix read as a decimal one (on a
 capacity, JEDEC's: a vendor's "80 GB" of memory is 80 GiB); 8 is
 bits against bytes; 1000 a decimal prefix; an exact power of two a precision or
-per-unit mix-up. :func:`hint_for` names the figure, its factor and the reason (a
-:class:`~hwkb.audit.findings.Hint`, worded by the render stage), and only where
+per-unit mix-up. :func:`hint_for` names the figure, its factor and the slip's kind (a
+:class:`~hwkb.audit.findings.Hint`, data the render stage words), and only where
 the factor can arise for that quantity.
 """
 from __future__ import annotations
@@ -17,43 +17,34 @@ from hwkb.audit.findings import Hint
 from hwkb.definitions.model import VarKey, split_key
 from hwkb.solving.system import System
 
-__all__ = ["hint_for", "has_information", "SPECIFIC", "JEDEC_REASON"]
+__all__ = ["hint_for", "has_information", "SPECIFIC", "BINARY_BASES"]
 
 
-_BINARY = ((1.024, "Ki vs k"), (1.048576, "Mi vs M"), (1.073741824, "Gi vs G"))
+#: the binary prefixes' factors over the decimal ones (Ki over k, Mi over M, Gi over G)
+BINARY_BASES = (1.024, 1.048576, 1.073741824)
 SPECIFIC = ("sparse", "bits", "binary", "decimal")  # hints that point at one figure, not just at a factor
 _BITS = 8.0
 _DECIMAL_STEPS = (1, 2, 3)      # 1000^k: k, M, G written for one another
 _POWER_STEPS = range(1, 11)     # 2^k
-_SPARSE = "looks like a sparse figure under a dense key (a sheet's 2:4 sparsity figure belongs to {twin})"
 _NEEDS_INFORMATION = ("bits", "binary")
-#: what a binary factor says on a capacity: vendors print capacities in JEDEC's binary GB, MB and KB
-JEDEC_REASON = ("binary vs decimal prefix, a JEDEC capacity read as decimal (vendors print memory and cache sizes "
-                "in binary units: \"80 GB\" of HBM is 80 GiB, \"40 MB\" of L2 is 40 MiB)")
 
-#: every test :func:`hint_for` makes, in the order it makes them: (factor, kind, how the factor is said, reason)
-_TESTS: tuple[tuple[float, str, str, str], ...] = (
-    (2.0, "sparse", "exactly 2x", _SPARSE),
-    *((f, "bits", words, "bits vs bytes (a figure in bits read as bytes, or the reverse)")
-      for f, words in ((_BITS, f"{_BITS:g}x"), (1 / _BITS, f"1/{_BITS:g} of"))),
-    *((f, "binary", words, f"binary vs decimal prefix ({pair}: 1 {pair[:2]}B = {base:g} {pair[-1]}B)")
-      for base, pair in _BINARY for f, words in ((base, f"{base:g}x"), (1 / base, f"1/{base:g} of"))),
-    *((f, "decimal", words, "a decimal prefix mix-up (e.g. MHz written as GHz)")
-      for k in _DECIMAL_STEPS
-      for f, words in ((1000.0 ** k, f"{1000 ** k:g}x"), (1000.0 ** -k, f"1/{1000 ** k:g} of"))),
-    *((f, "power_of_two", words, "an exact power of two — a precision (e.g. an FP16 rate under an FP32 key) or "
-                                 "per-unit (per SM vs per partition, FMA vs flop) mix-up")
-      for k in _POWER_STEPS for f, words in ((2.0 ** k, f"exactly {2 ** k}x"), (2.0 ** -k, f"exactly 1/{2 ** k} of"))),
+#: every test :func:`hint_for` makes, in the order it makes them: (factor, kind); the render stage words each kind
+_TESTS: tuple[tuple[float, str], ...] = (
+    (2.0, "sparse"),
+    (_BITS, "bits"), (1 / _BITS, "bits"),
+    *((f, "binary") for base in BINARY_BASES for f in (base, 1 / base)),
+    *((f, "decimal") for k in _DECIMAL_STEPS for f in (1000.0 ** k, 1000.0 ** -k)),
+    *((f, "power_of_two") for k in _POWER_STEPS for f in (2.0 ** k, 2.0 ** -k)),
 )
 #: the factors of :data:`_TESTS`, ascending, for the pre-filter
 _FACTORS = sorted({f for f, *_ in _TESTS})
 
 
-def _tests_by_factor() -> dict[float, list[tuple[int, str, str, str]]]:
-    """Each factor's tests as (place in :data:`_TESTS`, kind, words, reason): 8 is bits and a power of two."""
-    out: dict[float, list[tuple[int, str, str, str]]] = {}
-    for place, (factor, kind, words, reason) in enumerate(_TESTS):
-        out.setdefault(factor, []).append((place, kind, words, reason))
+def _tests_by_factor() -> dict[float, list[tuple[int, str, float]]]:
+    """Each factor's tests as (place in :data:`_TESTS`, kind, factor): 8 is bits and a power of two."""
+    out: dict[float, list[tuple[int, str, float]]] = {}
+    for place, (factor, kind) in enumerate(_TESTS):
+        out.setdefault(factor, []).append((place, kind, factor))
     return out
 
 
@@ -88,8 +79,8 @@ def hint_for(system: System, key: VarKey, stated: float, implied: float, spread:
 
     >>> from hwkb import KnowledgeBase
     >>> hint = hint_for(KnowledgeBase.load(), "tc_peak[bf16]", 624, 312, 0.002)
-    >>> hint.kind, hint.words, hint.reason.split(" (")[0]
-    ('sparse', 'exactly 2x', 'looks like a sparse figure under a dense key')
+    >>> hint.kind, hint.factor, hint.twin
+    ('sparse', 2.0, 'tc_peak_sparse[bf16]')
     """
     if not (implied and math.isfinite(implied) and math.isfinite(stated)) or stated / implied <= 0:
         return None
@@ -99,18 +90,18 @@ def hint_for(system: System, key: VarKey, stated: float, implied: float, spread:
     if not near:  # most failures: no factor a hint knows
         return None
     name, index = split_key(key)
-    for _, kind, words, reason in sorted(test for f in near for test in _TESTS_OF[f]):
+    for _, kind, test_factor in sorted(test for f in near for test in _TESTS_OF[f]):
+        twin, capacity = None, False
         if kind == "sparse":
             twin = f"{name}_sparse"
             if twin not in system.model.variables:
                 continue
-            reason = reason.format(twin=twin if index is None else f"{twin}[{index}]")
+            twin = twin if index is None else f"{twin}[{index}]"
         elif kind in _NEEDS_INFORMATION:
             if information is None:
                 information = has_information(system, key)
             if not information:
                 continue
-            if kind == "binary" and system.model.variables[name].capacity:
-                reason = JEDEC_REASON
-        return Hint(kind, key, stated, implied, system.model.unit_of(key), words, reason, rule)
+            capacity = kind == "binary" and system.model.variables[name].capacity
+        return Hint(kind, key, stated, implied, system.model.unit_of(key), test_factor, rule, twin, capacity)
     return None

@@ -30,7 +30,7 @@ class Comparison:
     key: VarKey
     value: float
     unit: str
-    written: str               # as the file writes it, with the unit the tool reads it in
+    written: str               # as the file writes it
     where: Location
     consumed: str              # the tool's source that reads the field
     kb_value: float
@@ -39,6 +39,8 @@ class Comparison:
     deviation: float | None    # percent: the file's figure over the KB's, minus 1
     hint: FactorHint | SiblingHint | DefaultHint | None = None
     reading: str | None = None  # within rounding: a figure read as cut short or to two significant figures
+    field_unit: str | None = None  # the unit the tool reads the field in (None: a count)
+    scale: float = 1.0             # the factor the tool multiplies the field by
 
     def to_dict(self) -> dict:
         return {"field": self.field, "variable": self.key, "status": str(self.status), "value": self.value,

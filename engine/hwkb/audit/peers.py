@@ -26,7 +26,7 @@ from types import MappingProxyType
 from typing import Iterable, Iterator, Sequence
 
 from hwkb.audit.findings import DefaultHint, EntityAudit, FactorHint, Figure, Provenance, SiblingHint, Verdict
-from hwkb.audit.hints import JEDEC_REASON, hint_for
+from hwkb.audit.hints import BINARY_BASES, hint_for
 from hwkb.audit.peer_findings import Comparison, PeerAudit, PeerAuditStream, PeerEntryAudit, PeerTotals
 from hwkb.audit.readings import reading
 from hwkb.audit.rows import fact_numbers
@@ -44,7 +44,7 @@ __all__ = ["audit_peer_entries", "stream_peer_entries", "compare", "cite", "CHUN
 
 CHUNK = 2000  # entries audited together: their rows and audits a few MB, the checks' arrays long enough to pay
 
-_PREFIXES = ((1.024, "Ki vs k"), (1.048576, "Mi vs M"), (1.073741824, "Gi vs G"))
+_PREFIXES = tuple(zip(BINARY_BASES, ("k", "M", "G")))  # each binary factor and the decimal prefix it is mistaken for
 _SAMPLES = Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "peers"
 
 
@@ -155,11 +155,9 @@ def compare(system: System, solver: Solver, entry: PeerEntry, fact: Fact, kb: Va
         coarse = (fact.tolerance is None and read_to_least_figures(fact.text)) or (
             stated is not None and stated.tolerance is None and read_to_least_figures(stated.text))
         found = reading(not rounded, [fact.key] if coarse else ())
-    return Comparison(field.field, fact.key, units.from_canonical(mine, unit), unit,
-                      f"{entry.written[fact.key]} ({field.unit or 'a count'}"
-                      f"{', x ' + format(field.scale, 'g') if field.scale != 1 else ''})",
+    return Comparison(field.field, fact.key, units.from_canonical(mine, unit), unit, entry.written[fact.key],
                       fact.where, field.consumed, units.from_canonical(theirs, unit), cite(kb), status, deviation, hint,
-                      found)
+                      found, field.unit, field.scale)
 
 
 def cite(value: Value) -> Provenance:
@@ -187,9 +185,7 @@ def _sibling_hint(system: System, solver: Solver, key: VarKey, mine: float, slac
         if value is not None and abs(value.canonical - mine) <= slack + value.uncertainty * abs(value.canonical) + 1e-9 * abs(mine):
             unit = model.unit_of(other)
             shown = system.units.from_canonical(value.canonical, unit)
-            what = ("a sparse figure under a dense key" if other.startswith(sparse)
-                    else f"the {split_key(other)[1]} figure under the {index} key")
-            return SiblingHint(Figure(other, shown, unit, shown, shown), what)
+            return SiblingHint(Figure(other, shown, unit, shown, shown), other.startswith(sparse), index)
     return None
 
 
@@ -214,8 +210,7 @@ def _fma_hint(system: System, key: VarKey, mine: float, theirs: float) -> Factor
     """A count of FMA twice the KB's: a FLOP figure (a vendor's FLOP/clock/CU) read as FMA, one FMA being 2 FLOP."""
     if "FMA" not in system.model.unit_of(key) or abs(mine / theirs - 2) > 1e-9 * 2:
         return None
-    return FactorHint(2.0, "FLOP counted as FMA (one FMA is 2 FLOP; a vendor's 'FLOPS/clock/CU' is twice its FMA "
-                           "per cycle)")
+    return FactorHint(2.0, "fma")
 
 
 def _factor_hint(system: System, key: VarKey, mine: float, theirs: float, spread: float,
@@ -238,11 +233,11 @@ def _factor_hint(system: System, key: VarKey, mine: float, theirs: float, spread
         allowed = units.from_canonical(precision, decimal) + 1e-9 * printed
         if abs(units.from_canonical(mine, decimal) - printed) > allowed:
             return None
-        return FactorHint(factor, JEDEC_REASON)
+        return FactorHint(factor, "binary", capacity=True)
     if found.kind == "binary":  # name the prefix nearest the factor, not the first the spread allows
-        base, pair = min(_PREFIXES, key=lambda b: abs(math.log(max(factor, 1 / factor) / b[0])))
+        base, prefix = min(_PREFIXES, key=lambda b: abs(math.log(max(factor, 1 / factor) / b[0])))
         printed = unit[:1] if unit[1:2] == "B" else ""
-        if printed in ("k", "M", "G") and not pair.endswith(f"vs {printed}"):
+        if printed in ("k", "M", "G") and prefix != printed:
             return None  # a figure in GB/s mistaken by a binary factor is Gi vs G; 'Mi vs M' there is a coincidence
-        return FactorHint(factor, f"binary vs decimal prefix ({pair}: 1 {pair[:2]}B = {base:g} {pair[-1]}B)")
-    return FactorHint(factor, found.reason)
+        return FactorHint(factor, "binary", base)
+    return FactorHint(factor, found.kind, twin=found.twin, capacity=found.capacity)

@@ -15,6 +15,7 @@ from pathlib import Path
 from hwkb.cli import flags
 from hwkb.cli.flags import PEER_FORMATS as FORMAT_NAMES
 from hwkb.render.files import write_atomic
+from hwkb.render.note_words import note_text
 from hwkb.errors import UsageError
 
 __all__ = ["add_arguments", "run"]
@@ -39,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         write_atomic(Path(args.output), flags.render(export, "text"), overwrite=args.force)
     for note in export.notes:
-        print(f"note: {note}", file=sys.stderr)
+        print(f"note: {note_text(note)}", file=sys.stderr)
     if fmt == "json":
         sys.stdout.write(flags.render(export, "json", command=args.command))
     elif args.output:

@@ -11,11 +11,13 @@ import math
 import re
 from typing import Iterable
 
-__all__ = ["FRACTION_UNIT", "PREFIX_FROM", "format_number", "display_scale", "format_parts",
+__all__ = ["FRACTION_UNIT", "JEDEC_NOTE", "PREFIX_FROM", "format_number", "display_scale", "format_parts",
            "format_quantity", "integer_ops_unit"]
 
 #: the unit a variable that is a share of a whole is declared in (kb/units.txt): text shows it as a percentage
 FRACTION_UNIT = "fraction"
+#: the one line a table that shows capacities as vendors print them adds
+JEDEC_NOTE = "capacities as vendors print them (JEDEC): 1 KB = 1024 B, 1 MB = 1024 KB, 1 GB = 1024 MB"
 
 
 def format_number(x: float | None, digits: int = 4) -> str:

@@ -13,7 +13,7 @@ from typing import Mapping, MutableMapping
 
 from hwkb.definitions.choices import Choice, Selection
 from hwkb.definitions.citations import Document
-from hwkb.definitions.display import display_scale, format_number
+from hwkb.definitions.display import format_number
 from hwkb.errors import KBError, Location, UnknownNameError
 from hwkb.definitions.expressions import Ref, RelationTree
 from hwkb.definitions.printed import half_unit, printed_interval
@@ -149,18 +149,6 @@ class Range:
         right = "inf" if self.upper is None else format_number(self.upper)
         return (f"{'(' if self.lower is None or self.lower_open else '['}{left}, "
                 f"{right}{')' if self.upper is None or self.upper_open else ']'}")
-
-    def shown(self, unit: str) -> str:
-        """The range with its unit as text shows numbers: ``[0.005, 3.5] GHz``, ``(0, 100] %`` for a fraction.
-
-        >>> Range(0, 1, "a fraction", Location("f.yaml", 1), lower_open=True).shown("fraction")
-        '(0, 100] %'
-        """
-        factor, text_unit = display_scale(unit, (self.lower, self.upper))
-        scaled = Range(None if self.lower is None else self.lower * factor,
-                       None if self.upper is None else self.upper * factor, self.source, self.where,
-                       self.lower_open, self.upper_open)
-        return f"{scaled} {text_unit}".rstrip()
 
     def to_dict(self, unit: str) -> dict:
         return {"lower": self.lower, "upper": self.upper, "lower_closed": not self.lower_open,

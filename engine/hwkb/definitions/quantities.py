@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from hwkb.definitions.display import format_number  # where renderers have always found them
+from hwkb.definitions.display import JEDEC_NOTE, format_number  # where renderers have always found them
 from hwkb.definitions.limits import MAX_MAGNITUDE, MAX_QUANTITY_CHARS, MIN_MAGNITUDE
 from hwkb.definitions.units import NUMBER, Units
 from hwkb.errors import LimitError, Location, UnitError
@@ -138,8 +138,6 @@ def read_quantity(text: str, unit: str, units: Units, where: Location, *, key: s
     return QuantityReading(text, number, magnitude, written, value, printed)
 
 
-#: the one line a table that shows capacities as vendors print them adds
-JEDEC_NOTE = "capacities as vendors print them (JEDEC): 1 KB = 1024 B, 1 MB = 1024 KB, 1 GB = 1024 MB"
 
 #: a decimal prefix of bytes as printed -> the binary one a capacity means by it (JEDEC; "KB" is JEDEC's kilo)
 _JEDEC = {"k": "Ki", "K": "Ki", "M": "Mi", "G": "Gi"}

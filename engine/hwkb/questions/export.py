@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from hwkb.definitions.model import EntityId, VarKey, split_key
-from hwkb.definitions.quantities import JEDEC_NOTE, format_number, jedec_label
+from hwkb.definitions.quantities import jedec_label
 from hwkb.formats.peers.entries import EXPORT_PREFIX, PeerFormat, Written
 from hwkb.results import Result
 from hwkb.solving.solution import Status
@@ -28,7 +28,28 @@ from hwkb.solving.solver import Solver
 from hwkb.solving.system import System
 from hwkb.solving.values import Value
 
-__all__ = ["Export", "export_peer", "tool_name"]
+__all__ = ["Export", "Capacity", "Capacities", "export_peer", "tool_name"]
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """A capacity written: ``key``'s ``magnitude`` in ``unit`` (JEDEC's binary unit, printed by the vendor as its
+    decimal spelling, ``printed_unit``), written as the tool's ``field``, read in ``field_unit`` (None: a count) per
+    ``consumed``."""
+    key: VarKey
+    magnitude: float
+    unit: str
+    printed_unit: str
+    field: str
+    field_unit: str | None
+    consumed: str
+
+
+@dataclass(frozen=True)
+class Capacities:
+    """A note on the capacities written, as the vendor prints each and as the tool reads its field (worded by
+    :mod:`hwkb.render.note_words`)."""
+    written: tuple[Capacity, ...]
 
 
 @dataclass(frozen=True, repr=False)
@@ -51,7 +72,7 @@ class Export(Result):
         return "partial" if any(k not in self.na for k in self.written.missing.values()) else "ok"
 
     @property
-    def notes(self) -> tuple[str, ...]:
+    def notes(self) -> tuple:
         """What stderr says: each field left out and why, and the layout's own remarks."""
         missing = tuple(f"{field}: n/a on {self.entity} ({self.na[key]}); written as null" if key in self.na
                         else f"{field}: the KB cannot settle {key} for {self.entity}; left null or out"
@@ -59,18 +80,16 @@ class Export(Result):
         return missing + self.written.notes + self.capacities
 
     @property
-    def capacities(self) -> tuple[str, ...]:
-        """One line on the capacities written: as the vendor prints each (JEDEC's GB is GiB) and the unit the tool's
-        code reads its field in, so "80" under a field named in GB is seen to be the vendor's 80 GB."""
+    def capacities(self) -> tuple[Capacities, ...]:
+        """The capacities written, as the vendor prints each (JEDEC's GB is GiB) and in the unit the tool's code reads
+        its field in, so "80" under a field named in GB is seen to be the vendor's 80 GB: one note, or none."""
         by_field = {f.field: f for f in self.format.fields}
-        shown = []
-        for field, key in self.written.used.items():
-            value = self.values[key]
-            if value.unit != jedec_label(value.unit) and field in by_field:
-                shown.append(f"{key} {format_number(value.magnitude)} {jedec_label(value.unit)} = "
-                             f"{format_number(value.magnitude)} {value.unit}, written as {field} in "
-                             f"{by_field[field].unit or 'a count'} ({by_field[field].consumed})")
-        return (f"{JEDEC_NOTE}: " + "; ".join(shown),) if shown else ()
+        written = tuple(Capacity(key, self.values[key].magnitude, self.values[key].unit,
+                                 jedec_label(self.values[key].unit), field, by_field[field].unit,
+                                 by_field[field].consumed)
+                        for field, key in self.written.used.items()
+                        if self.values[key].unit != jedec_label(self.values[key].unit) and field in by_field)
+        return (Capacities(written),) if written else ()
 
     def to_dict(self) -> dict:
         fields = []

@@ -9,28 +9,54 @@ rate, whose law fixes the bandwidth again), each named in a note (:mod:`hwkb.que
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 from hwkb.definitions.model import VarKey
-from hwkb.definitions.quantities import format_number
 from hwkb.questions.interventions import HELD, release
 from hwkb.solving.context import Context
 from hwkb.solving.solver import Solver
 from hwkb.solving.system import System
 
-__all__ = ["set_aside", "set_aside_fixing_figures", "SET_ASIDE"]
+__all__ = ["set_aside", "set_aside_fixing_figures", "sets_aside", "AskedSetAside", "FixingSetAside", "SET_ASIDE"]
 
 _KEPT = {"set": "given with --set", "default": "a default", "scenario": "a scenario's"}
 #: how the notes that name a figure set aside begin (a what-if shows them beside its table)
 SET_ASIDE = "set aside"
 
 
-def set_aside(kb: System, variable: VarKey, context: Context, where: Sequence[str]) -> tuple[Context, list[str]]:
+@dataclass(frozen=True)
+class AskedSetAside:
+    """A note: the stated ``variable`` (``value`` in ``unit``, of ``entity``; None: a default) set aside to solve
+    for it; :mod:`hwkb.render.note_words` words it."""
+    variable: VarKey
+    value: float
+    unit: str
+    entity: str | None
+
+
+@dataclass(frozen=True)
+class FixingSetAside:
+    """A note: the stated ``figures`` (key, magnitude, unit) of ``entities`` set aside too, since they still fixed
+    ``variable`` through ``route``; :mod:`hwkb.render.note_words` words it."""
+    figures: tuple[tuple[VarKey, float, str], ...]
+    entities: tuple[str, ...]
+    variable: VarKey
+    route: str
+
+
+def sets_aside(note) -> bool:
+    """Whether ``note`` names what a backward question set aside or held (a what-if shows these beside its table)."""
+    return isinstance(note, (AskedSetAside, FixingSetAside)) or (
+        isinstance(note, str) and note.startswith((SET_ASIDE, HELD)))
+
+
+def set_aside(kb: System, variable: VarKey, context: Context, where: Sequence[str]) -> tuple[Context, list]:
     """``context`` ready to ask which values of ``variable`` would do: its stated figure set aside, what it drives
     released and what was worked back from it held (:func:`~hwkb.questions.interventions.release`), then the
     figures that would still fix it (:func:`set_aside_fixing_figures`), each step in a note."""
     fact = context.facts[variable]
-    notes = [f"{SET_ASIDE} {variable} = {fact.value:g} {fact.unit} ({fact.entity or 'default'}) to solve for it"]
+    notes: list = [AskedSetAside(variable, fact.value, fact.unit, fact.entity)]
     freed = release(kb, context, [variable], context.without([variable]), where)
     if freed.released:
         figures = ", ".join(f"{f.key} = {f.text} {f.unit}".rstrip() for f in freed.released)
@@ -45,13 +71,13 @@ def set_aside(kb: System, variable: VarKey, context: Context, where: Sequence[st
 
 
 def set_aside_fixing_figures(kb: System, variable: VarKey, context: Context,
-                             where: Sequence[str]) -> tuple[Context, list[str]]:
+                             where: Sequence[str]) -> tuple[Context, list]:
     """``context`` without the stated figures that still fix ``variable`` once its own figure and what it drives
     are set aside (the MI300X's bus width and data rate fix its bandwidth): the question is which values would
     do, so those go too, route after route, each named in a note. A figure given with ``--set``, a scenario's or
     a default is kept: when only such figures fix the variable, the answer is that value, checked against the
     constraints, with a note naming what fixes it."""
-    notes: list[str] = []
+    notes: list = []
     while True:
         base = Solver(kb, context, where).solution(variable, needs=False)
         if not base.determined or base.value is None or base.value.stated:
@@ -63,8 +89,6 @@ def set_aside_fixing_figures(kb: System, variable: VarKey, context: Context,
             kept = ", ".join(f"{v.key} ({_KEPT.get(v.origin.via, v.origin.via)})" for v in rests_on)
             notes.append(f"{variable} is fixed by {kept} through {route}: the constraints check that value")
             return context, notes
-        figures = " and ".join(f"{v.key} = {format_number(v.magnitude)} {v.unit}".rstrip() for v in stated)
-        entities = ", ".join(dict.fromkeys(v.origin.entity or "baseline" for v in stated))
-        fix = "they fix" if len(stated) > 1 else "it fixes"
-        notes.append(f"{SET_ASIDE} {figures} ({entities}) too: {fix} {variable} through {route}")
+        entities = tuple(dict.fromkeys(v.origin.entity or "baseline" for v in stated))
+        notes.append(FixingSetAside(tuple((v.key, v.magnitude, v.unit) for v in stated), entities, variable, route))
         context = context.without([v.key for v in stated])

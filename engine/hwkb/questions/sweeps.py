@@ -31,7 +31,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from hwkb.definitions.model import VarKey, split_key
-from hwkb.definitions.quantities import format_number, read_quantity
+from hwkb.definitions.quantities import read_quantity
 from hwkb.errors import KBError, Location, NoClosedForm, NotDetermined, QueryError
 from hwkb.questions.closed_forms import ClosedForm, canonical_forms, closed_form
 from hwkb.questions.interventions import intervene

@@ -32,8 +32,8 @@ or a value the context derives, is checked against the constraints instead.
 >>> from hwkb import KnowledgeBase
 >>> kb = KnowledgeBase.load()
 >>> s = solve_constrained(kb, "d_qk", kb.context("h100-sxm"), ["d_v = d_qk", "exp_utilization[fp8] <= 1"])
->>> s.magnitude, s.extra["bound"], [str(i) for i in s.intervals]
-(128.0, 'lower', ['[128, inf)'])
+>>> s.magnitude, s.extra["bound"], s.intervals
+(128.0, 'lower', (Interval(lower=128.0, upper=None, lower_closed=True, upper_closed=False),))
 """
 from __future__ import annotations
 
@@ -45,7 +45,6 @@ import sympy
 
 from hwkb.definitions.expressions import references
 from hwkb.definitions.model import VarKey, split_key
-from hwkb.definitions.quantities import format_number
 from hwkb.definitions.symbolic import to_sympy
 from hwkb.errors import KBError, NoClosedForm, NotDetermined, QueryError, UnevaluablePoint
 from hwkb.questions.closed_forms import canonical_forms, exact_number
@@ -57,12 +56,12 @@ from hwkb.solving.context import Context
 from hwkb.solving.limit_rules import largest_within, limits_on
 from hwkb.solving.points import PointEvaluator
 from hwkb.solving.relations import symbol_of
-from hwkb.solving.solution import Interval, Solution, Status, intervals_text
+from hwkb.solving.solution import Interval, Solution, Status
 from hwkb.solving.solver import Solver
 from hwkb.solving.system import System
 from hwkb.solving.values import RuleOrigin, Value
 
-__all__ = ["Constraint", "Domain", "parse_constraints", "pinned_equalities", "launch_domain", "admissible_set",
+__all__ = ["Constraint", "Domain", "SearchEdge", "AlsoAdmissible", "parse_constraints", "pinned_equalities", "launch_domain", "admissible_set",
            "solve_constrained", "METHODS"]
 
 METHODS = ("auto", "exact", "numeric")
@@ -136,6 +135,21 @@ class Domain:
     limits: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class AlsoAdmissible:
+    """A note: the headline is the first admissible run; these ``intervals`` are admissible too."""
+    intervals: tuple[Interval, ...]
+
+
+@dataclass(frozen=True)
+class SearchEdge:
+    """A note: ``variable`` was searched up to ``upper`` (in ``unit``), the edge the launch ``limits`` put on it."""
+    variable: VarKey
+    upper: float
+    unit: str
+    limits: tuple[str, ...]
+
+
 def pinned_equalities(kb: System, where: Iterable[str]) -> list[str]:
     """The ``where`` equalities that pin an expression to a number (``blocks_per_grid = 16``)."""
     return [text for i, text in enumerate(where) if kb.parse_where(text, i).op == "=" and
@@ -175,8 +189,7 @@ def solve_constrained(kb: System, variable: VarKey, context: Context, where: lis
         return Solver(kb, context, where).solution(variable)
     domain = launch_domain(kb, variable, context)
     if domain.limits:
-        edge = f"{format_number(domain.upper)} {unit}".rstrip()
-        notes.append(f"{variable} searched up to {edge} (launch limit {', '.join(domain.limits)})")
+        notes.append(SearchEdge(variable, domain.upper, unit, tuple(domain.limits)))
     try:
         admissible = admissible_set(kb, variable, context, constraints, where, method=method, domain=domain)
     except NotDetermined as exc:
@@ -186,7 +199,7 @@ def solve_constrained(kb: System, variable: VarKey, context: Context, where: lis
     notes += admissible.notes
     headline = _headline(intervals[:1], domain, variable_def.integer)  # the first run; the others are noted
     if len(intervals) > 1:
-        notes.append(f"the headline is the first admissible run; also admissible: {intervals_text(intervals[1:])}")
+        notes.append(AlsoAdmissible(tuple(intervals[1:])))
     if headline is None:
         kind = "integer" if variable_def.integer and intervals else "value"
         notes.append(f"no positive {kind} {'within the launch limits ' if domain.limits else ''}satisfies "

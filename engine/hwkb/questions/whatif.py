@@ -28,8 +28,8 @@ from typing import Iterable, Sequence
 
 from hwkb.definitions.model import EntityId, Fact, VarKey
 from hwkb.errors import Location, QueryError
-from hwkb.questions.interventions import HELD, intervene, moved_figures, stated_causes
-from hwkb.questions.set_aside import SET_ASIDE
+from hwkb.questions.interventions import intervene, moved_figures, stated_causes
+from hwkb.questions.set_aside import sets_aside
 from hwkb.questions.thresholds import solve_constrained
 from hwkb.results import Result
 from hwkb.solving.context import Context
@@ -83,7 +83,7 @@ class WhatIf(Result):
     baseline: Context
     scenario: Context
     changes: tuple[VarKey, ...]  # the keys the scenario overrides
-    notes: tuple[str, ...] = ()  # stated facts the change recomputes, values it holds (hwkb.questions.interventions)
+    notes: tuple = ()  # stated facts the change recomputes, values it holds (hwkb.questions.interventions)
     named_entities: tuple[EntityId, ...] = ()  # as the question named them: the gpu, then the layers
     scenario_entities: tuple[EntityId, ...] = ()  # the entities whose facts the scenario takes
 
@@ -162,7 +162,7 @@ def what_if(kb: System, variables: Sequence[VarKey] = (), gpu: str | None = None
             solved = [(key, [solve_constrained(kb, key, c, where) for c in (baseline, scenario)]) for key in variables]
             asked = [_compare(key, *sides) for key, sides in solved]
             notes = (*notes, *dict.fromkeys(n for _, sides in solved for side in sides for n in side.notes
-                                            if n.startswith((SET_ASIDE, HELD))))  # what both sides solved without
+                                            if sets_aside(n)))  # what both sides solved without
         else:
             asked = [_compare(key, before.solution(key), after.solution(key)) for key in variables]
         rows = [replace(row, moved=moved.get(row.variable)) for row in asked]

@@ -12,6 +12,8 @@ result that carries findings as data (an audit's sentences, :func:`json_data`).
 * :mod:`~hwkb.render.tables`: comparisons, spec sheets, rooflines;
 * :mod:`~hwkb.render.answers`: solutions, explanations, derived values, what-ifs, closed forms, sweeps, saved
   queries, exports, checks, listings; :mod:`~hwkb.render.sweep_tables`: sweeps, in chunks; :mod:`~hwkb.render.runs`: simulation runs;
+* :mod:`~hwkb.render.note_words`: a question's notes that are data (a figure outside its range, a search's edge,
+  what a backward question set aside, an export's capacities) in words, with ranges and intervals as text;
 * :mod:`~hwkb.render.forms`: the pieces of every table form (CSV, a Markdown table, a page of one table);
 * :mod:`~hwkb.render.bibliography`: the bibliography (``hwkb sources``);
 * :mod:`~hwkb.render.audit`: the audit report (:mod:`~hwkb.render.audit_page` its HTML,

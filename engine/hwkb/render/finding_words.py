@@ -19,8 +19,11 @@ from hwkb.audit.findings import (EXPECTATION_CAVEAT, Check, CheckKind, CheckShap
                                  FactorHint, Figure, Hint, NotApplicable, Provenance, RangeHint, SiblingHint, Sides,
                                  Suspect, Verdict)
 from hwkb.definitions.display import display_scale, format_number, format_quantity
+from hwkb.definitions.model import split_key
+from hwkb.render.note_words import range_text
 
 __all__ = ["figure_text", "cited", "suspect_sentence", "hint_text", "check_doc", "provenance_text", "peer_hint_text",
+           "written_text", "slip_text", "JEDEC_REASON",
            "explanation_sentence", "summary_words", "routes", "detail", "suspects_lead", "not_applicable_sentence",
            "entity_words", "report_data", "peer_data", "peer_entry_data", "JSON_DATA"]
 
@@ -57,8 +60,45 @@ def hint_text(hint: Hint | RangeHint | None) -> str | None:
     scale, unit = display_scale(hint.unit, (hint.stated, hint.implied))  # both in one unit
     unit = f" {unit}" if unit else ""
     source = f"what {hint.rule} gives from the other figures" if hint.rule else "what the other figures imply"
-    return (f"{hint.key} = {format_number(hint.stated * scale)}{unit} is {hint.words} {source} "
-            f"({format_number(hint.implied * scale)}{unit}): {hint.reason}")
+    return (f"{hint.key} = {format_number(hint.stated * scale)}{unit} is {_factor_words(hint.kind, hint.factor)} "
+            f"{source} ({format_number(hint.implied * scale)}{unit}): {slip_text(hint)}")
+
+
+#: a binary prefix's factor over the decimal one -> the pair (:data:`hwkb.audit.hints.BINARY_BASES`)
+_BINARY_PAIRS = {1.024: "Ki vs k", 1.048576: "Mi vs M", 1.073741824: "Gi vs G"}
+#: what a binary factor says on a capacity: vendors print capacities in JEDEC's binary GB, MB and KB
+JEDEC_REASON = ("binary vs decimal prefix, a JEDEC capacity read as decimal (vendors print memory and cache sizes "
+                "in binary units: \"80 GB\" of HBM is 80 GiB, \"40 MB\" of L2 is 40 MiB)")
+#: each slip's reason, by a hint's kind (a sparse one names its twin, a binary one its prefixes)
+_SLIPS = {
+    "sparse": "looks like a sparse figure under a dense key (a sheet's 2:4 sparsity figure belongs to {twin})",
+    "bits": "bits vs bytes (a figure in bits read as bytes, or the reverse)",
+    "decimal": "a decimal prefix mix-up (e.g. MHz written as GHz)",
+    "power_of_two": "an exact power of two — a precision (e.g. an FP16 rate under an FP32 key) or per-unit (per SM vs "
+                    "per partition, FMA vs flop) mix-up",
+    "fma": "FLOP counted as FMA (one FMA is 2 FLOP; a vendor's 'FLOPS/clock/CU' is twice its FMA per cycle)",
+}
+
+
+def _factor_words(kind: str, factor: float) -> str:
+    """How a hint says its factor: ``exactly 2x``, ``8x``, ``1/1.024 of``, ``exactly 1/4 of``."""
+    up = factor >= 1
+    size = factor if up else 1 / factor
+    if kind in ("sparse", "power_of_two"):
+        return f"exactly {round(size)}x" if up else f"exactly 1/{round(size)} of"
+    return f"{size:g}x" if up else f"1/{size:g} of"
+
+
+def slip_text(hint) -> str:
+    """The slip a hint's (or a tool's figure's) factor looks like, in words."""
+    if hint.kind == "binary":
+        if hint.capacity:
+            return JEDEC_REASON
+        base = getattr(hint, "base", None) or max(hint.factor, 1 / hint.factor)
+        base = min(_BINARY_PAIRS, key=lambda b: abs(b - base))
+        pair = _BINARY_PAIRS[base]
+        return f"binary vs decimal prefix ({pair}: 1 {pair[:2]}B = {base:g} {pair[-1]}B)"
+    return _SLIPS[hint.kind].format(twin=hint.twin)
 
 
 def _range_hint_text(hint: RangeHint) -> str:
@@ -73,7 +113,7 @@ def _range_hint_text(hint: RangeHint) -> str:
     defaults = ", ".join(f"{d.key} = {figure_text(d)}" for d in hint.defaults)
     return (f"{hint.fact} = {format_quantity(hint.value, hint.unit)} is {ratio} the "
             f"{format_quantity(hint.implied, hint.unit)} that would put {hint.target} within "
-            f"{hint.range.shown(hint.target_unit)}{peers}: a misread figure is the likely cause (the laws alone cannot "
+            f"{range_text(hint.range, hint.target_unit)}{peers}: a misread figure is the likely cause (the laws alone cannot "
             f"tell which of {hint.suspects} figures)" + (f", or a default that does not hold here ({defaults})"
                                                          if hint.defaults else ""))
 
@@ -91,7 +131,7 @@ def check_doc(check: Check) -> str:
 def _range_text(check: Check) -> str:
     """``[0.005, 3.5] GHz``: a plausibility check's range as text shows numbers (``its range`` for a check made
     without one)."""
-    return "its range" if check.range is None else check.range.shown(check.value.unit)
+    return "its range" if check.range is None else range_text(check.range, check.value.unit)
 
 
 def provenance_text(provenance: Provenance) -> str:
@@ -109,14 +149,23 @@ def peer_hint_text(hint: FactorHint | SiblingHint | DefaultHint | None) -> str |
     if hint is None:
         return None
     if isinstance(hint, SiblingHint):
-        return f"equals the KB's {hint.other.key} ({figure_text(hint.other)}): looks like {hint.what}"
+        what = ("a sparse figure under a dense key" if hint.sparse
+                else f"the {split_key(hint.other.key)[1]} figure under the {hint.index} key")
+        return f"equals the KB's {hint.other.key} ({figure_text(hint.other)}): looks like {what}"
     if isinstance(hint, FactorHint):
-        return f"{hint.factor:.6g}x the KB's value: {hint.reason}"
+        return f"{hint.factor:.6g}x the KB's value: {slip_text(hint)}"
     text = f"{hint.factor:g}x the file's {hint.field} ({hint.written}): {hint.where}"
     if hint.ratio is not None:
         text += (f"; the KB's {hint.key} equals its {hint.of}" if abs(hint.ratio - 1) < 1e-6
                  else f"; the KB's {hint.key} is {hint.ratio:.3g}x its {hint.of}")
     return text
+
+
+def written_text(comparison) -> str:
+    """A tool's figure as its file writes it, with the unit the tool reads it in: ``3350 (GB/s)``,
+    ``80 (GB, x 1e+09)``."""
+    scale = f", x {comparison.scale:g}" if comparison.scale != 1 else ""
+    return f"{comparison.written} ({comparison.field_unit or 'a count'}{scale})"
 
 
 def explanation_sentence(explanation: Mapping) -> str:
@@ -273,7 +322,8 @@ def peer_entry_data(entry) -> tuple[dict, dict]:
     """One entry's items of the JSON's two lists: its internal audit, worded, and its comparisons with the KB."""
     catalogue = entry.to_dict()
     for comparison, comparison_data in zip(entry.comparisons, catalogue["comparisons"]):
-        comparison_data.update(kb_source=provenance_text(comparison.kb_source), hint=peer_hint_text(comparison.hint))
+        comparison_data.update(written=written_text(comparison), kb_source=provenance_text(comparison.kb_source),
+                               hint=peer_hint_text(comparison.hint))
     return entity_words(entry.internal, entry.internal.to_dict()), catalogue
 
 

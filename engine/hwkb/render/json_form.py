@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from hwkb.errors import KBError, KBErrors
+from hwkb.render.note_words import is_note_data, note_text
 
 __all__ = ["json_text", "document", "error_document", "plain"]
 
@@ -34,7 +35,10 @@ def error_document(command: str | None, error: KBError) -> dict:
 
 
 def plain(obj):
-    """What ``json`` cannot write itself: a result's dict, a set or tuple as a list, anything else as its text."""
+    """What ``json`` cannot write itself: a note that is data in words, a result's dict, a set or tuple as a list,
+    anything else as its text."""
+    if is_note_data(obj):
+        return note_text(obj)
     if hasattr(obj, "to_dict"):
         return obj.to_dict()
     if isinstance(obj, (set, frozenset, tuple)):

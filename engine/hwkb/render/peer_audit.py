@@ -21,7 +21,8 @@ from hwkb.definitions.display import format_quantity
 from hwkb.errors import QueryError, escaped, markdown_text
 from hwkb.formats.peers.entries import display
 from hwkb.render.audit import markdown_table
-from hwkb.render.finding_words import detail, peer_data, peer_entry_data, peer_hint_text, provenance_text
+from hwkb.render.finding_words import (detail, peer_data, peer_entry_data, peer_hint_text, provenance_text,
+                                       written_text)
 from hwkb.render.html_pages import escape, page, table
 from hwkb.render.json_form import document, json_text
 
@@ -222,7 +223,7 @@ def _peer_cells(c: Comparison) -> tuple[str, ...]:
 def _peer_notes(c: Comparison) -> list[tuple[str, str]]:
     """(label, text) lines under a comparison: where each side comes from for a disagreement, else the reading."""
     if c.status == Verdict.INCONSISTENT:
-        return [("file", f"{c.where}: {c.written}, read by {c.consumed}"), ("KB", provenance_text(c.kb_source)),
+        return [("file", f"{c.where}: {written_text(c)}, read by {c.consumed}"), ("KB", provenance_text(c.kb_source)),
                 *([("hint", peer_hint_text(c.hint))] if c.hint else [])]
     return [("reading", c.reading)] if c.reading else []
 

@@ -9,6 +9,7 @@ import re
 
 from hwkb.definitions.display import display_scale, format_number, format_quantity
 from hwkb.solving.solution import Status
+from hwkb.render.note_words import note_text
 
 __all__ = ["render_whatif", "render_symbolic", "format_change", "WHATIF_COLUMNS", "MARKED_STATUSES"]
 
@@ -34,7 +35,7 @@ def render_whatif(result) -> str:
     for cells, marks in table:
         text = "  ".join(a(c, w) for a, c, w in zip(align, cells, widths))
         lines.append(text + (f"  [{marks}]" if marks else ""))
-    lines += [f"note: {n}" for n in result.notes]
+    lines += [f"note: {note_text(n)}" for n in result.notes]
     return "\n".join(lines)
 
 
@@ -90,5 +91,5 @@ def render_symbolic(solution) -> str:
             number = "" if item["elasticity"] is None or item["expression"] == format(item["elasticity"], "g") \
                 else f" = {item['elasticity']:.4g}"
             lines.append(f"    {item['variable']}: {item['expression']}{number}")
-    lines += [f"  note: {n}" for n in solution.notes]
+    lines += [f"  note: {note_text(n)}" for n in solution.notes]
     return "\n".join(lines)

@@ -10,7 +10,7 @@ from typing import Sequence
 from hwkb.definitions.display import display_scale, format_number, format_parts, format_quantity
 from hwkb.render.capacities import vendor_capacity_scale
 from hwkb.solving.values import Value
-from hwkb.solving.solution import intervals_text
+from hwkb.render.note_words import intervals_text, note_text, range_text
 
 __all__ = ["render_tree", "format_value", "render_solution", "render_answer", "render_limiter",
            "render_needs", "render_derived", "render_implausible", "render_reachable", "render_whole_counts",
@@ -96,7 +96,7 @@ def render_solution(solution, explain: bool = False) -> str:
         for alternative in solution.alternatives:
             lines.append("also, by an independent route:")
             lines.append(render_tree(alternative))
-    lines += [f"  note: {note}" for note in solution.notes]
+    lines += [f"  note: {note_text(note)}" for note in solution.notes]
     return "\n".join(lines)
 
 
@@ -107,7 +107,7 @@ def render_implausible(implausible, target: str | None = None, answer: Value | N
     lines = []
     for found in implausible:
         quantity = f"{found.value.key} = {format_value(found.value)}"
-        outside = f"outside {found.range.shown(found.value.unit)}, the range real hardware spans ({found.range.source})"
+        outside = f"outside {range_text(found.range, found.value.unit)}, the range real hardware spans ({found.range.source})"
         if target is not None and found.value.key != target:
             lines.append(f"  implausible: it rests on {quantity}, {outside}")
         elif answer is not None and found.value is not answer:
@@ -220,7 +220,7 @@ def render_derived(values: Sequence[Value], conflicts=None, implausible=None) ->
             line += f"  [inconsistent: {others}]"
         if v.key in implausible:
             found = implausible[v.key][0]
-            line += (f"  [implausible: outside {found.range.shown(v.unit)}]" if found.value.key == v.key
+            line += (f"  [implausible: outside {range_text(found.range, v.unit)}]" if found.value.key == v.key
                      else f"  [implausible: rests on {found.value.key} = {format_value(found.value)}]")
         lines.append(line)
     roots = {found.value.key: found for found_all in implausible.values() for found in found_all

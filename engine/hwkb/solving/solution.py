@@ -11,12 +11,13 @@ from enum import StrEnum
 from typing import Mapping
 
 from hwkb.definitions.citations import Document
-from hwkb.definitions.model import EntityId, VarKey
+from hwkb.definitions.model import EntityId, Range, VarKey
 from hwkb.solving.plausibility import Implausible
 from hwkb.results import Result
 from hwkb.solving.values import Value
 
-__all__ = ["Status", "Interval", "intervals_text", "WholeCounts", "AboveCeiling", "Solution", "Explanation", "Derived"]
+__all__ = ["Status", "Interval", "OutsideRange", "Note", "WholeCounts", "AboveCeiling", "Solution", "Explanation",
+           "Derived"]
 
 
 class Status(StrEnum):
@@ -46,12 +47,14 @@ class Interval:
         return {"lower": self.lower, "upper": self.upper, "lower_closed": self.lower_closed,
                 "upper_closed": self.upper_closed}
 
-    def __str__(self) -> str:
-        left = "[" if self.lower is not None and self.lower_closed else "("
-        right = "]" if self.upper is not None and self.upper_closed else ")"
-        lower = "-inf" if self.lower is None else f"{self.lower:g}"
-        upper = "inf" if self.upper is None else f"{self.upper:g}"
-        return f"{left}{lower}, {upper}{right}"
+
+@dataclass(frozen=True)
+class OutsideRange:
+    """A stated ``key`` outside the ``range`` real hardware spans (in ``unit``): a what-if may state an odd figure,
+    which is said, not refused (the audit flags a KB one); :mod:`hwkb.render.note_words` words it."""
+    key: VarKey
+    range: Range
+    unit: str
 
 
 @dataclass(frozen=True)
@@ -96,9 +99,9 @@ class AboveCeiling:
                 "upper": self.upper, "beyond_rounding": self.beyond, "source": self.source}
 
 
-def intervals_text(intervals) -> str:
-    """Admissible intervals as a union: ``[128, inf)``; notes and the text renderer both print them so."""
-    return " ∪ ".join(str(interval) for interval in intervals)
+#: a note on an answer: a sentence, or data the render stage words (:mod:`hwkb.render.note_words`) where the note
+#: shows a figure, whose display is the render stage's
+Note = object
 
 
 @dataclass(frozen=True, repr=False)
@@ -111,7 +114,7 @@ class Solution(Result):
     alternatives: tuple[Value, ...] = ()
     needs: tuple[tuple[VarKey, ...], ...] = ()
     intervals: tuple[Interval, ...] | None = None
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
     extra: Mapping[str, object] = field(default_factory=dict)
     implausible: tuple[Implausible, ...] = ()  # the values of the derivation outside their range, itself first
     whole: WholeCounts | None = None  # a derived count computed fractional: the whole counts its figures allow

@@ -19,7 +19,7 @@ from hwkb.solving.plan import Plan, Step, make_plan
 from hwkb.solving.plausibility import implausible_values, outside_range
 from hwkb.solving.relations import Relation
 from hwkb.solving.routes import ordered_routes
-from hwkb.solving.solution import Solution, Status
+from hwkb.solving.solution import OutsideRange, Solution, Status
 from hwkb.solving.unsettled import unsettled
 from hwkb.solving.system import System
 from hwkb.solving.values import FactOrigin, OtherDocument, RuleOrigin, Value
@@ -354,9 +354,8 @@ class Solver(Structure):
             implausible += tuple(i for a in alternatives for i in implausible_values(a, self.kb.model.variables))
         notes = self.notes_about(key, value) + tuple(broken)
         outside = outside_range(value, self.kb.model.variables) if value.stated else None
-        if outside is not None:  # a what-if may state an odd figure: said, not refused (the audit flags a KB one)
-            notes += (f"the stated {key} lies outside {outside.shown(unit)}, the range real hardware spans "
-                      f"({outside.source})",)
+        if outside is not None:
+            notes += (OutsideRange(key, outside, unit),)
         solution = Solution(key, status, unit, value, alternatives, notes=notes, implausible=implausible)
         return above_ceiling(counted(solution, self.context.facts, self.relations, self.kb), self.context.facts,
                              self.relations, self.kb)
