@@ -25,7 +25,8 @@ from hwkb.questions.comparison import input_needs
 from hwkb.results import Result
 from hwkb.solving.solution import Solution
 
-__all__ = ["Roof", "MissingRoof", "GpuRoofline", "Rooflines", "rooflines", "parse_point", "workload_points", "FP32", "KERNELS"]
+__all__ = ["Roof", "MissingRoof", "GpuRoofline", "Rooflines", "rooflines", "parse_point", "workload_points", "FP32",
+           "KERNELS"]
 
 FP32 = "fp32"
 #: a workload's kernels on the roofline: each one's label and the variable whose law gives its intensity

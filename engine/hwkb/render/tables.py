@@ -16,12 +16,12 @@ from hwkb.definitions.display import display_scale, format_number, format_quanti
 from hwkb.definitions.quantities import JEDEC_NOTE
 from hwkb.errors import markdown_text
 from hwkb.questions.comparison import Cell, Comparison, Row
-from hwkb.questions.rooflines import MissingRoof, Rooflines
+from hwkb.questions.rooflines import Rooflines
 from hwkb.questions.sheet import Finding, Sheet, SheetRow
 from hwkb.render.capacities import vendor_capacity_scale
 from hwkb.render import html_pages
 from hwkb.render.forms import csv_text, html_table_page
-from hwkb.render.solution_text import render_needs
+from hwkb.render.solution_text import unsettled_reason
 
 __all__ = ["FORMS", "JSON_DATA", "DERIVED_MARK", "cell_text", "row_scale", "origin_text", "finding_text",
            "sheet_data", "comparison_text", "comparison_markdown", "comparison_html",
@@ -340,24 +340,16 @@ def _roofline_table(result: Rooflines) -> list[list[str]]:
 _KERNEL_COLUMNS = "kernel columns: what each roof allows at the kernel's intensity (flop/B), in the roof's peak unit"
 
 
-def _missing_roof_line(gpu: str, missing: MissingRoof) -> str:
-    """Why a roof asked for is not drawn: the n/a it rests on, or what would settle its peak."""
-    solution = missing.solution
-    why = "; ".join(solution.notes) or f"{solution.variable} is {solution.status.replace('_', ' ')}"
-    if solution.status == "underdetermined":
-        why += f" ({render_needs(solution.needs).strip()})"
-    return f"{gpu} has no {missing.precision} roof: {why}"
-
-
 def _roofline_notes(result: Rooflines) -> list[str]:
-    """What the kernel columns are, which a workload's law placed, its kernels not placed, and the roofs asked for
-    that a GPU does not have."""
+    """What the kernel columns are, which a workload's law placed, its kernels not placed, and roofs GPUs lack."""
     lines = [_KERNEL_COLUMNS] if result.points else []
     laws = [f"{name} at {law}" for (name, _), law in zip(result.points, result.laws) if law]
     if laws:
         flags = _context_flags(result.layers, result.facts)
         lines.append("placed by law: " + "; ".join(laws) + f" (hwkb explain VAR --gpu ID{flags} shows the derivation)")
-    return lines + list(result.notes) + [_missing_roof_line(g.gpu, m) for g in result.gpus for m in g.missing]
+    missing = [f"{g.gpu} has no {m.precision} roof: {unsettled_reason(m.solution)}"
+               for g in result.gpus for m in g.missing]
+    return lines + list(result.notes) + missing
 
 
 def _roofline_with(result: Rooflines) -> list[str]:
