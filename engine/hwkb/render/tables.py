@@ -345,11 +345,10 @@ def _roofline_notes(result: Rooflines) -> list[str]:
     lines = [_KERNEL_COLUMNS] if result.points else []
     laws = [f"{name} at {law}" for (name, _), law in zip(result.points, result.laws) if law]
     if laws:
-        flags = _context_flags(result.layers, result.facts)
-        lines.append("placed by law: " + "; ".join(laws) + f" (hwkb explain VAR --gpu ID{flags} shows the derivation)")
-    missing = [f"{g.gpu} has no {m.precision} roof: {unsettled_reason(m.solution)}"
-               for g in result.gpus for m in g.missing]
-    return lines + list(result.notes) + missing
+        lines.append(f"placed by law: {'; '.join(laws)} (hwkb explain VAR --gpu ID"
+                     f"{_context_flags(result.layers, result.facts)} shows the derivation)")
+    return lines + list(result.notes) + [f"{g.gpu} has no {m.precision} roof: {unsettled_reason(m.solution)}"
+                                         for g in result.gpus for m in g.missing]
 
 
 def _roofline_with(result: Rooflines) -> list[str]:
@@ -360,8 +359,7 @@ def _roofline_with(result: Rooflines) -> list[str]:
 
 
 def rooflines_text(result: Rooflines) -> str:
-    lines = _aligned(_roofline_table(result), left=(0, 2))
-    return "\n".join(_roofline_with(result) + lines + _roofline_notes(result))
+    return "\n".join(_roofline_with(result) + _aligned(_roofline_table(result), left=(0, 2)) + _roofline_notes(result))
 
 
 def rooflines_markdown(result: Rooflines) -> str:
@@ -385,8 +383,8 @@ def rooflines_csv(result: Rooflines) -> str:
     rows = [["gpu", "memory_bandwidth", "precision", "peak", "peak_unit", "ridge_point", "ridge_unit",
              *(name for name, _ in result.points)]]
     rows += [[g.gpu, repr(g.memory_bandwidth), roof.precision, repr(roof.peak), roof.peak_unit, repr(roof.ridge_point),
-              roof.ridge_unit,
-              *("" if a is None else repr(a) for a in roof.attainable)] for g in result.gpus for roof in g.roofs]
+              roof.ridge_unit, *("" if a is None else repr(a) for a in roof.attainable)]
+             for g in result.gpus for roof in g.roofs]
     return csv_text(rows)
 
 
@@ -398,6 +396,5 @@ FORMS = {
     "Comparison": {"text": comparison_text, "markdown": comparison_markdown, "html": comparison_html,
                    "csv": comparison_csv},
     "Sheet": {"text": sheet_text, "markdown": sheet_markdown, "html": sheet_html, "csv": sheet_csv},
-    "Rooflines": {"text": rooflines_text, "markdown": rooflines_markdown, "html": rooflines_html,
-                  "csv": rooflines_csv},
+    "Rooflines": {"text": rooflines_text, "markdown": rooflines_markdown, "html": rooflines_html, "csv": rooflines_csv},
 }
