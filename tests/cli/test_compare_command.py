@@ -143,3 +143,16 @@ def test_a_workload_rides_on_every_gpu_given_either_way(capsys):
     assert lines[0] == "each GPU with llama-3-70b + fp8; given batch=1"
     assert lines[2].split() == ["decode_tokens_per_s", "token/s", "48.2*", "76.26*"]
     assert lines[3].split() == ["bound", "by", "decode_memory_time", "decode_memory_time"]
+
+
+def test_a_figure_resting_on_an_n_a_is_n_a_not_blank(capsys):
+    """The A100 states FP8 n/a (NVIDIA's table), so its FP6 rate and peak, which FP6's laws tie to FP8, do not
+    exist: n/a as solve answers, not blank; they bring in no row where every GPU has them so (H100 and A100)."""
+    code, out, _ = run_cli(capsys, "compare", "a100-80gb-sxm", "b200", "--vars", "tc_peak[fp6],tc_peak[fp8]",
+                           "--format", "csv")
+    assert code == 0 and out.splitlines()[1:] == ["tc_peak[fp6],TFLOPS,,not_applicable,,",
+                                                  "tc_peak[fp8],TFLOPS,,not_applicable,4500.0,stated"]
+    code, out, _ = run_cli(capsys, "solve", "tc_peak[fp6]", "--gpu", "a100-80gb-sxm")
+    assert out.startswith("tc_peak[fp6]: not applicable")
+    code, out, _ = run_cli(capsys, "compare", "a100-80gb-sxm", "h100-sxm")
+    assert code == 0 and "tc_peak[fp8]" in out and "tc_peak[fp6]" not in out

@@ -67,6 +67,8 @@ DOCUMENTS = {
     "roofline": ["roofline", "--gpu", "a100", "--gpu", "h100-sxm"],
     "compare with a workload": ["compare", "h100-sxm", "mi300x", "--with", "llama-3-70b", "--with", "fp8",
                                 "--set", "batch=1"],
+    "roofline with a roof the GPU lacks": ["roofline", "--gpu", "a100-80gb-sxm", "--precision", "fp8",
+                                           "--precision", "mxfp4"],
     "roofline with a workload": ["roofline", "--gpu", "h100-sxm", "--with", "llama-3-70b", "--set", "batch=1"],
     "solve a bandwidth the bus fixes": ["solve", "memory_bandwidth", "--gpu", "mi300x", "--with", "llama-3-70b",
                                         "--set", "batch=1", "--set", "target_tokens_per_s=100",

@@ -67,3 +67,13 @@ def test_a_sweep_table_shows_percent_where_its_csv_keeps_the_fraction(capsys):
                                               " 128                       100"]
     code, out, _ = run_cli(capsys, *args, "--format", "csv")
     assert out.splitlines()[2] == "128,1.0"
+
+
+def test_a_set_in_a_count_of_another_kind_is_refused(capsys):
+    code, out, err = run_cli(capsys, "solve", "clock_tc", "--set", "tc_peak[bf16]=100 token/s", "--set", "sm_count=100",
+                             "--set", "tc_fma_per_sm_cycle[bf16]=500")
+    assert (code, out) == (2, "")
+    assert err == "error: --set: '100 token/s' does not fit tc_peak[bf16], which is in TFLOPS; give it in TFLOPS\n"
+    code, out, _ = run_cli(capsys, "solve", "clock_tc", "--set", "tc_peak[bf16]=100 TOPS", "--set", "sm_count=100",
+                           "--set", "tc_fma_per_sm_cycle[bf16]=500")
+    assert code == 0 and out.startswith("clock_tc = 1 GHz")

@@ -39,6 +39,36 @@ def test_an_integer_roof_is_in_tops_and_op_per_byte(capsys):
     assert code == 0 and out.splitlines()[1].split() == ["h100-sxm", "3350", "int8", "1979", "TOPS", "590.7", "op/B"]
 
 
+def test_a_roof_asked_for_that_the_gpu_lacks_says_why(capsys):
+    """The A100 states no FP8 path (NVIDIA's table): the roofline says so, in solve's words, not an empty table alone."""
+    _, out, _ = run(capsys, "solve", "tc_peak[fp8]", "--gpu", "a100-80gb-sxm", "--json")
+    (why,) = json.loads(out)["notes"]
+    assert why.startswith("tc_peak[fp8] is stated as n/a at kb/gpus/nvidia.yaml:")
+    assert "NVIDIA's A100 column prints 'Peak FP8 Tensor TFLOPS with FP16 Accumulate N/A'" in why
+    code, out, _ = run(capsys, "roofline", "--gpu", "a100-80gb-sxm", "--gpu", "h100-sxm", "--precision", "fp8")
+    lines = out.splitlines()
+    assert code == 0 and [line.split()[:3] for line in lines[1:-1]] == [["h100-sxm", "3350", "fp8"]]
+    assert lines[-1] == f"a100-80gb-sxm has no fp8 roof: {why}"
+    code, out, _ = run(capsys, "roofline", "--gpu", "a100-80gb-sxm", "--precision", "fp8", "--json")
+    a100 = json.loads(out)["gpus"][0]
+    assert a100["roofs"] == [] and a100["missing"] == [
+        {"precision": "fp8", "variable": "tc_peak[fp8]", "status": "not_applicable", "notes": [why]}]
+
+
+def test_a_roof_whose_peak_nothing_settles_names_what_would(capsys):
+    """The A100's file says nothing of MXFP4 (neither a rate nor n/a): the roof is not drawn and the line says what
+    would settle its peak."""
+    code, out, _ = run(capsys, "roofline", "--gpu", "a100-80gb-sxm", "--precision", "mxfp4")
+    last = out.splitlines()[-1]
+    assert code == 0 and last.startswith("a100-80gb-sxm has no mxfp4 roof: tc_peak[mxfp4] is underdetermined "
+                                         "(give one of {") and "{tc_fma_per_sm_cycle[mxfp4]}" in last
+
+
+def test_every_roof_the_gpu_has_is_drawn_without_a_word_on_the_rest(capsys):
+    code, out, _ = run(capsys, "roofline", "--gpu", "a100-80gb-sxm")
+    assert code == 0 and "has no" not in out
+
+
 def test_a_bad_point_is_one_error_line(capsys):
     code, out, err = run(capsys, "roofline", "--gpu", "a100", "--point", "gemm")
     assert code == 2 and out == "" and err.startswith("error: --point: 'gemm' is not NAME=INTENSITY")

@@ -128,6 +128,18 @@ def test_needs_leave_out_sets_that_only_force_a_relation_among_themselves(real_k
                      ("sfu_exp_per_sm_cycle", "sfu_exp_rate"))
 
 
+def test_needs_never_offer_the_figure_asked_for_under_another_name(real_kb):
+    """Without a GPU, an FP8 model's peak from its compute time lacks the GPUs it is split over; workload_peak is
+    tc_peak[fp8] itself (matmul_peak), so giving it would be giving the answer, and it is not offered."""
+    facts = ["batch=512", "decode_compute_time=10ms"]
+    for key in ("tc_peak[fp8]", "workload_peak"):
+        solution = real_kb.solve(key, layers=["llama-3-70b", "fp8"], facts=facts)
+        assert solution.status == "underdetermined" and solution.needs == (("gpus",),)
+    settled = real_kb.solve("tc_peak[fp8]", layers=["llama-3-70b", "fp8"], facts=[*facts, "gpus=2"])
+    flop = 2 * (70_553_706_496 - 128256 * 8192) * 512  # the multiplied weights' work for the batch
+    assert settled.magnitude == pytest.approx(flop / (2 * 10e-3) / 1e12, rel=1e-6)
+
+
 def test_explain_leads_with_the_dense_bf16_route_on_an_mi300x(real_kb):
     """Every MI300X route rests on one derived step; the precision index's headline puts BF16 first, FP64 last."""
     solution = real_kb.solve("clock_tc", gpu="mi300x")

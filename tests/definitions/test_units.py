@@ -39,7 +39,7 @@ def test_hertz_counts_cycles_per_second(units):
 
 
 def test_a_rate_per_cycle_times_a_clock_is_per_second(units):
-    assert units.dimensions("FMA/cycle") == frozenset({("[cycle]", -1)})
+    assert units.dimensions("FMA/cycle") == frozenset({("[operation]", 1), ("[cycle]", -1)})
     assert units.compatible("FLOPS", "FMA/cycle * GHz")
 
 
@@ -47,7 +47,7 @@ def test_an_fma_is_two_flop(units):
     assert units.to_canonical(1, "FMA") == 2.0
     assert units.to_canonical(2048, "FMA/cycle") == 4096.0
     assert units.to_canonical(1, "flop") == 1.0
-    assert units.dimensions("FMA") == frozenset() == units.dimensions("flop")
+    assert units.dimensions("FMA") == frozenset({("[operation]", 1)}) == units.dimensions("flop")
     assert units.to_canonical(989.4, "TFLOPS") == pytest.approx(989.4e12)
 
 
@@ -68,10 +68,29 @@ def test_bits_and_bytes(units):
 
 
 def test_counts_are_plain_numbers(units):
-    for unit in ("warp", "thread", "SM", "exp", "instruction", "", "dimensionless"):
+    for unit in ("warp", "thread", "SM", "score", "instruction", "", "dimensionless"):
         assert units.dimensions(unit) == frozenset(), unit
         assert units.to_canonical(3, unit) == 3.0
     assert units.to_canonical(50, "%") == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("unit, dimension", [("flop", "[operation]"), ("op", "[operation]"), ("FMA", "[operation]"),
+                                             ("token", "[token]"), ("exp", "[exponential]")])
+def test_counts_a_confusion_would_make_wrong_are_dimensions(units, unit, dimension):
+    """Operations, tokens and exps are worth 1 each in canonical numbers, but none converts into another."""
+    assert units.dimensions(unit) == frozenset({(dimension, 1)})
+    assert units.to_canonical(3, unit) == (6.0 if unit == "FMA" else 3.0)
+
+
+@pytest.mark.parametrize("a, b", [("TFLOPS", "token/s"), ("flop/B", "token/B"), ("exp/s", "FLOPS"),
+                                  ("token", ""), ("flop", "")])
+def test_operations_tokens_and_exps_do_not_mix(units, a, b):
+    assert not units.compatible(a, b)
+
+
+def test_integer_operations_are_floating_point_ones_in_size(units):
+    assert units.compatible("TOPS", "TFLOPS") and units.compatible("op/B", "flop/B")
+    assert units.to_canonical(1, "TOPS") == units.to_canonical(1, "TFLOPS")
 
 
 def test_parse_quantity(units):

@@ -118,3 +118,17 @@ def test_a_mapping_fact_keeps_its_source_and_doc(tmp_path, monkeypatch):
 
 def test_module_surface():
     assert facts_module.__all__ == ["read_fact", "read_tolerance"]
+
+
+def test_a_figure_in_a_count_of_another_kind_is_refused_where_the_file_states_it(tmp_path, monkeypatch):
+    """With the project's units, operations and tokens are dimensions: a peak written in token/s is an error at its
+    place in the file, not a figure read as FLOPS."""
+    from hwkb.formats.resources import default_kb_dirs
+    real_units = (default_kb_dirs()[0] / "units.txt").read_text()
+    kb = write_kb(tmp_path, monkeypatch, {"units.txt": real_units,
+                                          "gpus/bad.yaml": "x: {kind: product, facts: {'peak[fp16]': 100 token/s}}\n"})
+    with pytest.raises(KBErrors) as info:
+        load_model([kb])
+    assert [str(e) for e in info.value.errors] == [
+        "gpus/bad.yaml:1:42: '100 token/s' does not fit peak[fp16], which is in TFLOPS; "
+        "give it in TFLOPS or a unit of the same dimension"]

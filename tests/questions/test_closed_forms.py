@@ -15,9 +15,9 @@ TINY_RULES = """
 variables:
   n:      {unit: "", integer: true, doc: a count}
   m:      {unit: "", doc: another count}
-  cost:   {unit: flop, doc: work per item}
+  cost:   {unit: "", doc: work per item (items of plain work)}
   rate:   {unit: flop/cycle, doc: work per cycle}
-  cap:    {unit: exp/cycle, doc: capacity per cycle}
+  cap:    {unit: flop/cycle, doc: capacity per cycle}
   load:   {unit: "", doc: share of the capacity}
   capped: {unit: "", doc: the load capped at 1}
   clock:  {unit: GHz, doc: a clock}
@@ -40,11 +40,11 @@ TINY_GPUS = """
 chip:
   kind: product
   source: test
-  facts: {rate: 4096 flop/cycle, cap: 16 exp/cycle, clock: 2 GHz, s: 10, d: 4}
+  facts: {rate: 4096 flop/cycle, cap: 16 flop/cycle, clock: 2 GHz, s: 10, d: 4}
 fast:
   kind: scenario
   source: test
-  facts: {cap: 32 exp/cycle}
+  facts: {cap: 32 flop/cycle}
 """
 
 

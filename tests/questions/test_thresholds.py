@@ -19,9 +19,9 @@ TINY_RULES = """
 variables:
   n:      {unit: "", integer: true, doc: a count}
   x:      {unit: "", doc: a real knob}
-  cost:   {unit: flop, doc: work per item}
+  cost:   {unit: "", doc: work per item (items of plain work)}
   rate:   {unit: flop/cycle, doc: work per cycle}
-  cap:    {unit: exp/cycle, doc: capacity per cycle}
+  cap:    {unit: flop/cycle, doc: capacity per cycle}
   load:   {unit: "", doc: share of the capacity}
   capped: {unit: "", doc: the load capped at 1}
   bump:   {unit: "", doc: a function with a hump}
@@ -46,7 +46,7 @@ TINY_GPUS = """
 chip:
   kind: product
   source: test
-  facts: {rate: 4096 flop/cycle, cap: 16 exp/cycle, n: 8}
+  facts: {rate: 4096 flop/cycle, cap: 16 flop/cycle, n: 8}
 capped-chip:
   kind: product
   extends: chip
@@ -277,11 +277,21 @@ def test_a_determined_variable_is_checked_against_a_quantity(real_kb):
 
 @pytest.mark.parametrize("where, message", [
     ("decode_tokens_per_s >= 100 GB/s",
-     "--where 'decode_tokens_per_s >= 100 GB/s': the left side is decode_tokens_per_s, in token/s (1/[time]), the "
-     "right side '100 GB/s' ([information]/[time]); give '100 GB/s' in a unit of 1/[time], such as token/s"),
+     "--where 'decode_tokens_per_s >= 100 GB/s': the left side is decode_tokens_per_s, in token/s ([token]/[time]), "
+     "the right side '100 GB/s' ([information]/[time]); give '100 GB/s' in a unit of [token]/[time], such as token/s"),
     ("2 * decode_tokens_per_s >= 100 GB/s",
-     "--where '2 * decode_tokens_per_s >= 100 GB/s': the left side is 1/[time], the right side '100 GB/s' "
-     "([information]/[time]); give '100 GB/s' in a unit of 1/[time]"),
+     "--where '2 * decode_tokens_per_s >= 100 GB/s': the left side is [token]/[time], the right side "
+     "'100 GB/s' ([information]/[time]); give '100 GB/s' in a unit of [token]/[time]"),
+    ("tc_peak[bf16] >= 100 token/s",
+     "--where 'tc_peak[bf16] >= 100 token/s': the left side is tc_peak[bf16], in TFLOPS ([operation]/[time]), the "
+     "right side '100 token/s' ([token]/[time]); give '100 token/s' in a unit of [operation]/[time], such as TFLOPS"),
+    ("decode_tokens_per_s >= 100 TFLOPS",
+     "--where 'decode_tokens_per_s >= 100 TFLOPS': the left side is decode_tokens_per_s, in token/s ([token]/[time]), "
+     "the right side '100 TFLOPS' ([operation]/[time]); give '100 TFLOPS' in a unit of [token]/[time], such as "
+     "token/s"),
+    ("sfu_exp_rate >= 5 TFLOPS",
+     "--where 'sfu_exp_rate >= 5 TFLOPS': the left side is sfu_exp_rate, in exp/s ([exponential]/[time]), the right "
+     "side '5 TFLOPS' ([operation]/[time]); give '5 TFLOPS' in a unit of [exponential]/[time], such as exp/s"),
     ("decode_tokens_per_s >= 100 zorks",
      "--where 'decode_tokens_per_s >= 100 zorks': unknown unit 'zorks'; units are defined in units.txt"),
     ("decode_tokens_per_s >= 100 token/s + batch",

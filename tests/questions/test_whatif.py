@@ -11,11 +11,11 @@ RULES = """
 variables:
   n:        {unit: "", integer: true, doc: items of one kind per round}
   m:        {unit: "", integer: true, doc: items of the other kind per round}
-  cost:     {unit: flop, doc: work per round}
+  cost:   {unit: "", doc: work per round (items of plain work)}
   rate:     {unit: flop/cycle, doc: work per cycle}
-  units:    {unit: "", integer: true, doc: exp units}
-  per_unit: {unit: exp/cycle, default: 4 exp/cycle, source: test, doc: exps one unit gives per cycle}
-  cap:      {unit: exp/cycle, doc: exps per cycle}
+  units:    {unit: "", integer: true, doc: units at work}
+  per_unit: {unit: flop/cycle, default: 4 flop/cycle, source: test, doc: work one unit does per cycle}
+  cap:      {unit: flop/cycle, doc: work all units do per cycle}
   load:     {unit: "", doc: share of the exp capacity in use}
 rules:
   cost_law: {doc: work of a round, eq: cost = 2 * n + 2 * m, source: test}
@@ -30,11 +30,11 @@ chip:
 chip-next:
   kind: product
   source: test
-  facts: {rate: 4096 flop/cycle, units: 4, per_unit: 8 exp/cycle}
+  facts: {rate: 4096 flop/cycle, units: 4, per_unit: 8 flop/cycle}
 wide:
   kind: scenario
   doc: twice the exps per unit
-  facts: {per_unit: 8 exp/cycle}
+  facts: {per_unit: 8 flop/cycle}
 """
 
 

@@ -162,6 +162,37 @@ def test_every_unbalanced_rule_is_reported_once(bad_kb):
     assert all(isinstance(e, DimensionError) for e in info.value.errors)
 
 
+MIXED_COUNTS = """
+variables:
+  work:       {unit: GFLOP, doc: operations of a step}
+  step_time:  {unit: ms, doc: time of a step}
+  tokens_per_s: {unit: token/s, doc: tokens per second}
+  exps:       {unit: exp, doc: exponentials of a step}
+rules:
+  work_as_tokens: {doc: d, source: s, eq: tokens_per_s = work / step_time}
+  exps_as_work:   {doc: d, source: s, eq: exps = work}
+"""
+
+
+def test_a_rule_mixing_operations_tokens_or_exps_fails_the_load(tmp_path):
+    """Operations, tokens and exps are dimensions of their own, so a law that counts one as another does not load."""
+    with pytest.raises(KBErrors) as info:
+        kb_from_text(tmp_path, MIXED_COUNTS, "")
+    assert [str(e).split(": ", 1)[1] for e in info.value.errors] == [
+        "rule work_as_tokens does not balance: the left side is [token]/[time], the right side [operation]/[time]; "
+        "check each variable's unit and the factors of the equation",
+        "rule exps_as_work does not balance: the left side is [exponential], the right side [operation]; "
+        "check each variable's unit and the factors of the equation"]
+    assert [str(e).split(": ", 1)[0] for e in info.value.errors] == [
+        f"{tmp_path / 'rules' / 'tiny.yaml'}:8:3", f"{tmp_path / 'rules' / 'tiny.yaml'}:9:3"]
+
+
+def test_every_rule_of_the_real_kb_balances(real_kb):
+    for relation in real_kb.relations:
+        if relation.rule.relation is not None:
+            check_dimensions(relation.rule.relation, real_kb.model, real_kb.units)
+
+
 @pytest.mark.parametrize("text, message", [
     ("clock = sm_count * fma_rate[fp16]",
      "the left side is [cycle]/[time], the right side 1/[cycle]; check each variable's unit and the factors of the equation"),

@@ -13,10 +13,10 @@ and ``/``, each with an optional whole exponent ``^n`` or ``**n`` of at most
 (with a number in front, and ``[dimension]``) before Pint sees it.
 
 Numbers are computed in *canonical* units: the product of the base units of
-the dimensioned quantities (second, cycle, bit, meter, watt), with
-dimensionless units (flop, FMA = 2 flop, warp, percent ...) reduced to plain
-numbers. A law that balances dimensionally therefore needs no conversion
-factors in its canonical form.
+the dimensioned quantities (second, cycle, bit, meter, watt, and the counted
+kinds op, token, exp, each worth 1: FMA = 2 op), with dimensionless units
+(warp, SM, percent ...) reduced to plain numbers. A law that balances
+dimensionally therefore needs no conversion factors in its canonical form.
 
 >>> from hwkb.formats.resources import default_kb_dirs
 >>> units = Units.from_file(default_kb_dirs()[0] / "units.txt")

@@ -29,7 +29,7 @@ from hwkb.definitions.quantities import jedec_label
 from hwkb.results import Result
 from hwkb.solving.plan import find_needs
 from hwkb.solving.solver import Solver
-from hwkb.solving.unsettled import absent_but_settled
+from hwkb.solving.unsettled import absent_but_settled, defined_by_absent
 
 __all__ = ["Cell", "Row", "Comparison", "compare", "stated_cell", "gpu_cells", "declared_keys", "picked_keys",
            "HEADLINE", "WORKLOAD_HEADLINE", "input_needs"]
@@ -115,9 +115,13 @@ def stated_cell(kb, fact) -> Cell:
     return Cell(value, "stated", printed)
 
 
-def gpu_cells(kb, gpu: str, layers: Sequence[str] = (), facts: Sequence[str] = ()) -> dict[str, Cell]:
+def gpu_cells(kb, gpu: str, layers: Sequence[str] = (), facts: Sequence[str] = ()
+              ) -> tuple[dict[str, Cell], frozenset[str]]:
     """Every key ``gpu``'s entities (and the ``layers`` on it) state, not the KB's defaults or the ``facts``
-    given, or that they derive, in display units; a derived cell names the limits that bind it."""
+    given, or that they derive, in display units; a derived cell names the limits that bind it. Beside them, the
+    keys that rest on an n/a as ``solve`` finds them (the A100's ``tc_peak[fp6]``, through its FP8 n/a): n/a in a
+    row shown, though they bring in no row of their own, bar a workload's bound only the n/a keeps from a value
+    (an FP8 decode rate on an A100)."""
     context = kb.context(gpu, layers, facts)
     cells = {key: stated_cell(kb, fact) for key, fact in context.facts.items()
              if fact.entity is not None and key not in context.overrides}
@@ -125,11 +129,13 @@ def gpu_cells(kb, gpu: str, layers: Sequence[str] = (), facts: Sequence[str] = (
         binding = value.binding_limit()
         cells.setdefault(value.key, Cell(value.magnitude, "derived",
                                          bound_by=tuple(binding.origin.bound_by) if binding else ()))
-    if layers:  # a workload's bound that only an n/a keeps from a value (FP8 on a GPU without FP8) is n/a, not blank
+    solver = Solver(kb, context, lazy=True)
+    absent = frozenset(defined_by_absent(solver)) - cells.keys()
+    if layers:
         known = {k for k, f in context.facts.items() if f.applicable} | cells.keys()
-        for key in absent_but_settled(Solver(kb, context, lazy=True), known) & set(WORKLOAD_HEADLINE[1]):
+        for key in absent_but_settled(solver, known) & set(WORKLOAD_HEADLINE[1]):
             cells.setdefault(key, Cell(None, "not_applicable"))
-    return cells
+    return cells, absent
 
 
 def declared_keys(kb) -> list[str]:
@@ -157,7 +163,7 @@ def compare(kb, gpus: Sequence[str], names: Sequence[str] = (), every: bool = Fa
     one of them states or derives (``every``), or else the headline set (a workload's section first); a row
     every GPU lacks is left out (and counted) unless it was named exactly."""
     gpus, layers, facts = list(dict.fromkeys(gpus)), tuple(layers), tuple(facts)
-    columns = [gpu_cells(kb, gpu, layers, facts) for gpu in gpus]  # an unknown id fails here, with suggestions
+    columns, absent = zip(*(gpu_cells(kb, gpu, layers, facts) for gpu in gpus))  # an unknown id fails here
     entities = [kb.model.entity(gpu) for gpu in gpus]
     headline = not names and not every
     workload = any(kb.model.entity(layer).kind == "workload" for layer in layers)
@@ -173,6 +179,8 @@ def compare(kb, gpus: Sequence[str], names: Sequence[str] = (), every: bool = Fa
     for key, exact, section in picked:
         cells = tuple(c.get(key) for c in columns)
         if exact or any(cell is not None for cell in cells):
+            cells = tuple(Cell(None, "not_applicable") if cell is None and key in gone else cell
+                          for cell, gone in zip(cells, absent))
             variable = kb.model.variables[split_key(key)[0]]
             file_section = Path(variable.where.file).stem if variable.where.file else ""
             rows.append(Row(key, kb.model.unit_of(key), cells, section or file_section,

@@ -11,6 +11,9 @@ layer's shape) is a
 point at the intensity its law gives, labelled with the workload whose figures place it and the kernel, never a
 stated intensity;
 a model's kernel its context cannot settle is named in ``notes`` with what it needs (``batch``).
+
+A roof asked for by name (``precisions``) that a GPU does not have is a :class:`MissingRoof`, with the answer that
+says why (the A100's ``tc_peak[fp8]`` is stated n/a from NVIDIA's table), never a row left out in silence.
 """
 from __future__ import annotations
 
@@ -20,8 +23,10 @@ from typing import Sequence
 from hwkb.errors import QueryError, UsageError
 from hwkb.questions.comparison import input_needs
 from hwkb.results import Result
+from hwkb.solving.solution import Solution
 
-__all__ = ["Roof", "GpuRoofline", "Rooflines", "rooflines", "parse_point", "workload_points", "FP32", "KERNELS"]
+__all__ = ["Roof", "MissingRoof", "GpuRoofline", "Rooflines", "rooflines", "parse_point", "workload_points", "FP32",
+           "KERNELS"]
 
 FP32 = "fp32"
 #: a workload's kernels on the roofline: each one's label and the variable whose law gives its intensity
@@ -49,11 +54,27 @@ class Roof:
 
 
 @dataclass(frozen=True)
+class MissingRoof:
+    """A roof asked for that the GPU lacks: ``solution`` is the answer for its peak (or, the peak known, its ridge
+    point): not applicable with the n/a it rests on, or underdetermined with what would settle it."""
+    precision: str
+    solution: Solution
+
+    def to_dict(self) -> dict:
+        out = {"precision": self.precision, "variable": self.solution.variable, "status": str(self.solution.status),
+               "notes": list(self.solution.notes)}
+        if self.solution.needs:
+            out["needs"] = [list(n) for n in self.solution.needs]
+        return out
+
+
+@dataclass(frozen=True)
 class GpuRoofline:
     gpu: str
     name: str
     memory_bandwidth: float  # GB/s
     roofs: tuple[Roof, ...]
+    missing: tuple[MissingRoof, ...] = ()  # the roofs asked for by name that it does not have
 
 
 @dataclass(frozen=True, repr=False)
@@ -69,7 +90,9 @@ class Rooflines(Result):
     def to_dict(self) -> dict:
         out = {"command": "roofline", "status": "ok",
                "gpus": [{"gpu": g.gpu, "name": g.name, "memory_bandwidth": g.memory_bandwidth,
-                         "roofs": [r.to_dict(self.points) for r in g.roofs]} for g in self.gpus]}
+                         "roofs": [r.to_dict(self.points) for r in g.roofs],
+                         **({"missing": [m.to_dict() for m in g.missing]} if g.missing else {})}
+                        for g in self.gpus]}
         if self.layers or self.facts:
             laws = self.laws or ("",) * len(self.points)
             out.update({"with": list(self.layers), "given": list(self.facts), "notes": list(self.notes),
@@ -95,15 +118,17 @@ def _value(kb, key: str, gpu: str, facts=()) -> float | None:
     return solution.magnitude if solution.determined else None
 
 
-def _roof(kb, gpu: str, precision: str, points) -> Roof | None:
+def _roof(kb, gpu: str, precision: str, points) -> Roof | MissingRoof:
     peak_key, ridge_key, attainable_key = (("fp32_peak", "ridge_point_fp32", "attainable_fp32") if precision == FP32
                                            else (f"tc_peak[{precision}]", f"ridge_point[{precision}]",
                                                  f"attainable_peak[{precision}]"))
-    peak, ridge = _value(kb, peak_key, gpu), _value(kb, ridge_key, gpu)
-    if peak is None or ridge is None:
-        return None
+    peak = kb.solve(peak_key, gpu=gpu)
+    ridge = kb.solve(ridge_key, gpu=gpu) if peak.determined else peak
+    if not ridge.determined:
+        return MissingRoof(precision, ridge)
     attainable = tuple(_value(kb, attainable_key, gpu, [f"arithmetic_intensity={x}"]) for _, x in points)
-    return Roof(precision, peak, ridge, attainable, kb.model.unit_of(peak_key), kb.model.unit_of(ridge_key))
+    return Roof(precision, peak.magnitude, ridge.magnitude, attainable, kb.model.unit_of(peak_key),
+                kb.model.unit_of(ridge_key))
 
 
 def workload_points(kb, gpu: str, layers: Sequence[str], facts: Sequence[str] = ()
@@ -135,7 +160,8 @@ def workload_points(kb, gpu: str, layers: Sequence[str], facts: Sequence[str] = 
 def rooflines(kb, gpus: Sequence[str], points: Sequence[tuple[str, float] | str] = (),
               precisions: Sequence[str] = (), layers: Sequence[str] = (), facts: Sequence[str] = ()) -> Rooflines:
     """Every GPU's roofs (``precisions``, or FP32 and every Tensor-Core precision it has) with the kernels placed;
-    a kernel is ``(name, intensity)`` or ``'name=intensity'``, and those of the workloads ``layers`` hold."""
+    a kernel is ``(name, intensity)`` or ``'name=intensity'``, and those of the workloads ``layers`` hold. A
+    precision named in ``precisions`` that a GPU has no roof for is in its ``missing``, with why."""
     points = [parse_point(p) if isinstance(p, str) else p for p in points]
     laws = [""] * len(points)
     notes: list[str] = []
@@ -151,6 +177,8 @@ def rooflines(kb, gpus: Sequence[str], points: Sequence[tuple[str, float] | str]
         if bandwidth is None:
             raise UsageError(f"--gpu {gpu}: its memory bandwidth is not known, so it has no roofline",
                              hint="pick a product that states memory_bandwidth")
-        roofs = tuple(r for p in wanted if (r := _roof(kb, gpu, p, points)) is not None)
-        out.append(GpuRoofline(gpu, entity.name or gpu, bandwidth, roofs))
+        found = [_roof(kb, gpu, p, points) for p in wanted]
+        roofs = tuple(r for r in found if isinstance(r, Roof))
+        missing = tuple(r for r in found if isinstance(r, MissingRoof)) if precisions else ()
+        out.append(GpuRoofline(gpu, entity.name or gpu, bandwidth, roofs, missing))
     return Rooflines(tuple(out), tuple(points), tuple(laws), tuple(layers), tuple(facts), tuple(notes))

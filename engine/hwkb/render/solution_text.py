@@ -13,9 +13,8 @@ from hwkb.solving.values import Value
 from hwkb.render.note_words import intervals_text, note_text, range_text
 
 __all__ = ["render_tree", "format_value", "render_solution", "render_answer", "render_limiter",
-           "render_needs", "render_derived", "render_implausible", "render_reachable", "render_whole_counts",
-           "render_above_ceiling",
-           "MAX_NEEDS_SHOWN"]
+           "render_needs", "unsettled_reason", "render_derived", "render_implausible", "render_reachable",
+           "render_whole_counts", "render_above_ceiling", "MAX_NEEDS_SHOWN"]
 
 
 def format_value(value: Value) -> str:
@@ -203,6 +202,12 @@ def render_needs(needs) -> str:
     options = " or ".join("{" + ", ".join(keys) + "}" for keys in shown)
     more = len(needs) - len(shown)
     return f"  give one of {options}" + (f" (or one of {more} more sets: --json lists all)" if more else "")
+
+
+def unsettled_reason(solution) -> str:
+    """Why a solution has no value, on one line: the n/a it rests on, or what would settle it."""
+    why = "; ".join(solution.notes) or f"{solution.variable} is {solution.status.replace('_', ' ')}"
+    return why + (f" ({render_needs(solution.needs).strip()})" if solution.status == "underdetermined" else "")
 
 
 def render_derived(values: Sequence[Value], conflicts=None, implausible=None) -> str:

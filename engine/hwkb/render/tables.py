@@ -21,6 +21,7 @@ from hwkb.questions.sheet import Finding, Sheet, SheetRow
 from hwkb.render.capacities import vendor_capacity_scale
 from hwkb.render import html_pages
 from hwkb.render.forms import csv_text, html_table_page
+from hwkb.render.solution_text import unsettled_reason
 
 __all__ = ["FORMS", "JSON_DATA", "DERIVED_MARK", "cell_text", "row_scale", "origin_text", "finding_text",
            "sheet_data", "comparison_text", "comparison_markdown", "comparison_html",
@@ -340,13 +341,14 @@ _KERNEL_COLUMNS = "kernel columns: what each roof allows at the kernel's intensi
 
 
 def _roofline_notes(result: Rooflines) -> list[str]:
-    """What the kernel columns are, which a workload's law placed, and its kernels not placed."""
+    """What the kernel columns are, which a workload's law placed, its kernels not placed, and roofs GPUs lack."""
     lines = [_KERNEL_COLUMNS] if result.points else []
     laws = [f"{name} at {law}" for (name, _), law in zip(result.points, result.laws) if law]
     if laws:
-        flags = _context_flags(result.layers, result.facts)
-        lines.append("placed by law: " + "; ".join(laws) + f" (hwkb explain VAR --gpu ID{flags} shows the derivation)")
-    return lines + list(result.notes)
+        lines.append(f"placed by law: {'; '.join(laws)} (hwkb explain VAR --gpu ID"
+                     f"{_context_flags(result.layers, result.facts)} shows the derivation)")
+    return lines + list(result.notes) + [f"{g.gpu} has no {m.precision} roof: {unsettled_reason(m.solution)}"
+                                         for g in result.gpus for m in g.missing]
 
 
 def _roofline_with(result: Rooflines) -> list[str]:
@@ -357,8 +359,7 @@ def _roofline_with(result: Rooflines) -> list[str]:
 
 
 def rooflines_text(result: Rooflines) -> str:
-    lines = _aligned(_roofline_table(result), left=(0, 2))
-    return "\n".join(_roofline_with(result) + lines + _roofline_notes(result))
+    return "\n".join(_roofline_with(result) + _aligned(_roofline_table(result), left=(0, 2)) + _roofline_notes(result))
 
 
 def rooflines_markdown(result: Rooflines) -> str:
@@ -382,8 +383,8 @@ def rooflines_csv(result: Rooflines) -> str:
     rows = [["gpu", "memory_bandwidth", "precision", "peak", "peak_unit", "ridge_point", "ridge_unit",
              *(name for name, _ in result.points)]]
     rows += [[g.gpu, repr(g.memory_bandwidth), roof.precision, repr(roof.peak), roof.peak_unit, repr(roof.ridge_point),
-              roof.ridge_unit,
-              *("" if a is None else repr(a) for a in roof.attainable)] for g in result.gpus for roof in g.roofs]
+              roof.ridge_unit, *("" if a is None else repr(a) for a in roof.attainable)]
+             for g in result.gpus for roof in g.roofs]
     return csv_text(rows)
 
 
@@ -395,6 +396,5 @@ FORMS = {
     "Comparison": {"text": comparison_text, "markdown": comparison_markdown, "html": comparison_html,
                    "csv": comparison_csv},
     "Sheet": {"text": sheet_text, "markdown": sheet_markdown, "html": sheet_html, "csv": sheet_csv},
-    "Rooflines": {"text": rooflines_text, "markdown": rooflines_markdown, "html": rooflines_html,
-                  "csv": rooflines_csv},
+    "Rooflines": {"text": rooflines_text, "markdown": rooflines_markdown, "html": rooflines_html, "csv": rooflines_csv},
 }

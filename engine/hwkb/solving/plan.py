@@ -224,8 +224,12 @@ def find_needs(relations: Sequence[frozenset[str]], known: Iterable[str], target
 
 def search_needs(relations: Sequence[frozenset[str]], known: Iterable[str], target: str, can_solve: CanSolve,
                  usable: Callable[[int], bool] = lambda r: True, excluded: Iterable[str] = (),
-                 accept: Callable[[Plan], bool] = lambda plan: True, budget: int = MAX_NEED_TRIALS) -> NeedSearch:
+                 accept: Callable[[Plan], bool] = lambda plan: True, budget: int = MAX_NEED_TRIALS,
+                 same: Iterable[str] = ()) -> NeedSearch:
     """The smallest sets of additional keys, any one of which makes ``target`` determined.
+
+    ``same`` are keys a law makes equal to the target (the target under another name): never offered, and the
+    nearest keys are counted from them as from the target.
 
     Sets of 1, then 2, then up to ``MAX_NEED_SIZE`` keys are tried among the ``MAX_NEED_CANDIDATES`` keys
     nearest the target that can reach it: a key outside the target's component of the graph of undetermined
@@ -249,8 +253,8 @@ def search_needs(relations: Sequence[frozenset[str]], known: Iterable[str], targ
         base = Plan((), frozenset(known), ())  # not a finished plan: every trial plans from scratch
     else:
         trials = _Trials(relations, base.determined, can_solve, usable, onward, target)
-    excluded = set(excluded) | {target}
-    near = _distances(relations, usable, target)
+    excluded = set(excluded) | {target} | set(same)
+    near = _distances(relations, usable, target, same)
     if not near:
         return NeedSearch([], 0, 0, 0, True)
     nearest = sorted((k for k in near if k not in base.determined and k not in excluded),
@@ -376,8 +380,10 @@ class _Trials:
         return stuck
 
 
-def _distances(relations: Sequence[frozenset[str]], usable: Callable[[int], bool], target: str) -> dict[str, int]:
-    """Each key's steps from ``target`` in the graph of keys and usable relations ({} if none has the target)."""
+def _distances(relations: Sequence[frozenset[str]], usable: Callable[[int], bool], target: str,
+               same: Iterable[str] = ()) -> dict[str, int]:
+    """Each key's steps from ``target`` (or the nearest of ``same``) in the graph of keys and usable relations
+    ({} if none has the target)."""
     import networkx as nx
     keys = sorted({k for r, ks in enumerate(relations) if usable(r) for k in ks})
     if target not in keys:
@@ -386,5 +392,6 @@ def _distances(relations: Sequence[frozenset[str]], usable: Callable[[int], bool
     graph = nx.Graph()
     graph.add_nodes_from(range(len(keys) + len(relations)))
     graph.add_edges_from((ids[k], len(keys) + r) for r, ks in enumerate(relations) if usable(r) for k in ks)
-    lengths = nx.single_source_shortest_path_length(graph, ids[target])
+    sources = {ids[k] for k in (target, *same) if k in ids}
+    lengths = nx.multi_source_dijkstra_path_length(graph, sources)
     return {keys[node]: length for node, length in lengths.items() if node < len(keys)}
