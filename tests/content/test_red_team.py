@@ -105,3 +105,13 @@ def test_a_clock_above_the_boost_clock_is_said_and_flagged_beyond_its_figures_ro
     wrong = kb.solve("clock_fp64", gpu="h100-sxm", facts=["fp64_peak=36TFLOPS"])
     assert wrong.status == Status.IMPLAUSIBLE and wrong.above.beyond and round(wrong.above.lower, 3) == 2.085
     assert kb.solve("clock_tc", gpu="h100-sxm").above is None   # 1.83 GHz, below the boost
+
+
+def test_a_decode_rate_over_several_gpus_says_how_many_in_its_answer(kb):
+    """DeepSeek-V3 in FP8 needs 4 B200s: the rate is over all 4 (each reads a quarter of the active weights), and
+    the answer said only which time bound it, so it read as one B200's rate."""
+    solution = kb.solve("decode_tokens_per_s", gpu="b200", layers=["deepseek-v3"], facts=["batch=1", "context=4096"])
+    lines = str(solution).splitlines()
+    assert lines[1].startswith("  limited by decode_memory_time")
+    assert lines[2].startswith("  limited by gpus_needed (gpus = 4 by tensor_parallel_gpus;")
+    assert [v.key for v in solution.value.binding_limits()] == ["decode_step_time", "gpus"]

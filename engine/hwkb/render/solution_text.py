@@ -68,9 +68,8 @@ def render_solution(solution, explain: bool = False) -> str:
     lines = [render_answer(solution)]
     if solution.status == "infeasible" and "reachable" in solution.extra:
         lines.append(render_reachable(solution))
-    limiter = solution.limiter
-    if limiter is not None:
-        lines.append(render_limiter(limiter))
+    if solution.value is not None:
+        lines += [render_limiter(limiter) for limiter in solution.value.binding_limits()]
     if solution.status == "underdetermined":
         lines.append(render_needs(solution.needs))
     if solution.value is not None and vendor_capacity_scale(solution.unit, ()) is not None:

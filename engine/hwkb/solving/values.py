@@ -113,6 +113,21 @@ class Value:
                 return found
         return None
 
+    def binding_limits(self) -> "list[Value]":
+        """Every value in this derivation that a min/max law took from named limits, nearest first (depth first),
+        each key once: a decode's roofline and the GPU count the model's memory sets both bind it."""
+        found: dict = {}
+        stack, seen = [self], set()
+        while stack:
+            value = stack.pop()
+            if value.stated or id(value) in seen:
+                continue
+            seen.add(id(value))
+            if value.origin.bound_by:
+                found.setdefault(value.key, value)
+            stack.extend(reversed(value.origin.inputs))
+        return list(found.values())
+
     def agrees_with(self, other: "Value") -> bool:
         """True when the two differ by no more than their combined rounding."""
         a, b = self.canonical, other.canonical
