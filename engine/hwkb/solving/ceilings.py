@@ -9,7 +9,7 @@ answer is implausible.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Mapping, Sequence
+from typing import Mapping
 
 from hwkb.definitions.model import Fact, VarKey, split_key
 from hwkb.solving.relations import Relation
@@ -20,10 +20,11 @@ from hwkb.solving.whole_counts import figure_bounds
 __all__ = ["above_ceiling"]
 
 
-def above_ceiling(solution: Solution, facts: Mapping[VarKey, Fact], relations: Sequence[Relation],
+def above_ceiling(solution: Solution, facts: Mapping[VarKey, Fact], relations: Mapping[str, Relation],
                   kb: System) -> Solution:
     """``solution`` with its value above its ceiling's stated figure said (:class:`AboveCeiling`), implausible when
-    even the least value the figures' rounding allows lies above the most the ceiling's allows."""
+    even the least value the figures' rounding allows lies above the most the ceiling's allows. ``relations``: the
+    solver's, by name."""
     value = solution.value
     variable = kb.model.variables.get(split_key(solution.variable)[0])
     ceiling = None if variable is None else variable.at_most
@@ -37,7 +38,7 @@ def above_ceiling(solution: Solution, facts: Mapping[VarKey, Fact], relations: S
     if value.canonical <= stated * (1 + 1e-12):
         return solution
     most = units.to_canonical(fact.value + fact.interval[1], fact.unit)
-    low, high = figure_bounds(value, facts, {r.name: r for r in relations}, kb.model.variables)
+    low, high = figure_bounds(value, facts, relations, kb.model.variables)
     shown = value.magnitude / value.canonical
     found = AboveCeiling(value.key, value.magnitude, ceiling.variable, stated * shown, low * shown, high * shown,
                          low > most, ceiling.source)

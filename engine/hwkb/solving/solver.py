@@ -9,6 +9,7 @@ compiled directions of :mod:`hwkb.solving.relations`; blocks go to
 from __future__ import annotations
 
 import math
+from collections import ChainMap
 from typing import Iterable, Mapping, Sequence
 
 from hwkb.definitions.model import Fact, VarKey
@@ -357,8 +358,9 @@ class Solver(Structure):
         if outside is not None:
             notes += (OutsideRange(key, outside, unit),)
         solution = Solution(key, status, unit, value, alternatives, notes=notes, implausible=implausible)
-        return above_ceiling(counted(solution, self.context.facts, self.relations, self.kb), self.context.facts,
-                             self.relations, self.kb)
+        by_name = ChainMap({self.relations[r].name: self.relations[r] for r in self.given}, self.kb.relation_index)
+        facts = self.context.facts
+        return above_ceiling(counted(solution, facts, by_name, self.kb), facts, by_name, self.kb)
 
     def broken_givens(self) -> list[str]:
         """The --where equalities that the values of this context contradict, each as a note."""

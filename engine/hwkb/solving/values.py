@@ -103,15 +103,8 @@ class Value:
 
     def binding_limit(self) -> "Value | None":
         """The nearest value in this derivation that a min/max law took from named limits (depth first)."""
-        if self.stated:
-            return None
-        if self.origin.bound_by:
-            return self
-        for i in self.origin.inputs:
-            found = i.binding_limit()
-            if found is not None:
-                return found
-        return None
+        limits = self.binding_limits()
+        return limits[0] if limits else None
 
     def binding_limits(self) -> "list[Value]":
         """Every value in this derivation that a min/max law took from named limits, nearest first (depth first),

@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import replace
-from typing import Mapping, Sequence
+from typing import Mapping
 
 from hwkb.definitions.model import Fact, VarKey, Variable, split_key
 from hwkb.solving.relations import Relation
@@ -83,12 +83,13 @@ def whole_counts(value: Value, facts: Mapping[VarKey, Fact], relations: Mapping[
                        math.floor(upper + tolerance))
 
 
-
-def counted(solution: Solution, facts: Mapping[VarKey, Fact], relations: Sequence[Relation], kb: System) -> Solution:
+def counted(solution: Solution, facts: Mapping[VarKey, Fact], relations: Mapping[str, Relation],
+            kb: System) -> Solution:
     """A derived count computed fractional, as the whole counts its figures' rounding allows: the one (its value),
-    a run of them (the least its value, as a threshold's interval is), or none (inconsistent)."""
+    a run of them (the least its value, as a threshold's interval is), or none (inconsistent). ``relations``: the
+    solver's, by name."""
     found = None if solution.status != Status.DERIVED else whole_counts(
-        solution.value, facts, {r.name: r for r in relations}, kb.model.variables)
+        solution.value, facts, relations, kb.model.variables)
     if found is None:
         return solution
     if not found.any:
