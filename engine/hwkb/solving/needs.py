@@ -36,8 +36,7 @@ def same_figure(solver, key: VarKey) -> frozenset[VarKey]:
     while grew:
         grew = False
         for r, relation in enumerate(solver.relations):
-            tree = relation.ast
-            if (relation.kind == "law" and tree is not None and isinstance(tree.lhs, Ref) and isinstance(tree.rhs, Ref)
+            if (relation.defined_key is not None and isinstance(relation.ast.rhs, Ref)
                     and solver.usable(r) and set(relation.keys) & same
                     and not set(relation.keys) <= same):
                 same |= set(relation.keys)

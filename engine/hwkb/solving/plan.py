@@ -5,9 +5,9 @@ The stages are named as in equation-based modelling tools:
 1. **propagation** — take a relation with exactly one unknown and solve it for
    that unknown (if that direction can be solved), round after round;
 2. **matching** — for what remains, a maximum matching between relations and
-   unknowns (Hopcroft-Karp, visiting as NetworkX does, so deterministic);
+   unknowns (NetworkX's Hopcroft-Karp on integer node ids, so deterministic);
 3. **blocks** — the strongly connected components of the matched dependency
-   graph (NetworkX's condensation order), in topological order, are systems to solve jointly
+   graph (NetworkX's condensation), in topological order, are systems to solve jointly
    (:mod:`hwkb.solving.plan_blocks`);
 4. **needs** — when the target stays unknown, the smallest sets of further
    facts that would settle it; a trial that leaves the target an unknown some maximum
