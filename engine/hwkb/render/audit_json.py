@@ -25,7 +25,7 @@ from hwkb.definitions.model import VarKey
 from hwkb.render.finding_words import check_doc, detail, hint_text, suspect_sentence
 from hwkb.render.json_form import json_text
 
-__all__ = ["entity_json", "MAX_TEMPLATES"]
+__all__ = ["entity_json", "json_number", "MAX_TEMPLATES"]
 
 #: templates kept of each kind; past it they are made afresh
 MAX_TEMPLATES = 4096
@@ -61,7 +61,7 @@ def _check(check: Check) -> str:
     doc = check_doc(check) if kind in _WORDED_DOCS else check.doc
     head, middle, tail = _check_template(check.rule, kind, check.status, check.variables, check.defaults,
                                          check.target, doc, check.source, check.tolerance)
-    return "".join((head, _number(fraction_of_percent(check.deviation)), middle, _figure(check.value), ',"implied":',
+    return "".join((head, json_number(fraction_of_percent(check.deviation)), middle, _figure(check.value), ',"implied":',
                     _figure(check.implied), ',"sides":[', _sides(check.sides), '],"suspects":[',
                     ",".join(map(_suspect, check.suspects)), '],"hint":', _hint(check.hint),
                     ',"reading":', _text(check.reading), tail,
@@ -94,12 +94,12 @@ def _figure(figure: Figure) -> str:
         template = _kept(_FIGURES, key, _figure_template(*key))
     head, middle, tail = template
     v, lower, upper = figure.value, figure.lower, figure.upper
-    value = repr(v) if type(v) is float and v - v == 0.0 else _number(v)
+    value = repr(v) if type(v) is float and v - v == 0.0 else json_number(v)
     if lower is v and upper is v:  # a stated side: one number, written thrice
         return f"{head}{value}{middle}{value},\"upper\":{value}{tail}"
     if type(lower) is float and type(upper) is float and (lower - lower) + (upper - upper) == 0.0:  # both finite
         return f"{head}{value}{middle}{lower!r},\"upper\":{upper!r}{tail}"
-    return f"{head}{value}{middle}{_number(lower)},\"upper\":{_number(upper)}{tail}"
+    return f"{head}{value}{middle}{json_number(lower)},\"upper\":{json_number(upper)}{tail}"
 
 
 def _sides(sides) -> str:
@@ -116,7 +116,7 @@ def _side(shape: SideShape, v: float) -> str:
     if template is None:
         template = _kept(_SIDES, shape, _figure_template(shape.key, shape.unit, shape.via, shape.inputs, None))
     head, middle, tail = template
-    value = float.__repr__(v) if v - v == 0.0 else _number(v)
+    value = float.__repr__(v) if v - v == 0.0 else json_number(v)
     return f"{head}{value}{middle}{value},\"upper\":{value}{tail}"
 
 
@@ -135,10 +135,10 @@ def _kept(templates: dict, key, template: tuple[str, str, str]) -> tuple[str, st
 
 
 def _suspect(s: Suspect) -> str:
-    return "".join(('{"fact":', _value(s.fact), ',"entity":', _text(s.entity), ',"value":', _number(s.value),
-                    ',"unit":', _value(s.unit), ',"text":', _value(s.text), ',"implied":', _number(s.implied),
-                    ',"move":', _number(s.move), ',"failed":', _number(s.failed), ',"passing":', _number(s.passing),
-                    ',"in_every_failed":', _number(s.in_every_failed), ',"plausible":', _number(s.plausible),
+    return "".join(('{"fact":', _value(s.fact), ',"entity":', _text(s.entity), ',"value":', json_number(s.value),
+                    ',"unit":', _value(s.unit), ',"text":', _value(s.text), ',"implied":', json_number(s.implied),
+                    ',"move":', json_number(s.move), ',"failed":', json_number(s.failed), ',"passing":', json_number(s.passing),
+                    ',"in_every_failed":', json_number(s.in_every_failed), ',"plausible":', json_number(s.plausible),
                     ',"hint":', _hint(s.hint), ',"sentence":', _value(suspect_sentence(s)), "}"))
 
 
@@ -146,7 +146,7 @@ def _hint(hint) -> str:
     return "null" if hint is None else _string(hint_text(hint))
 
 
-def _number(x) -> str:
+def json_number(x) -> str:
     """A number (or bool or None) as ``json.dumps`` writes it: floats by their shortest repr, NaN and Infinity."""
     if isinstance(x, float):
         if x - x == 0.0:

@@ -10,7 +10,6 @@ of 10^5 rows is never all in memory; the pieces joined are the form
 """
 from __future__ import annotations
 
-import math
 import tempfile
 from json.encoder import encode_basestring_ascii as _string
 from typing import Iterator
@@ -21,6 +20,7 @@ from hwkb.definitions.display import format_quantity
 from hwkb.errors import QueryError, escaped, markdown_text
 from hwkb.formats.peers.entries import display
 from hwkb.render.audit import markdown_table
+from hwkb.render.audit_json import json_number
 from hwkb.render.finding_words import (detail, peer_data, peer_entry_data, peer_hint_text, provenance_text,
                                        written_text)
 from hwkb.render.html_pages import escape, page, table
@@ -112,18 +112,10 @@ def indented(data, pad: str = "") -> str:
             return "[]"
         inner = pad + "  "
         return "[\n" + ",\n".join([inner + indented(v, inner) for v in data]) + "\n" + pad + "]"
-    if kind is float:
-        return float.__repr__(data) if data - data == 0.0 else _NON_FINITE.get(data, "NaN")
-    if kind is int:
-        return int.__repr__(data)
-    if data is None:
-        return "null"
-    if data is True or data is False:
-        return "true" if data else "false"
+    if kind is float or kind is int or data is None or data is True or data is False:
+        return json_number(data)
     return json_text(data).removesuffix("\n").replace("\n", "\n" + pad)  # anything else, as the encoder would
 
-
-_NON_FINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}
 
 
 def _key(key) -> str:
