@@ -358,9 +358,8 @@ class Solver(Structure):
         if outside is not None:
             notes += (OutsideRange(key, outside, unit),)
         solution = Solution(key, status, unit, value, alternatives, notes=notes, implausible=implausible)
-        by_name = ChainMap({self.relations[r].name: self.relations[r] for r in self.given}, self.kb.relation_index)
-        facts = self.context.facts
-        return above_ceiling(counted(solution, facts, by_name, self.kb), facts, by_name, self.kb)
+        named = ChainMap({self.relations[r].name: self.relations[r] for r in self.given}, self.kb.relation_index)
+        return above_ceiling(counted(solution, self.context.facts, named, self.kb), self.context.facts, named, self.kb)
 
     def broken_givens(self) -> list[str]:
         """The --where equalities that the values of this context contradict, each as a note."""
