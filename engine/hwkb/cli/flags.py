@@ -108,9 +108,11 @@ def write(args: argparse.Namespace, pieces: str | Iterable[str], written: str) -
         from hwkb.render.files import write_atomic  # tempfile and shutil: not for `hwkb --help`
         write_atomic(Path(target), pieces, overwrite=args.force)
         if form(args) == "json":
-            pieces = Path(target).read_text(encoding="utf-8")
-        else:
-            pieces = written + "\n"
+            import shutil
+            with open(target, encoding="utf-8") as document:  # a chunk at a time: a database's audit is 240 MB
+                shutil.copyfileobj(document, sys.stdout)
+            return
+        pieces = written + "\n"
     sys.stdout.writelines([pieces] if isinstance(pieces, str) else pieces)
 
 
