@@ -52,3 +52,12 @@ def test_a_what_if_keeps_the_notes_that_set_figures_aside():
     assert sets_aside(AskedSetAside("n", 8.0, "", None)) and sets_aside(FixingSetAside((), (), "n", "law"))
     assert sets_aside("held at their baseline values: clock") and sets_aside("set aside peak = 1 TFLOPS (chip) too")
     assert not sets_aside(SearchEdge("n", 200.0, "", ())) and not sets_aside("searched 'fit = 2' as constraints")
+
+
+def test_a_simulated_rule_given_a_fractional_count_says_so_as_data():
+    from hwkb.definitions.model import Simulation
+    from hwkb.simulation.rules import NotWholeInput, run_simulated_rule
+    spec = Simulation("warp_scheduler", {"warps": "w", "ilp": "i", "compute": "c", "latency": "l"}, "u")
+    run = run_simulated_rule("gto", spec, {"w": 8.0, "i": 1.0, "c": 4.0, "l": 400.5})
+    assert run.utilization is None and run.note == NotWholeInput("gto", "l", 400.5)
+    assert note_text(run.note) == "gto needs a whole number for l, not 400.5"

@@ -15,6 +15,7 @@ parser builds without SymPy or Pint.
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from pathlib import Path
 from typing import Iterable
@@ -108,7 +109,6 @@ def write(args: argparse.Namespace, pieces: str | Iterable[str], written: str) -
         from hwkb.render.files import write_atomic  # tempfile and shutil: not for `hwkb --help`
         write_atomic(Path(target), pieces, overwrite=args.force)
         if form(args) == "json":
-            import shutil
             with open(target, encoding="utf-8") as document:  # a chunk at a time: a database's audit is 240 MB
                 shutil.copyfileobj(document, sys.stdout)
             return

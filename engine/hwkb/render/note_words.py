@@ -76,10 +76,14 @@ def _capacities(note) -> str:
         f"written as {c.field} in {c.field_unit or 'a count'} ({c.consumed})" for c in note.written)
 
 
+def _not_whole_input(note) -> str:
+    return f"{note.rule} needs a whole number for {note.key}, not {format_number(note.magnitude)}"
+
+
 #: each note type that is data (by class name) -> its wording
 NOTE_WORDS = {"OutsideRange": _outside_range, "SearchEdge": _search_edge, "AskedSetAside": _asked_set_aside,
               "FixingSetAside": _fixing_set_aside, "Capacities": _capacities,
-              "AlsoAdmissible": _also_admissible}
+              "AlsoAdmissible": _also_admissible, "NotWholeInput": _not_whole_input}
 
 
 def is_note_data(note) -> bool:

@@ -16,7 +16,7 @@ from typing import Mapping
 
 from hwkb.definitions.model import SIMULATION_MODELS, Simulation, VarKey
 
-__all__ = ["SimulatedRun", "run_simulated_rule"]
+__all__ = ["SimulatedRun", "NotWholeInput", "run_simulated_rule"]
 
 
 @lru_cache(maxsize=4096)
@@ -26,11 +26,19 @@ def _warp_scheduler(warps: int, ilp: int, compute: int, latency: int, policy: st
 
 
 @dataclass(frozen=True)
+class NotWholeInput:
+    """A note: the model counts whole things (warps, cycles), and ``key`` came out fractional; render/ words it."""
+    rule: str
+    key: VarKey
+    magnitude: float
+
+
+@dataclass(frozen=True)
 class SimulatedRun:
     """What a simulated rule gave: the fraction it measured and the run's parameters, or why there is none."""
     utilization: float | None
     parameters: tuple[tuple[str, object], ...] = ()
-    note: str | None = None
+    note: NotWholeInput | None = None
 
 
 def run_simulated_rule(name: str, spec: Simulation, magnitudes: Mapping[VarKey, float]) -> SimulatedRun:
@@ -40,7 +48,7 @@ def run_simulated_rule(name: str, spec: Simulation, magnitudes: Mapping[VarKey, 
         magnitude = magnitudes[input_key]
         number = round(magnitude)
         if abs(magnitude - number) > 1e-9 * max(1.0, abs(magnitude)):
-            return SimulatedRun(None, note=f"{name} needs a whole number for {input_key}, not {magnitude:g}")
+            return SimulatedRun(None, note=NotWholeInput(name, input_key, magnitude))
         arguments[parameter] = int(number)
     options = {**SIMULATION_MODELS[spec.model].options, **dict(spec.options)}
     result = _warp_scheduler(arguments["warps"], arguments["ilp"], arguments["compute"], arguments["latency"],
