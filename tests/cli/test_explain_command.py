@@ -13,7 +13,7 @@ def test_explain_prints_the_tree_with_sources(capsys):
     code, out, _ = run(capsys, "explain", "clock_tc", "--gpu", "h100-sxm")
     assert code == 0
     assert "tensor_peak[bf16]" in out and "also, by an independent route" in out
-    assert "sm_count = 132   [h100-sxm, chapter-sms-and-tensor-cores, section 'From the whole chip to an SM'" in out
+    assert "sm_count = 132   [h100-sxm, nvidia-blog-hopper-in-depth, section 'NVIDIA H100 GPU architecture in-depth'" in out
 
 
 def test_explain_json_is_solves_with_the_documents_it_cites(capsys):

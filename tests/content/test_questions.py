@@ -18,6 +18,7 @@ from hwkb.questions.interventions import BASELINE_SOURCE, intervene
 from hwkb.questions.sweeps import parse_axis, sweep
 from hwkb.questions.thresholds import solve_constrained
 from hwkb.questions.whatif import scenario_contexts, what_if
+from hwkb.render.note_words import note_text
 from hwkb.solving.points import PointEvaluator
 from hwkb.solving.solution import Interval
 
@@ -276,7 +277,7 @@ def test_a_point_the_simulation_refuses_is_left_empty_with_a_note(kb):
     context = kb.context(facts=["loads_per_round=1", "compute_per_round=16", "latency_cycles=500"])
     result = sweep(kb, "scheduler_utilization", context, [parse_axis(kb, "warps_per_scheduler=16,512")])
     assert result.values[0] == pytest.approx(0.52, abs=0.01) and math.isnan(result.values[1])
-    assert "1 points could not be evaluated" in result.notes[-1]
+    assert note_text(result.notes[-1]).startswith("1 point could not be evaluated and is left empty, e.g. warps")
 
 
 # ---------------------------------------------------------------- what-if

@@ -9,6 +9,7 @@ from hypothesis import given, settings, strategies as st
 from hwkb.errors import KBError, QueryError, UnknownNameError
 from hwkb.questions.sweeps import parse_axis, sweep
 from hwkb.solving.points import PointEvaluator
+from hwkb.render.note_words import note_text
 
 
 def test_ranges_include_their_stop(tiny_kb):
@@ -123,4 +124,4 @@ def test_a_point_the_simulation_refuses_is_left_empty_with_a_note(scheduler_kb):
     context = scheduler_kb.context("round", facts=["loads=1", "compute=16"])
     result = sweep(scheduler_kb, "busy", context, [parse_axis(scheduler_kb, "warps=16,512")])
     assert result.values[0] == pytest.approx(0.52, abs=0.01) and math.isnan(result.values[1])
-    assert "1 points could not be evaluated" in result.notes[-1]
+    assert note_text(result.notes[-1]).startswith("1 point could not be evaluated and is left empty, e.g. warps")

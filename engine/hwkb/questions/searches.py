@@ -40,6 +40,14 @@ SEARCH_BUDGET_S = 20.0
 
 
 @dataclass(frozen=True)
+class Scanned:
+    """A note: a numeric search probed ``lower`` .. ``upper`` (canonical numbers) by factors of 2^(1/8) and bisected
+    the boundaries it met; render/ words it."""
+    lower: float
+    upper: float
+
+
+@dataclass(frozen=True)
 class Admissible:
     """Where the constraints hold, how that was found, and the least integer when one was searched for."""
     variable: VarKey
@@ -148,9 +156,7 @@ def scan_reals(variable: VarKey, evaluate: Callable[[float], bool], upper: float
     if start is not None:
         intervals.append((start, upper))
     out = tuple(Interval(lo, hi, lo != 0.0 and feasible(lo), hi is not None and feasible(hi)) for lo, hi in intervals)
-    note = (f"scanned {probes[0]:g} .. {probes[-1]:g} by factors of 2^(1/8) and bisected the boundaries "
-            "(a window narrower than 9 % can be missed)")
-    notes = (note,) + ((f"{len(unevaluable)} points could not be evaluated, e.g. {unevaluable[0]}",) if unevaluable else ())
+    notes = (Scanned(probes[0], probes[-1]),) + ((f"{len(unevaluable)} points could not be evaluated, e.g. {unevaluable[0]}",) if unevaluable else ())
     return Admissible(variable, out, "numeric", notes)
 
 

@@ -44,10 +44,18 @@ from hwkb.solving.relations import symbol_of
 from hwkb.results import Result
 from hwkb.solving.system import System
 
-__all__ = ["Axis", "SweepResult", "parse_axis", "sweep", "MAX_POINTS"]
+__all__ = ["Axis", "SweepResult", "UnevaluatedPoints", "parse_axis", "sweep", "MAX_POINTS"]
 
 MAX_POINTS = 10_000_000       # a grid of 10^7 doubles is 80 MB per column; the table of it, far more
 MAX_AXIS_POINTS = 10_000_000
+
+
+@dataclass(frozen=True)
+class UnevaluatedPoints:
+    """A note: ``count`` points of a sweep left empty, the first of them (its axes' values) and why; render/ words it."""
+    count: int
+    first: tuple[tuple[VarKey, float], ...]
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -203,13 +211,14 @@ def sweep(kb: System, variable: VarKey, context: Context, axes: Sequence[Axis],
         try:
             value = evaluator(point).get(variable)
         except KBError as exc:  # e.g. a simulation too large to run at this point
-            refused.append(f"{', '.join(f'{k}={v:g}' for k, v in point.items())}: {exc.message}")
+            refused.append((point, exc.message))
             value = None
         values[i] = math.nan if value is None else value.magnitude
     reason = "no closed form: " if method == "auto" else ""
     notes = (f"{reason}evaluated point by point ({total} points)",)
     if refused:
-        notes += (f"{len(refused)} points could not be evaluated and are left empty, e.g. {refused[0]}",)
+        (point, reason), *_ = refused
+        notes += (UnevaluatedPoints(len(refused), tuple(point.items()), reason),)
     return SweepResult(variable, unit, tuple(axes), None, values, "point by point", None, notes)
 
 

@@ -13,6 +13,7 @@ from hwkb.definitions.citations import documents_text
 from hwkb.definitions.quantities import format_number
 from hwkb.render.question_text import render_symbolic, render_whatif
 from hwkb.render.forms import csv_text, number_text, table_forms
+from hwkb.render.note_words import note_text
 from hwkb.render.solution_text import render_derived, render_solution
 
 __all__ = ["FORMS", "WHY_NOT", "listing_text", "check_text", "query_text", "query_cells", "saved_queries_text"]
@@ -113,7 +114,7 @@ def query_text(q) -> str:
     cells = query_cells(q)
     widths = [max([len(c), *(len(r[i]) for r in cells)]) for i, c in enumerate(q.columns)]
     aligned = lambda cells: "  ".join(t.ljust(w) if i == 0 else t.rjust(w) for i, (t, w) in enumerate(zip(cells, widths)))
-    return "\n".join([q.title, "", aligned(q.columns), *map(aligned, cells), *(f"note: {n}" for n in q.notes)])
+    return "\n".join([q.title, "", aligned(q.columns), *map(aligned, cells), *(f"note: {note_text(n)}" for n in q.notes)])
 
 
 def check_text(report) -> str:

@@ -80,10 +80,22 @@ def _not_whole_input(note) -> str:
     return f"{note.rule} needs a whole number for {note.key}, not {format_number(note.magnitude)}"
 
 
+def _scanned(note) -> str:
+    return (f"scanned {format_number(note.lower)} .. {format_number(note.upper)} by factors of 2^(1/8) and bisected "
+            f"the boundaries (a window narrower than 9 % can be missed)")
+
+
+def _unevaluated_points(note) -> str:
+    point = ", ".join(f"{key}={format_number(value)}" for key, value in note.first)
+    left = "point could not be evaluated and is" if note.count == 1 else "points could not be evaluated and are"
+    return f"{note.count} {left} left empty, e.g. {point}: {note.reason}"
+
+
 #: each note type that is data (by class name) -> its wording
 NOTE_WORDS = {"OutsideRange": _outside_range, "SearchEdge": _search_edge, "AskedSetAside": _asked_set_aside,
               "FixingSetAside": _fixing_set_aside, "Capacities": _capacities,
-              "AlsoAdmissible": _also_admissible, "NotWholeInput": _not_whole_input}
+              "AlsoAdmissible": _also_admissible, "NotWholeInput": _not_whole_input,
+              "Scanned": _scanned, "UnevaluatedPoints": _unevaluated_points}
 
 
 def is_note_data(note) -> bool:

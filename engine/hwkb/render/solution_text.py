@@ -205,7 +205,7 @@ def render_needs(needs) -> str:
 
 def unsettled_reason(solution) -> str:
     """Why a solution has no value, on one line: the n/a it rests on, or what would settle it."""
-    why = "; ".join(solution.notes) or f"{solution.variable} is {solution.status.replace('_', ' ')}"
+    why = "; ".join(map(note_text, solution.notes)) or f"{solution.variable} is {solution.status.replace('_', ' ')}"
     return why + (f" ({render_needs(solution.needs).strip()})" if solution.status == "underdetermined" else "")
 
 

@@ -20,6 +20,7 @@ import numpy as np
 from hwkb.definitions.display import display_scale
 from hwkb.questions.sweep_grid import AxisValues, all_whole, axis_take, grid_indices
 from hwkb.render.json_form import document, json_text
+from hwkb.render.note_words import note_text
 
 __all__ = ["table_chunks", "csv_chunks", "json_row_chunks", "sweep_chunks", "sweep_json_chunks", "FORMS", "WHY_NOT"]
 
@@ -111,7 +112,7 @@ def _largest(values: np.ndarray) -> float | None:
 
 
 def table_chunks(columns: Sequence[str], units: Sequence[str], axes: Sequence, values: np.ndarray,
-                 notes: Sequence[str]) -> Iterator[str]:
+                 notes: Sequence) -> Iterator[str]:
     """The table as ``SweepResult.render`` gives it, in pieces: the widths are measured in a first pass."""
     total = values.size
     largest = _largest(values)
@@ -134,7 +135,7 @@ def table_chunks(columns: Sequence[str], units: Sequence[str], axes: Sequence, v
         value_texts = (lambda chunk, n=n: kept[n]) if kept else (lambda chunk: _table_texts(chunk * factor))
         yield "".join(map(line.format, *_columns(axes, values, start, stop, axis_texts, value_texts)))
     for note in notes:
-        yield f"\nnote: {note}"
+        yield f"\nnote: {note_text(note)}"
 
 
 def csv_chunks(axes: Sequence, values: np.ndarray) -> Iterator[str]:
