@@ -123,7 +123,7 @@ def test_a_given_equality_the_facts_contradict_makes_the_answer_inconsistent(rea
 def test_needs_leave_out_sets_that_only_force_a_relation_among_themselves(real_kb):
     """shading_units with fp32_lanes_per_sm gives two equations in fp32_peak and clock_fp32 that the clock
     cancels out of: they force shading_units = sm_count x lanes instead of settling the clock."""
-    needs = real_kb.solve("clock_fp32", gpu="mi355x").needs   # SMs known; no FP32 lanes, peak or exp rate stated
+    needs = real_kb.solve("clock_fp32", gpu="trainium2").needs   # cores known; no FP32 lanes, peak or exp rate stated
     assert needs == (("fp32_lanes_per_sm", "fp32_peak"), ("fp32_peak", "shading_units"),
                      ("sfu_exp_per_sm_cycle", "sfu_exp_rate"))
 
