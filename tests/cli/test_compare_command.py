@@ -147,10 +147,11 @@ def test_a_workload_rides_on_every_gpu_given_either_way(capsys):
 
 def test_a_figure_resting_on_an_n_a_is_n_a_not_blank(capsys):
     """The A100 states FP8 n/a (NVIDIA's table), so its FP6 rate and peak, which FP6's laws tie to FP8, do not
-    exist: n/a as solve answers, not blank; they bring in no row where every GPU has them so (H100 and A100)."""
+    exist: n/a as solve answers, not blank; they bring in no row where every GPU has them so (H100 and A100). The
+    B200's FP6 peak derives from its FP8 one (NVIDIA's one 'FP8/FP6' row)."""
     code, out, _ = run_cli(capsys, "compare", "a100-80gb-sxm", "b200", "--vars", "tc_peak[fp6],tc_peak[fp8]",
                            "--format", "csv")
-    assert code == 0 and out.splitlines()[1:] == ["tc_peak[fp6],TFLOPS,,not_applicable,,",
+    assert code == 0 and out.splitlines()[1:] == ["tc_peak[fp6],TFLOPS,,not_applicable,4500.0,derived",
                                                   "tc_peak[fp8],TFLOPS,,not_applicable,4500.0,stated"]
     code, out, _ = run_cli(capsys, "solve", "tc_peak[fp6]", "--gpu", "a100-80gb-sxm")
     assert out.startswith("tc_peak[fp6]: not applicable")

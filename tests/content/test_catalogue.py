@@ -23,6 +23,7 @@ KNOWN_FINDINGS = {
     ("mi250", "documents"),             # the same white paper's endnotes: MI250 500 W (MI300-14), 560 W (MI300-15)
     ("gb200", "documents"),             # NVIDIA's MLPerf v5.1 description: 186 GB; a NIM support matrix: 192 GB
     ("tpu-v6e", "documents"),           # the v6e page vs v5e: 4 MXUs per TensorCore; other versions: two 256x256
+    ("gaudi3", "documents"),            # Hot Chips 2024: BF16 and FP8 1835 TFLOPS; Intel's 2025 paper: 1678
 }
 #: findings of an audit that read every figure as rounded and capacities as decimal, withdrawn: each check as it is
 #: now, and the reading it needs (None: the figures agree exactly)

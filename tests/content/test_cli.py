@@ -50,7 +50,7 @@ def test_json_contract(capsys):
     sides = {s["key"]: s for s in first["sides"]}
     assert round(sides["clock_fp32"]["value"], 2) == 1.98 and round(sides["clock_tc"]["value"], 2) == 1.83
     assert first["implied"]["unit"] == "GHz" and round(first["implied"]["value"], 2) == 1.83
-    assert document["summary"]["counts"] == {"inconsistent": 2, "implausible": 0, "within_rounding": 4, "consistent": 2}
+    assert document["summary"]["counts"] == {"inconsistent": 2, "implausible": 0, "within_rounding": 7, "consistent": 3}
 
 
 def test_exit_codes(capsys):
@@ -86,7 +86,7 @@ def test_markdown_and_html_hold_the_summary_and_a_table_per_entity(capsys):
     code, md, _ = run(capsys, "audit", "--gpu", "h100-sxm", "a100", "--format", "markdown")
     assert code == 1 and md.startswith("# hwkb audit\n\n## Summary\n")
     assert "## h100-sxm" in md and "## a100" in md and md.count("| status | kind | rule |") == 2
-    assert "looks like" not in md and "2 entities, 15 checks" in md
+    assert "looks like" not in md and "2 entities, 20 checks" in md
     code, page, _ = run(capsys, "audit", "--gpu", "h100-sxm", "a100", "--format", "html")
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
     entity_tables = [part.count("<table") for part in page.split('<section class="entity"')[1:]]

@@ -138,7 +138,8 @@ def test_a_backward_sm_count_on_an_h100_answers_at_the_clock_its_peak_gave(real_
     solution = real_kb.solve("sm_count", gpu="h100-sxm", where=["tc_peak[bf16] >= 1200 TFLOPS"])
     assert solution.status == "derived" and solution.extra["bound"] == "lower"
     assert solution.magnitude == math.ceil(1200 / H100_BF16 * H100_SMS) == 161
-    assert "held at their baseline values: clock_fp32, clock_fp64, clock_tc, die_fp64_fp32_ratio" in solution.notes
+    assert ("held at their baseline values: clock_fp32, clock_fp64, clock_tc, die_fp16_fp32_ratio, die_fp64_fp32_ratio, "
+            "tc_fma_per_sm_cycle[fp64]") in solution.notes
 
 
 def test_the_mi300x_data_rate_what_if_moves_the_stack_bandwidth(real_kb):
