@@ -241,6 +241,9 @@ def test_each_nvidia_architecture_names_its_compute_capability(kb, gpu, capabili
     ("mi100", ["fp64_vector_peak", "memory_bandwidth_law"]),
     ("mi300x", ["boost_clock_is_tensor_clock", "tensor_peak[fp8]"]),
     ("b200", ["documents"]),            # DGX B200's 8 TB/s against AIConfigurator's HGX B200 7.7 TB/s
+    ("mi355x", ["tensor_peak[fp8]", "fp64_clock_is_fp32_clock", "boost_clock_is_tensor_clock", "interconnect_total"]),
+    ("mi350x", ["tensor_peak[int8]", "boost_clock_is_fp32_clock", "sparse_is_twice_dense[fp16]", "memory_bandwidth_law"]),
+    ("h100-pcie", ["tensor_peak[bf16]", "tf32_rate", "fp64_clock_is_fp32_clock"]),   # whitepaper Table 1, PCIe column
 ])
 def test_the_new_products_peaks_decompose_within_rounding(kb, gpu, rules):
     checks = {c.rule: str(c.status) for c in kb.audit([gpu]).entities[0].checks}
@@ -475,3 +478,26 @@ def test_the_rtx_6000_ada_fp32_peak_gives_its_boost_clock(kb):
     answer = kb.solve("clock_fp32", gpu="rtx-6000-ada")
     assert answer.magnitude == pytest.approx(91.1e12 / (142 * 128 * 2) / 1e9, rel=1e-9)
     assert round(answer.magnitude, 3) == 2.506
+
+
+def test_the_cdna4_white_papers_per_cu_rates_give_amds_clocks(kb):
+    """256 CUs at 4096 BF16 and 128 FP64 FLOPS/clock/CU (CDNA 4 white paper, Table 1) give the MI355X's 2.5 PF and
+    78.6 TF at the 2,400 MHz of Table 2, and the MI350X's FP8 4.614 PF at its 2.2 GHz."""
+    assert kb.solve("clock_fp64", gpu="mi355x").magnitude == pytest.approx(2.4, abs=0.002)
+    assert kb.solve("clock_fp64", gpu="mi350x").magnitude == pytest.approx(2.2, abs=0.002)
+    assert str(kb.solve("tc_peak[tf32]", gpu="mi350x").status) == "not_applicable"   # TF32 moved to software
+
+
+def test_the_mi350x_datasheets_transposed_fp16_digits_are_caught(kb):
+    """AMD's datasheet prints FP16 and BF16 2.3096 PFLOPS where 256 x 4096 x 2.2 GHz is 2.3069, while its FP8 4.614
+    agrees with the arithmetic: the tensor clock's routes disagree beyond their rounding (kb/README.md, notes)."""
+    solution = kb.solve("clock_tc", gpu="mi350x")
+    assert str(solution.status) == "inconsistent"
+    assert "2.203 GHz via tensor_peak[fp16]" in str(solution) and "2.2 GHz via tensor_peak[fp8]" in str(solution)
+
+
+def test_fp6_runs_at_the_fp8_rate_on_blackwell(kb):
+    """NVIDIA prints one "FP8/FP6 Tensor Core" row for the HGX B200 and B300: the B200's FP6 peak is its FP8 one."""
+    solution = kb.solve("tc_peak[fp6]", gpu="b200")
+    assert str(solution.status) == "derived" and solution.magnitude == pytest.approx(4500)
+    assert str(kb.solve("tc_peak[mxfp4]", gpu="a100").status) == "not_applicable"   # Ampere's formats end at INT4
