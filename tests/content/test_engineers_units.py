@@ -77,3 +77,24 @@ def test_a_set_in_a_count_of_another_kind_is_refused(capsys):
     code, out, _ = run_cli(capsys, "solve", "clock_tc", "--set", "tc_peak[bf16]=100 TOPS", "--set", "sm_count=100",
                            "--set", "tc_fma_per_sm_cycle[bf16]=500")
     assert code == 0 and out.startswith("clock_tc = 1 GHz")
+
+
+def test_warps_asked_in_threads_are_refused_with_the_flag_and_the_unit_to_use(capsys):
+    """2048 threads are 64 warps on an H100, 32 on a wavefront-64 part: the tool refuses to guess."""
+    code, out, err = run_cli(capsys, "solve", "resident_warps_per_sm", *OCCUPANCY,
+                             "--where", "resident_warps_per_sm >= 2048 thread")
+    assert (code, out) == (2, "")
+    assert err == ("error: --where 'resident_warps_per_sm >= 2048 thread': the left side is resident_warps_per_sm, in "
+                   "warp ([warp]), the right side '2048 thread' ([thread]); give '2048 thread' in a unit of [warp], such "
+                   "as warp\n")
+    code, out, _ = run_cli(capsys, "solve", "resident_warps_per_sm", *OCCUPANCY, "--where",
+                           "resident_warps_per_sm >= 32 warp")
+    assert code == 0 and out.startswith("resident_warps_per_sm = 40 warp  (derived)")
+
+
+def test_a_block_size_set_in_warps_is_refused(capsys):
+    code, out, err = run_cli(capsys, "solve", "occupancy", "--gpu", "h100-sxm", "--set", "threads_per_block=8 warp",
+                             "--set", "regs_per_thread=48", "--set", "smem_per_block=0")
+    assert (code, out) == (2, "")
+    assert err == ("error: --set: '8 warp' does not fit threads_per_block, which is in thread/block; give it in "
+                   "thread/block\n")

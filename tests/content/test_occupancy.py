@@ -153,7 +153,7 @@ def test_inverse_questions_answer_with_intervals(real_kb):
     regs = real_kb.solve("regs_per_thread", gpu="a100", facts=facts, where=["occupancy >= 0.5"])
     assert regs.intervals[0].upper == 64                      # 64 registers keep 4 blocks of 8 warps
     smem = real_kb.solve("smem_per_block", gpu="a100", facts=["threads_per_block=128", "regs_per_thread=32"],
-                         where=["blocks_per_sm >= 4"])
+                         where=["blocks_per_sm >= 4 block"])
     assert smem.intervals[0].upper == 41 * 1024 - 1024         # 4 x (smem + 1 KB reserve) <= 164 KB
     threads = real_kb.solve("threads_per_block", gpu="a100", facts=["regs_per_thread=32", "smem_per_block=0"],
                             where=["occupancy >= 1"])
@@ -212,7 +212,8 @@ CCCL = "nvidia-cccl-arch-traits"
 
 @pytest.mark.parametrize("gpu, facts, message", [
     ("h100-sxm", ["threads_per_block=2048", "regs_per_thread=32", "smem_per_block=0"],
-     f"--set: threads_per_block = 2048 thread exceeds the launch limit max_threads_per_block = 1024 thread (cc-9.0, "
+     f"--set: threads_per_block = 2048 thread/block exceeds the launch limit max_threads_per_block = 1024 thread/block "
+     f"(cc-9.0, "
      f"{CCCL}, max_threads_per_block = 1024 (__common_arch_traits)): rule "
      "block_threads_limit, threads_per_block <= max_threads_per_block; CUDA refuses a block of more threads than the "
      "compute capability allows (cudaErrorInvalidConfiguration)"),

@@ -106,9 +106,9 @@ def test_where_the_texts_disagree_the_audit_shows_it(real_kb, entity, target, fi
 
 
 @pytest.mark.parametrize("where, headline, extra", [
-    ("blocks_per_grid = 16", 7681, {"bound": "both", "upper": 8192.0}),   # ceil(n / 512) = 16: 7681 .. 8192
-    ("blocks_per_grid <= 16", 8192, {"bound": "upper"}),
-    ("blocks_per_grid >= 16", 7681, {"bound": "lower"}),
+    ("blocks_per_grid = 16 block", 7681, {"bound": "both", "upper": 8192.0}),   # ceil(n / 512) = 16: 7681 .. 8192
+    ("blocks_per_grid <= 16 block", 8192, {"bound": "upper"}),
+    ("blocks_per_grid >= 16 block", 7681, {"bound": "lower"}),
 ])
 def test_the_launch_geometry_inverted_through_its_ceiling(real_kb, where, headline, extra):
     answer = real_kb.solve("problem_size", facts=["threads_per_block=512"], where=[where])
@@ -116,7 +116,7 @@ def test_the_launch_geometry_inverted_through_its_ceiling(real_kb, where, headli
 
 
 def test_an_equality_the_laws_invert_is_still_solved_exactly(real_kb):
-    answer = real_kb.solve("problem_size", facts=["threads_per_block=512"], where=["blocks_per_grid = 16"])
+    answer = real_kb.solve("problem_size", facts=["threads_per_block=512"], where=["blocks_per_grid = 16 block"])
     assert str(answer).startswith("problem_size = 7681–8192 thread  (derived)")
     back = real_kb.solve("simd_efficiency", gpu="p100", where=["branch_nesting_depth = 2"])
     assert back.magnitude == 0.25 and "bound" not in back.extra

@@ -68,16 +68,19 @@ def test_bits_and_bytes(units):
 
 
 def test_counts_are_plain_numbers(units):
-    for unit in ("warp", "thread", "SM", "score", "instruction", "", "dimensionless"):
+    for unit in ("SM", "score", "instruction", "transistor", "transfer", "", "dimensionless"):
         assert units.dimensions(unit) == frozenset(), unit
         assert units.to_canonical(3, unit) == 3.0
     assert units.to_canonical(50, "%") == pytest.approx(0.5)
 
 
 @pytest.mark.parametrize("unit, dimension", [("flop", "[operation]"), ("op", "[operation]"), ("FMA", "[operation]"),
-                                             ("token", "[token]"), ("exp", "[exponential]")])
+                                             ("token", "[token]"), ("exp", "[exponential]"), ("warp", "[warp]"),
+                                             ("thread", "[thread]"), ("block", "[block]"), ("pixel", "[pixel]"),
+                                             ("texel", "[texel]")])
 def test_counts_a_confusion_would_make_wrong_are_dimensions(units, unit, dimension):
-    """Operations, tokens and exps are worth 1 each in canonical numbers, but none converts into another."""
+    """Operations, tokens, exps, warps, threads, blocks, pixels and texels are worth 1 each in canonical numbers,
+    but none converts into another."""
     assert units.dimensions(unit) == frozenset({(dimension, 1)})
     assert units.to_canonical(3, unit) == (6.0 if unit == "FMA" else 3.0)
 
@@ -86,6 +89,20 @@ def test_counts_a_confusion_would_make_wrong_are_dimensions(units, unit, dimensi
                                   ("token", ""), ("flop", "")])
 def test_operations_tokens_and_exps_do_not_mix(units, a, b):
     assert not units.compatible(a, b)
+
+
+@pytest.mark.parametrize("a, b", [("warp", "thread"), ("thread/warp", ""), ("warp/block", "warp"),
+                                  ("register/warp", "register"), ("thread", "flop"), ("block", ""),
+                                  ("Gpixel/s", "Gtexel/s"), ("pixel/cycle", "FMA/cycle")])
+def test_warps_threads_blocks_pixels_and_texels_do_not_mix(units, a, b):
+    """2048 threads are 64 warps only through threads_per_warp, which the KB states per architecture."""
+    assert not units.compatible(a, b)
+
+
+def test_threads_become_warps_through_a_rate_in_thread_per_warp(units):
+    assert units.compatible("thread / (thread/warp)", "warp")
+    assert units.to_canonical(2048, "thread") / units.to_canonical(32, "thread/warp") == 64.0
+    assert units.dimensions("register/thread") == frozenset({("[information]", 1), ("[thread]", -1)})
 
 
 def test_integer_operations_are_floating_point_ones_in_size(units):

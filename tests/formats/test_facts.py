@@ -120,15 +120,29 @@ def test_module_surface():
     assert facts_module.__all__ == ["read_fact", "read_tolerance"]
 
 
-def test_a_figure_in_a_count_of_another_kind_is_refused_where_the_file_states_it(tmp_path, monkeypatch):
-    """With the project's units, operations and tokens are dimensions: a peak written in token/s is an error at its
-    place in the file, not a figure read as FLOPS."""
+@pytest.mark.parametrize("variables, facts, message", [
+    ("", "{'peak[fp16]': 100 token/s}",
+     "gpus/bad.yaml:1:42: '100 token/s' does not fit peak[fp16], which is in TFLOPS; "
+     "give it in TFLOPS or a unit of the same dimension"),
+    ("  max_warps_per_sm: {unit: warp, doc: most warps resident on one SM}\n",
+     "{max_warps_per_sm: 2048 thread}",
+     "gpus/bad.yaml:1:46: '2048 thread' does not fit max_warps_per_sm, which is in warp; "
+     "give it in warp or a unit of the same dimension"),
+    ("  max_threads_per_block: {unit: thread/block, doc: most threads one block may have}\n",
+     "{max_threads_per_block: 1024 thread}",
+     "gpus/bad.yaml:1:51: '1024 thread' does not fit max_threads_per_block, which is in thread/block; "
+     "give it in thread/block or a unit of the same dimension"),
+])
+def test_a_figure_in_a_count_of_another_kind_is_refused_where_the_file_states_it(tmp_path, monkeypatch, variables,
+                                                                                facts, message):
+    """With the project's units, operations, tokens, warps, threads and blocks are dimensions: a peak written in
+    token/s, or a warp limit in threads, is an error at its place in the file, not a figure read as another count."""
     from hwkb.formats.resources import default_kb_dirs
     real_units = (default_kb_dirs()[0] / "units.txt").read_text()
-    kb = write_kb(tmp_path, monkeypatch, {"units.txt": real_units,
-                                          "gpus/bad.yaml": "x: {kind: product, facts: {'peak[fp16]': 100 token/s}}\n"})
+    files = {"units.txt": real_units, "gpus/bad.yaml": f"x: {{kind: product, facts: {facts}}}\n"}
+    if variables:
+        files["rules/counts.yaml"] = "variables:\n" + variables
+    kb = write_kb(tmp_path, monkeypatch, files)
     with pytest.raises(KBErrors) as info:
         load_model([kb])
-    assert [str(e) for e in info.value.errors] == [
-        "gpus/bad.yaml:1:42: '100 token/s' does not fit peak[fp16], which is in TFLOPS; "
-        "give it in TFLOPS or a unit of the same dimension"]
+    assert [str(e) for e in info.value.errors] == [message]

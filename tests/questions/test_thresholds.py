@@ -292,6 +292,22 @@ def test_a_determined_variable_is_checked_against_a_quantity(real_kb):
     ("sfu_exp_rate >= 5 TFLOPS",
      "--where 'sfu_exp_rate >= 5 TFLOPS': the left side is sfu_exp_rate, in exp/s ([exponential]/[time]), the right "
      "side '5 TFLOPS' ([operation]/[time]); give '5 TFLOPS' in a unit of [exponential]/[time], such as exp/s"),
+    ("resident_warps_per_sm >= 2048 thread",
+     "--where 'resident_warps_per_sm >= 2048 thread': the left side is resident_warps_per_sm, in warp ([warp]), the "
+     "right side '2048 thread' ([thread]); give '2048 thread' in a unit of [warp], such as warp"),
+    ("max_threads_per_sm <= 64 warp",
+     "--where 'max_threads_per_sm <= 64 warp': the left side is max_threads_per_sm, in thread ([thread]), the right "
+     "side '64 warp' ([warp]); give '64 warp' in a unit of [thread], such as thread"),
+    ("threads_per_block = 8 warp",
+     "--where 'threads_per_block = 8 warp': the left side is threads_per_block, in thread/block ([thread]/[block]), "
+     "the right side '8 warp' ([warp]); give '8 warp' in a unit of [thread]/[block], such as thread/block"),
+    ("blocks_per_sm >= 4",
+     "--where 'blocks_per_sm >= 4': the left side is [block], the right side dimensionless; a bare number has no "
+     "unit, and blocks_per_sm is in block: write the number with a unit ('4 block'), or compare blocks_per_sm with "
+     "another variable of that unit"),
+    ("pixel_rate >= 100 Gtexel/s",
+     "--where 'pixel_rate >= 100 Gtexel/s': the left side is pixel_rate, in Gpixel/s ([pixel]/[time]), the right "
+     "side '100 Gtexel/s' ([texel]/[time]); give '100 Gtexel/s' in a unit of [pixel]/[time], such as Gpixel/s"),
     ("decode_tokens_per_s >= 100 zorks",
      "--where 'decode_tokens_per_s >= 100 zorks': unknown unit 'zorks'; units are defined in units.txt"),
     ("decode_tokens_per_s >= 100 token/s + batch",

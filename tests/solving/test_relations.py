@@ -187,6 +187,37 @@ def test_a_rule_mixing_operations_tokens_or_exps_fails_the_load(tmp_path):
         f"{tmp_path / 'rules' / 'tiny.yaml'}:8:3", f"{tmp_path / 'rules' / 'tiny.yaml'}:9:3"]
 
 
+WARPS_AND_THREADS = """
+variables:
+  resident_warps: {unit: warp, doc: warps resident on an SM}
+  resident_threads: {unit: thread, doc: threads resident on an SM}
+  block_threads:  {unit: thread/block, doc: threads of a block}
+  resident_blocks: {unit: block, doc: blocks resident on an SM}
+  warp_width:     {unit: thread/warp, doc: threads of a warp}
+rules:
+  warps_as_threads: {doc: d, source: s, eq: resident_warps = resident_threads}
+  warps_plus_threads: {doc: d, source: s, eq: resident_threads = resident_warps + resident_threads}
+  blocks_as_warps: {doc: d, source: s, eq: resident_blocks = resident_warps / warp_width}
+  threads_per_block: {doc: d, source: s, eq: resident_threads = resident_blocks * block_threads}
+"""
+
+
+def test_a_rule_mixing_warps_threads_or_blocks_fails_the_load(tmp_path):
+    """Warps, threads and blocks are dimensions of their own: 2048 threads are 64 warps only through a rate in
+    thread/warp, and a law that adds one to the other, or counts warps as blocks, does not load."""
+    with pytest.raises(KBErrors) as info:
+        kb_from_text(tmp_path, WARPS_AND_THREADS, "")
+    assert [str(e).split(": ", 1)[1] for e in info.value.errors] == [
+        "rule warps_as_threads does not balance: the left side is [warp], the right side [thread]; "
+        "check each variable's unit and the factors of the equation",
+        "rule warps_plus_threads does not balance: '+' joins [warp] and [thread]; "
+        "only quantities of the same dimension can be added or compared",
+        "rule blocks_as_warps does not balance: the left side is [block], the right side [warp]^2/[thread]; "
+        "check each variable's unit and the factors of the equation"]
+    assert [str(e).split(": ", 1)[0] for e in info.value.errors] == [
+        f"{tmp_path / 'rules' / 'tiny.yaml'}:{line}:3" for line in (9, 10, 11)]
+
+
 def test_every_rule_of_the_real_kb_balances(real_kb):
     for relation in real_kb.relations:
         if relation.rule.relation is not None:
