@@ -14,8 +14,9 @@ and ``/``, each with an optional whole exponent ``^n`` or ``**n`` of at most
 
 Numbers are computed in *canonical* units: the product of the base units of
 the dimensioned quantities (second, cycle, bit, meter, watt, and the counted
-kinds op, token, exp, each worth 1: FMA = 2 op), with dimensionless units
-(warp, SM, percent ...) reduced to plain numbers. A law that balances
+kinds op, token, exp, warp, thread, block, pixel, texel, each worth 1: FMA = 2
+op), with dimensionless units (SM, instruction, percent ...) reduced to plain
+numbers. A law that balances
 dimensionally therefore needs no conversion factors in its canonical form.
 
 >>> from hwkb.formats.resources import default_kb_dirs
