@@ -15,8 +15,7 @@ and ``/``, each with an optional whole exponent ``^n`` or ``**n`` of at most
 Numbers are computed in *canonical* units: the product of the base units of
 the dimensioned quantities (second, cycle, bit, meter, watt, and the counted
 kinds op, token, exp, warp, thread, block, pixel, texel, each worth 1: FMA = 2
-op), with dimensionless units (SM, instruction, percent ...) reduced to plain
-numbers. A law that balances
+op), with dimensionless units (SM, percent ...) reduced to plain numbers. A law that balances
 dimensionally therefore needs no conversion factors in its canonical form.
 
 >>> from hwkb.formats.resources import default_kb_dirs
