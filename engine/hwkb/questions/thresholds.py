@@ -17,7 +17,7 @@ The :class:`~hwkb.solving.solution.Solution` carries ``intervals`` (display unit
 (kb/README.md, "Inequalities"): ``regs_per_thread <= 64`` when the admissible set
 ends above, ``d_qk >= 128`` when it starts above the domain's least value, the
 interval ``7681–8192`` when both (an equality through ``ceil`` pinned to a number,
-``blocks_per_grid = 16``, is searched as the two inequalities); an integer
+``blocks_per_grid = 16 block``, is searched as the two inequalities); an integer
 variable's bound is an integer. ``extra["bound"]`` names the side (``upper``,
 ``lower`` or ``both``; then ``value`` is the lower end and ``extra["upper"]`` the
 upper). The domain is the positive numbers up to the launch limits that name the
@@ -114,7 +114,7 @@ class Constraint:
 
 def parse_constraints(kb: System, where: Iterable[str], pinned: bool = False) -> list[Constraint]:
     """The inequalities among ``where`` (the equalities are relations, not constraints), and with ``pinned`` the
-    equalities that pin an expression to a number (``blocks_per_grid = 16``), searched as constraints when the
+    equalities that pin an expression to a number (``blocks_per_grid = 16 block``), searched as constraints when the
     laws cannot invert them (through ``ceil``, ``floor``, ``min`` or ``max``)."""
     out = []
     for i, text in enumerate(where):
@@ -151,7 +151,7 @@ class SearchEdge:
 
 
 def pinned_equalities(kb: System, where: Iterable[str]) -> list[str]:
-    """The ``where`` equalities that pin an expression to a number (``blocks_per_grid = 16``)."""
+    """The ``where`` equalities that pin an expression to a number (``blocks_per_grid = 16 block``)."""
     return [text for i, text in enumerate(where) if kb.parse_where(text, i).op == "=" and
             _is_pinned(kb.parse_where(text, i))]
 
