@@ -136,7 +136,7 @@ class KnowledgeBase(System):
         else:
             solver = Solver(self, context, where, lazy=True)
             solution = solver.solution(key, needs=not where)  # what would settle it, only once it is the answer
-            if solution.status == Status.UNDERDETERMINED and where:  # 'blocks_per_grid = 16' through a ceil
+            if solution.status == Status.UNDERDETERMINED and where:  # 'blocks_per_grid = 16 block' through a ceil
                 from hwkb.questions.thresholds import pinned_equalities, solve_constrained
                 if pinned_equalities(self, where):
                     solution = solve_constrained(self, key, context, where)
