@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterator, Mapping, Sequence
+from typing import Callable, Iterator, Mapping, NamedTuple, Sequence
 
 from hwkb.definitions.model import Entity, EntityId, Fact, Model, VarKey, half_unit
 from hwkb.definitions.units import Units
@@ -25,7 +25,7 @@ from hwkb.formats.peers.documents import Item
 
 __all__ = ["PeerField", "PeerDefault", "NameMatch", "NOT_A_PRODUCT", "EXPORT_PREFIX", "PeerEntry", "PeerFormat",
            "Written", "tool_figures", "Number", "printable", "json_text", "nest", "display", "check_keys",
-           "name_table", "DTYPES"]
+           "name_table", "DTYPES", "CanonicalFigures"]
 
 #: a tool's data-type names -> the KB's precision index
 DTYPES: Mapping[str, str] = {"fp16": "fp16", "float16": "fp16", "half": "fp16", "bf16": "bf16", "bfloat16": "bf16",
@@ -82,6 +82,13 @@ def name_table(lines: str, variants: Mapping[str, NameMatch] | None = None) -> d
     return {**{name: NameMatch(entity) for name, entity in pairs}, **(variants or {})}
 
 
+class CanonicalFigures(NamedTuple):
+    """A plain row's figures in canonical numbers, as the audit reads a row: its keys, in the order of its facts,
+    are its shape (rows of one shape share their checks)."""
+    keys: tuple[VarKey, ...]
+    mid: Mapping[VarKey, float]
+
+
 @dataclass(frozen=True)
 class PeerEntry:
     """One GPU of a tool's file: its facts in the tool's units, each from the field that states it."""
@@ -95,6 +102,8 @@ class PeerEntry:
     written: Mapping[VarKey, str] = field(default_factory=dict)  # each figure as the file writes it ("4 x 16 x 16")
     unread: tuple[str, ...] = ()  # the entry's keys (columns) no field reads: a renamed one is named, never silent
     defaults: tuple["PeerDefault", ...] = ()  # figures the tool derives when the file leaves them out
+    #: a table's row whose figures are all plain, as canonical numbers (its facts are then made when asked for)
+    canonical: "CanonicalFigures | None" = None
 
     def with_note(self, note: str) -> "PeerEntry":
         return replace(self, notes=self.notes + (note,))
