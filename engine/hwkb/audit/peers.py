@@ -97,7 +97,7 @@ class _Shape(NamedTuple):
     derived ones pass the pattern's screen is audited as that row was, with no entity, row or solve of its own."""
     base: Mapping[VarKey, float]  # the defaults' canonical figures, under the row's own
     ranged: tuple[tuple[VarKey, tuple[float, float, bool, bool]], ...]  # its keys with a range, in canonical bounds
-    screen: Screen
+    screen: Screen | None  # None: its plan derives nothing, so nothing to screen
     notes: tuple[str, ...]  # an audit with no check says why
 
 
@@ -114,7 +114,7 @@ def _plain_audit(shapes: dict[tuple[VarKey, ...], _Shape], entry: PeerEntry, eid
     for key, (low, high, _, _) in shape.ranged:
         if not low < mid[key] < high:  # on a bound or beyond: the full audit weighs it
             return None
-    if not shape.screen.clear({**shape.base, **mid}):
+    if shape.screen is not None and not shape.screen.clear({**shape.base, **mid}):
         return None
     return PeerEntryAudit(entry, EntityAudit(eid, entry.name, (), groups=_NO_GROUPS, notes=shape.notes), (), (), (),
                           ())
@@ -132,7 +132,7 @@ def _learn(shapes: dict[tuple[VarKey, ...], _Shape], auditor, entry: PeerEntry, 
     own = entry.canonical.mid
     shapes[entry.canonical.keys] = _Shape({k: v for k, v in row.mid.items() if k not in own},
                                           tuple((k, screen.ranged[k][1]) for k in own if k in screen.ranged),
-                                          screen, audit.notes)
+                                          screen if screen.steps else None, audit.notes)
 
 
 def _occurrence_id(eid: EntityId, named: dict[str, int]) -> EntityId:

@@ -53,7 +53,8 @@ class CellLayout:
         self.fmt, self.tool, self.names, self.model, self.units = fmt, tool, names, model, units
         self.cells = tuple((f, place[f.path[0]]) for f in fields if f.path[0] in place)
         self.unread = _unread_leaves(tuple(columns), _read_paths(fields), tuple(also_read), tuple(known))
-        self._plain_fields: list[bool | None] = [None] * len(self.cells)  # each field's _plain_field, once asked
+        self._columns = tuple((i, f.key, f.exact) for f, i in self.cells)  # flat, for the loop over every row
+        self._factors: list[float | None] = [None] * len(self.cells)  # each field's _plain_factor, once asked
 
     def entry(self, name: str, cells: Sequence[str], where: Location) -> PeerEntry:
         """The entry of one row: ``cells`` stripped, "" where empty, in the header's order. A row whose every
@@ -84,7 +85,7 @@ class CellLayout:
         whole for a count, its field's variable declared and fitting; None otherwise (a zero, a text, a negative
         or too large a figure), for :meth:`_stated` to read it as it says (a note, an error)."""
         mid: dict[VarKey, float] = {}
-        for n, (f, i) in enumerate(self.cells):
+        for n, (i, key, exact) in enumerate(self._columns):
             text = cells[i]
             if not text:
                 continue
@@ -98,25 +99,28 @@ class CellLayout:
                 if value == value and abs(value) != math.inf:
                     return None  # zero, negative or beyond the limit
                 continue  # inf or nan: Epoch's ratio over a missing price, no figure
-            if f.exact and not value.is_integer():
+            if exact and not value.is_integer():
                 return None
-            plain = self._plain_fields[n]
-            if plain is None:
-                plain = self._plain_fields[n] = self._plain_field(f)
-            if not plain or f.key in mid:
+            factor = self._factors[n]
+            if factor is None:
+                factor = self._factors[n] = self._plain_factor(self.cells[n][0])
+            if not factor or key in mid:
                 return None
-            mid[f.key] = self.units.to_canonical(float(f"{value:.12g}"), f.unit)  # as _Stated.add's value
+            # as _Stated.add's value, then fact_numbers' canonical one (Units.to_canonical: value x factor)
+            mid[key] = (value if len(text) < 13 else float(f"{value:.12g}")) * factor
         return mid
 
-    def _plain_field(self, f: PeerField) -> bool:
-        """Whether ``f`` states its figure unscaled under a variable the KB declares in a unit that fits (else each
-        row says so)."""
+    def _plain_factor(self, f: PeerField) -> float:
+        """The canonical factor of ``f``'s unit where it states its figure unscaled under a variable the KB
+        declares in a unit that fits; 0.0 where not (each row then says why)."""
         if f.scale != 1:
-            return False
+            return 0.0
         try:
-            return _variable(self.model, self.units, self.fmt, f, f.key, Location(self.fmt)) is not None
+            if _variable(self.model, self.units, self.fmt, f, f.key, Location(self.fmt)) is None:
+                return 0.0
         except KBError:
-            return False
+            return 0.0
+        return self.units.to_canonical(1.0, f.unit)
 
 
 class _Stated:
