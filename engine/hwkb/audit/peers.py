@@ -24,10 +24,11 @@ import math
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 from hwkb.audit.findings import DefaultHint, EntityAudit, FactorHint, Figure, Provenance, SiblingHint, Verdict
 from hwkb.audit.hints import BINARY_BASES, hint_for
+from hwkb.audit.plausibility import Screen
 from hwkb.audit.peer_findings import Comparison, PeerAudit, PeerAuditStream, PeerEntryAudit, PeerTotals
 from hwkb.audit.readings import reading
 from hwkb.audit.rows import Row, fact_numbers
@@ -40,9 +41,6 @@ from hwkb.formats.peers.entries import NOT_A_PRODUCT, PeerEntry, PeerFormat
 from hwkb.solving.solver import Solver
 from hwkb.solving.system import System
 from hwkb.solving.values import Value
-
-if TYPE_CHECKING:
-    from hwkb.audit.plausibility import Screen
 
 __all__ = ["audit_peer_entries", "stream_peer_entries", "compare", "cite", "CHUNK"]
 

@@ -238,7 +238,7 @@ def _csv_rows(file: str, reader, width: int, seen_surrogate: list[bool]) -> Iter
         for cells in reader:
             where = Location(file, start)
             start = reader.line_num + 1
-            cells = [c.strip() for c in cells]
+            cells = list(map(str.strip, cells))
             if not any(cells):
                 continue
             if count >= MAX_CSV_ROWS:

@@ -66,9 +66,9 @@ class CellLayout:
         deferred = _Deferred(self, name, cells, where)
         name = escaped(name)
         keys = tuple(plain)
-        return PeerEntry(self.fmt, name, where, _Later(deferred, "facts", keys), _Later(deferred, "by_key", keys),
-                         _match(self.names, self.model, name), (), _Later(deferred, "written", keys), self.unread,
-                         canonical=CanonicalFigures(keys, plain))
+        return PeerEntry.at_once(self.fmt, name, where, _Later(deferred, "facts", keys),
+                                 _Later(deferred, "by_key", keys), _match(self.names, self.model, name),
+                                 _Later(deferred, "written", keys), self.unread, CanonicalFigures(keys, plain))
 
     def _stated(self, name: str, cells: Sequence[str], where: Location) -> "_Stated":
         stated = _Stated(self.fmt, self.tool, name, where, self.model, self.units)
