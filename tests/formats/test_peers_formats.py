@@ -283,3 +283,21 @@ def test_an_entry_set_at_once_equals_one_made_field_by_field():
     plain = PeerEntry(*args[:6], (), args[6], args[7], canonical=figures)
     assert at_once == plain and vars(at_once) == vars(plain)
     assert set(vars(at_once)) == {f.name for f in dataclasses.fields(PeerEntry)}
+
+
+@given(st.text(alphabet=st.sampled_from("aeinfty_.0123456789+-INFé\x1b\u0662x "), max_size=10)
+       | st.sampled_from(["inf", "Infinity", "NaN", "nan1", "e5", "NVIDIA H100", "٢٠٤٨"]))
+def test_a_name_cell_reads_as_any_cell_does(text):
+    """cell_text, which takes a cell opening with a letter as text without trying it as a number, says what
+    text_of(cell_item(...)) says: the text, None, or the same error."""
+    from hwkb.errors import KBError, Location
+    from hwkb.formats.peers.documents import cell_item, cell_text, text_of
+    where = Location("x.csv", 3)
+
+    def outcome(read):
+        try:
+            return read()
+        except KBError as error:
+            return type(error), str(error)
+    assert outcome(lambda: cell_text(text, where, "Hardware name")) == outcome(
+        lambda: text_of(cell_item(text, where), "Hardware name") if text else None)

@@ -43,7 +43,7 @@ from hwkb.errors import KBError, LimitError, LoadError, Location, NotHardwareFil
 from hwkb.formats.yaml_nodes import Node, read_yaml
 
 __all__ = ["Item", "NotHardwareFile", "read_tree", "read_csv_rows", "read_csv_cells", "cell_item", "read_python_dict",
-           "number_of", "text_of", "split_lines", "MAX_CSV_ROWS", "MAX_CSV_COLUMNS", "MAX_NUMBER_CHARS"]
+           "number_of", "text_of", "cell_text", "split_lines", "MAX_CSV_ROWS", "MAX_CSV_COLUMNS", "MAX_NUMBER_CHARS"]
 
 #: rows one CSV may hold: Epoch's whole table has ~200
 MAX_CSV_ROWS = 100_000
@@ -310,6 +310,20 @@ def text_of(item: Item | None, what: str) -> str | None:
         raise LoadError(f"{what} holds a control character", where=item.where,
                         hint="text is shown on terminals as it is; write it as one line of plain text")
     return text
+
+
+_FLOAT_WORDS = frozenset({"inf", "infinity", "nan"})
+
+
+def cell_text(text: str, where: Location, what: str) -> str | None:
+    """``text_of(cell_item(text, where), what)``: a cell's text (a name), None where it gives none. A cell that
+    opens with a letter is text unless it is "inf", "infinity" or "nan" (the numbers ``float`` reads that open
+    with one), without trying it as a number: 0.34 us a name instead of 1.94 (5.7x, least of 3, in-process, load 10)."""
+    if text and text[0].isalpha() and text.lower() not in _FLOAT_WORDS:
+        if _SURROGATE_OR_CONTROL.search(text):
+            return text_of(Item(text, where), what)  # its error
+        return text
+    return text_of(cell_item(text, where), what) if text else None
 
 
 def read_python_dict(path: Path, name: str) -> Item:
