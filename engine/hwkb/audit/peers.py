@@ -102,7 +102,8 @@ class _Shape(NamedTuple):
 def _plain_audit(shapes: dict[tuple[VarKey, ...], _Shape], entry: PeerEntry, eid: EntityId) -> PeerEntryAudit | None:
     """The audit of a plain row of a shape with no check (:class:`_Shape`), from its canonical figures alone; None
     for a row to audit in full (a product's, a new shape's, one with a figure out of range or a note). A real
-    Epoch row in 22.5 us instead of 155 (6.9x, least of 3, ``benchmarks/peer_scale.py --pieces``, load 10)."""
+    Epoch row in 7.3 us instead of 50 (6.9x, least of 7, ``benchmarks/peer_scale.py --pieces``, load 6; 6.9x to
+    7.2x over three runs at load 6 to 10)."""
     figures = entry.canonical
     if figures is None or entry.match is not None or entry.notes:
         return None
@@ -145,7 +146,8 @@ def _record(system: System, entry: PeerEntry, eid: EntityId) -> DatasheetRecord:
     """An entry as the audit reads a database's row: its facts already in numbers, all its own (an entry states
     no n/a and extends nothing), so its row is its numbers over the defaults' shared once, without the ancestry,
     the splitting and the merging an entity's row takes: 72 us a real Epoch row instead of 113 (1.56x, least of 7,
-    ``benchmarks/peer_scale.py --pieces``, load 15 on 2 cores; 1.41x to 2.72x over six runs at load 15 to 19)."""
+    ``benchmarks/peer_scale.py --pieces``, load 15 on 2 cores; 1.41x to 2.72x over six runs at load 15 to 19; 1.37x
+    and 1.53x at load 6, borderline). Only the rows a shape cannot audit (:func:`_plain_audit`) come here now."""
     entity = entry.entity()
     return DatasheetRecord(entity if eid == entity.id else replace(entity, id=eid), _NO_GROUPS,
                            *fact_numbers(system.model, system.units, entry.facts))

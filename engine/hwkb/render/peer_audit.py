@@ -107,8 +107,8 @@ def _bare_key(e: PeerEntryAudit) -> tuple | None:
 class _BareForm:
     """A bare entry's two JSON items as text with the holes its names and place fill: written once per
     :func:`_bare_key` and filled per entry (the items as :func:`indented` writes them, checked on the first).
-    A real Epoch row's items in 1.7 us instead of 33 (20x, least of 3, ``benchmarks/peer_scale.py --pieces``,
-    load 10)."""
+    A real Epoch row's items in 1.5 us instead of 14.9 (9.8x, least of 7, ``benchmarks/peer_scale.py --pieces``,
+    load 6; 5.8x to 20x over three runs at load 6 to 10)."""
 
     _HOLES = ("\0entity\0", "\0name\0", "\0id\0", "\0entry\0", "\0where\0")
 

@@ -211,8 +211,8 @@ _LINE_END = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
 
 def _lines(text: str) -> list[str]:
     """``_LINE_END.split(text)``: where every \r is followed by \n (no lone \r ends a line), the same as splitting
-    at each \n, 4.8x to 11x faster (a MB of real Epoch rows, 600 characters a line: the regular expression tries
-    its lookbehinds at every character; least of 3 to 5, ``benchmarks/peer_scale.py --pieces``, load 6 to 11)."""
+    at each \n, 4.8x to 13x faster (a MB of real Epoch rows, 600 characters a line: the regular expression tries
+    its lookbehinds at every character; least of 3 to 7, ``benchmarks/peer_scale.py --pieces``, load 6 to 11)."""
     if text.count("\r") != text.count("\r\n"):
         return _LINE_END.split(text)
     lines = text.split("\n")

@@ -110,8 +110,9 @@ class PeerEntry:
                 fields: Mapping[VarKey, PeerField], match: NameMatch | None, written: Mapping[VarKey, str],
                 unread: tuple[str, ...], canonical: "CanonicalFigures") -> "PeerEntry":
         """A plain row's entry (no notes, no defaults), its fields set at once: a frozen dataclass's ``__init__``
-        sets each through ``object.__setattr__``, 3.7 us an entry against 1.6 (2.3x, least of 5, in-process,
-        ``benchmarks/peer_scale.py --pieces``); the same entry, equal to one made the plain way."""
+        sets each through ``object.__setattr__``, 1.7 us an entry against 0.7 (2.6x, least of 7,
+        ``benchmarks/peer_scale.py --pieces``, load 6; 2.3x to 6.0x over four runs); the same entry, equal to one
+        made the plain way."""
         entry = object.__new__(cls)
         entry.__dict__.update(format=format, name=name, where=where, facts=facts, fields=fields, match=match,
                               notes=(), written=written, unread=unread, defaults=(), canonical=canonical)

@@ -60,7 +60,8 @@ class CellLayout:
         """The entry of one row: ``cells`` stripped, "" where empty, in the header's order. A row whose every
         mapped figure is plain (:meth:`_plain`) is read once into canonical numbers and its facts are built only
         when asked for: most of a large table's rows are audited from those numbers alone. A real Epoch row in
-        35.6 us instead of 206 (5.8x, least of 3, ``benchmarks/peer_scale.py --pieces``, load 10)."""
+        11.5 us instead of 60 (5.3x, least of 7, ``benchmarks/peer_scale.py --pieces``, load 6; 4.3x to 5.8x over
+        three runs at load 6 to 10)."""
         plain = self._plain(cells)
         if plain is None:
             return self._stated(name, cells, where).entry(self.names, self.unread)
