@@ -16,9 +16,11 @@ alternating between the files (and, with ``--baseline``, between this checkout's
 ``git archive BASE engine | tar -x -C /tmp/base``, so before and after are measured in one run); time is the
 process's CPU time (user + system), the least of ``--runs``, with wall time and peak memory (the process's
 maximum RSS) beside it: the audit is streamed (2,000 entries at a time, each written as it comes and set aside
-on a temporary file), so the peak is the engine's, not the file's. Issue 22's target: 10^5 rows in under 3x the time of 10^4. A row costs the reader, the
-entry's facts, its internal audit and its report; the ratio falls below 3 only when a row costs about 20 us
-against the ~0.5 s start-up.
+on a temporary file), so the peak is the engine's, not the file's. Issue 22's target: 10^5 rows in under 3x
+the time of 10^4, which needs a row under 2 x start-up / 70,000 (about 15 us against a 0.5 s start-up). A row
+naming no KB product, of a shape (its set of non-empty mapped columns) whose pattern has no check, is read into
+canonical numbers and audited from its shape; the first chunk's rows, a product's, and any with a figure out of
+range or a note, take the full way (its facts, its row, the checks, its report).
 
 The 10^6-column file (one row) is refused by the CSV reader (1,000 columns at most, kb/README.md "Limits"): its
 time is that of reading the header and saying so (48 s before the limit).
@@ -89,44 +91,103 @@ def measure(path: Path, engine: Path = ENGINE) -> tuple[float, float, float, int
 
 
 def pieces(rows: int = 2000, runs: int = 7) -> None:
-    """Two pieces of a row's cost, in this process, over ``rows`` real rows, the least of ``runs``: the audit's
-    rows built from each entry's Entity (the plain way) against from a record of its numbers
-    (:func:`hwkb.audit.peers._record`), and an entry's two JSON items through ``json.dumps(indent=2)`` against
-    :func:`hwkb.render.peer_audit.indented`."""
+    """Pieces of a row's cost, in this process, over ``rows`` real rows (the copies after the first, which name no
+    KB product), the least of ``runs``, each device against the plain way it replaces:
+
+    - the CSV's lines: :func:`hwkb.formats.peers.documents._lines` against the lookbehind regular expression;
+    - a row's entry: read into canonical numbers, its facts deferred (:meth:`CellLayout.entry`), against a Fact
+      per cell (``CellLayout._stated``);
+    - an entry set at once (:meth:`PeerEntry.at_once`) against the frozen dataclass's ``__init__``;
+    - a row's audit from its shape (``audit.peers._plain_audit``) against the full way (record, row, checks,
+      report, catalogue);
+    - the audit's rows from a record of numbers (``audit.peers._record``) against from each entry's Entity;
+    - an entry's two JSON items through ``json.dumps(indent=2)`` against
+      :func:`hwkb.render.peer_audit.indented`, and a bare entry's through its form (``_BareForm``) against
+      ``indented``."""
     import json
     sys.path.insert(0, str(ENGINE))
     from hwkb.audit import peers
     from hwkb.audit.auditor import Auditor
-    from hwkb.formats.peers.registry import FORMATS
+    from hwkb.formats.peers import epoch
+    from hwkb.formats.peers.documents import _LINE_END, _lines, read_csv_cells
+    from hwkb.formats.peers.entries import PeerEntry
+    from hwkb.formats.peers.entry_facts import CellLayout
     from hwkb.kb import KnowledgeBase
     from hwkb.render.finding_words import peer_entry_data
     from hwkb.render.json_form import plain
-    from hwkb.render.peer_audit import indented
+    from hwkb.render.peer_audit import _BareForm, indented
     kb = KnowledgeBase.load([], cache=True)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "real.csv"
-        path.write_text(real_rows(rows))
-        entries = FORMATS["epoch"].read(path, kb.model, kb.units)
-        audit = kb.audit_peer_files("epoch", [path])
+        path.write_text(real_rows(rows + 170))
+        text = path.read_text(encoding="utf-8")
+        header, cells = read_csv_cells(path)
+        cells = list(cells)[170:]
+    layout = CellLayout("epoch", "Epoch AI", header, epoch.FIELDS, epoch.NAMES, kb.model, kb.units,
+                        also_read=("Hardware name",), known=epoch.COLUMNS)
+    named = header.index("Hardware name")
+    entries = [layout.entry(row[named], row, where) for where, row in cells]
+    full = [layout._stated(row[named], row, where).entry(layout.names, layout.unread) for where, row in cells]
     auditor = Auditor(kb)
-    items = [item for e in audit.entries for item in peer_entry_data(e)]
+    shapes: dict = {}
+    learnt = auditor.rows([peers._record(kb, e, e.id) for e in entries])
+    reports = {a.entity: a for a in auditor.report(learnt, auditor.evaluate(auditor.prepare(learnt)))}
+    for e, row in zip(entries, learnt):
+        if e.canonical is not None and e.canonical.keys not in shapes:
+            peers._learn(shapes, auditor, e, row, reports[row.entity])
+    quick = [e for e in entries if peers._plain_audit(shapes, e, e.id) is not None]
+    bare = [peers._plain_audit(shapes, e, e.id) for e in quick]
+    print(f"{len(quick)} of {len(entries)} rows audited from their shape ({len(shapes)} shapes)")
+
+    def full_audits():
+        records = auditor.rows([peers._record(kb, e, e.id) for e in quick])
+        by_id = {a.entity: a for a in auditor.report(records, auditor.evaluate(auditor.prepare(records)))}
+        return [peers._entry_audit(kb, {}, e, by_id[e.id]) for e in quick]
+
+    form = _BareForm.of(bare[0])  # the rows' one kind of bare entry (the assertion below checks each)
+    items = [item for a in bare for item in peer_entry_data(a)]
+    args = [(e.format, e.name, e.where, e.facts, e.fields, e.match, e.written, e.unread, e.canonical) for e in quick]
     compared = {
+        "the CSV's lines (a MB)": {
+            "regular expression": lambda: _LINE_END.split(text[:2**20]),
+            "split at \\n": lambda: _lines(text[:2**20])},
+        "a row's entry": {
+            "a Fact per cell": lambda: [layout._stated(row[named], row, where).entry(layout.names, layout.unread)
+                                        for where, row in cells],
+            "canonical, facts deferred": lambda: [layout.entry(row[named], row, where) for where, row in cells]},
+        "a PeerEntry": {
+            "frozen __init__": lambda: [PeerEntry(f, n, w, fa, fi, m, (), wr, u, canonical=c)
+                                        for f, n, w, fa, fi, m, wr, u, c in args],
+            "at once": lambda: [PeerEntry.at_once(*a) for a in args]},
+        "a row's audit": {
+            "the full way": full_audits,
+            "from its shape": lambda: [peers._plain_audit(shapes, e, e.id) for e in quick]},
         "the audit's rows": {
-            "from Entity": lambda: auditor.rows([e.entity() for e in entries]),
-            "from a record": lambda: auditor.rows([peers._record(kb, e) for e in entries])},
+            "from Entity": lambda: auditor.rows([e.entity() for e in full]),
+            "from a record": lambda: auditor.rows([peers._record(kb, e, e.id) for e in full])},
         "an entry's JSON items": {
             "json.dumps(indent=2)": lambda: [json.dumps(i, indent=2, default=plain).replace("\n", "\n    ")
                                              for i in items],
-            "indented": lambda: [indented(i, "    ") for i in items]}}
+            "indented": lambda: [indented(i, "    ") for i in items]},
+        "a bare entry's JSON items": {
+            "indented": lambda: [indented(i, "    ") for a in bare for i in peer_entry_data(a)],
+            "its form": lambda: [form.fill(a) for a in bare]}}
     assert compared["an entry's JSON items"]["indented"]() == compared["an entry's JSON items"]["json.dumps(indent=2)"]()
+    assert [x for pair in compared["a bare entry's JSON items"]["its form"]() for x in pair] == \
+        compared["a bare entry's JSON items"]["indented"]()
+    assert compared["the CSV's lines (a MB)"]["split at \\n"]() == compared["the CSV's lines (a MB)"]["regular expression"]()
+    assert [(a.internal, a.comparisons) for a in full_audits()] == [(a.internal, a.comparisons) for a in bare]
     for piece, ways in compared.items():
         best: dict[str, float] = {}
         for _ in range(runs):
             for name, way in ways.items():
                 best[name] = min(best.get(name, math.inf), _seconds(way))
         (base, baseline), (ours, mine) = best.items()
-        print(f"{piece}, {rows} real rows: {base} {baseline / rows * 1e6:.1f} us a row, {ours} "
-              f"{mine / rows * 1e6:.1f} us a row: {baseline / mine:.2f}x")
+        count = 1 if "MB" in piece else len(quick) if piece in ("a row's audit", "a PeerEntry") else \
+            len(bare) if "bare" in piece else rows
+        unit, scale = ("ms", 1e3) if count == 1 else ("us a row", 1e6)
+        print(f"{piece}: {base} {baseline / count * scale:.1f} {unit}, {ours} {mine / count * scale:.1f} {unit}: "
+              f"{baseline / mine:.2f}x")
 
 
 def _seconds(work) -> float:

@@ -166,3 +166,31 @@ def test_a_streamed_audit_gives_its_entries_once(kb):
     assert stream.collect().entries
     with pytest.raises(QueryError, match="a streamed peer audit gives its entries once"):
         stream.render("text")
+
+
+def test_rows_of_a_shape_audited_from_their_numbers_equal_their_full_audits(real_kb, tmp_path, monkeypatch):
+    """Plain rows naming no product, of a shape whose pattern has no check, are audited from their canonical
+    numbers once the shape is known; a row with a figure out of range, a zero or a product's name still takes the
+    full way. Each audit equals the full one, and the full way runs for the first chunk and those rows only."""
+    import dataclasses
+    from hwkb.audit import peers
+    header = "Hardware name,TDP (W),Die Size (mm^2),Memory bandwidth (byte/s)\n"
+    rows = [f"gpu-{i},{300 + i}.0,{600 + i},{2.0e12 + i * 1e9}" for i in range(60)]
+    rows[30] = "gpu-30,1e9,630,2e12"  # a TDP beyond its range: implausible
+    rows[40] = "gpu-40,0,640,2e12"  # a zero: a note
+    rows[45] = "NVIDIA H100 SXM5 80GB,700,814,3.35e12"  # a KB product: compared
+    rows[50] = rows[10]  # a name twice
+    path = tmp_path / "rows.csv"
+    path.write_text(header + "\n".join(rows) + "\n")
+    entries = FORMATS["epoch"].read(path, real_kb.model, real_kb.units)
+    full = [dataclasses.replace(e, canonical=None) for e in entries]
+    expected = peers.stream_peer_entries(real_kb, FORMATS["epoch"], full, chunk=10).collect()
+    recorded = []
+    record = peers._record
+    monkeypatch.setattr(peers, "_record", lambda system, e, eid: recorded.append(e.name) or record(system, e, eid))
+    got = peers.stream_peer_entries(real_kb, FORMATS["epoch"], entries, chunk=10).collect()
+    assert [(a.internal, a.comparisons, a.notes) for a in got.entries] == [
+        (a.internal, a.comparisons, a.notes) for a in expected.entries]
+    assert got.render("json") == expected.render("json") and got.render("text") == expected.render("text")
+    assert str(got.entries[30].internal.status) == "implausible"
+    assert recorded == [f"gpu-{i}" for i in range(10)] + ["gpu-30", "gpu-40", "NVIDIA H100 SXM5 80GB"]

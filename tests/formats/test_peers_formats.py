@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 import pytest
 from hypothesis import given, strategies as st
@@ -232,3 +233,71 @@ def test_a_csv_read_in_pieces_splits_its_lines_as_a_file_opened_with_newline_emp
     cuts = sorted({min(c, len(text)) for c in cuts})
     pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
     assert list(split_lines(iter(pieces), [False])) == list(io.StringIO(text.removeprefix("\ufeff"), newline=""))
+
+
+def test_a_plain_epoch_row_reads_as_its_cells_do_the_full_way(real_kb):
+    """A row whose mapped figures are all plain keeps its canonical numbers and makes its facts when asked: the
+    same facts, fields, text and numbers as reading each cell into a Fact (:meth:`CellLayout._stated`)."""
+    from hwkb.audit.rows import fact_numbers
+    from hwkb.formats.peers.epoch import COLUMNS, FIELDS, NAMES
+    from hwkb.formats.peers.entry_facts import CellLayout
+    from hwkb.errors import Location
+    layout = CellLayout("epoch", "Epoch AI", COLUMNS, FIELDS, NAMES, real_kb.model, real_kb.units,
+                        also_read=("Hardware name",), known=COLUMNS)
+    place = {c: i for i, c in enumerate(COLUMNS)}
+    rows = {"plain": {"TDP (W)": "400.0", "Tensor cores": "528", "Memory bandwidth (byte/s)": "3352000000000.0001",
+                      "FP16 (half precision) performance (FLOP/s)": "1.2345678901234567e+14", "Price-performance": "x"},
+            "an infinite figure": {"TDP (W)": "inf", "Die Size (mm^2)": "814"},
+            "a zero": {"TDP (W)": "0", "Die Size (mm^2)": "814"},
+            "a count not whole": {"Tensor cores": "52.5"}}
+    read = {}
+    for name, given in rows.items():
+        cells = [""] * len(COLUMNS)
+        for column, text in given.items():
+            cells[place[column]] = text
+        where = Location("rows.csv", 2)
+        try:
+            full = layout._stated(name, cells, where).entry(layout.names, layout.unread)
+        except LoadError as error:
+            with pytest.raises(LoadError, match=re.escape(error.message)):
+                layout.entry(name, cells, where)
+            read[name] = "error"
+            continue
+        entry = layout.entry(name, cells, where)
+        read[name] = entry.canonical is not None
+        assert (dict(entry.facts), dict(entry.fields), dict(entry.written), entry.notes, entry.match) == (
+            full.facts, full.fields, full.written, full.notes, full.match)
+        if entry.canonical is not None:
+            assert entry.canonical.mid == fact_numbers(real_kb.model, real_kb.units, full.facts)[0]
+            assert list(entry.canonical.keys) == list(full.facts)
+    assert read == {"plain": True, "an infinite figure": True, "a zero": False, "a count not whole": "error"}
+
+
+def test_an_entry_set_at_once_equals_one_made_field_by_field():
+    import dataclasses
+    from hwkb.errors import Location
+    from hwkb.formats.peers.entries import CanonicalFigures, PeerEntry
+    figures = CanonicalFigures(("tdp",), {"tdp": 400.0})
+    args = ("epoch", "gpu", Location("x.csv", 2), {"tdp": 1}, {"tdp": 2}, None, {"tdp": "400"}, ("Notes",), figures)
+    at_once = PeerEntry.at_once(*args)
+    plain = PeerEntry(*args[:6], (), args[6], args[7], canonical=figures)
+    assert at_once == plain and vars(at_once) == vars(plain)
+    assert set(vars(at_once)) == {f.name for f in dataclasses.fields(PeerEntry)}
+
+
+@given(st.text(alphabet=st.sampled_from("aeinfty_.0123456789+-INFé\x1b\u0662x "), max_size=10)
+       | st.sampled_from(["inf", "Infinity", "NaN", "nan1", "e5", "NVIDIA H100", "٢٠٤٨"]))
+def test_a_name_cell_reads_as_any_cell_does(text):
+    """cell_text, which takes a cell opening with a letter as text without trying it as a number, says what
+    text_of(cell_item(...)) says: the text, None, or the same error."""
+    from hwkb.errors import KBError, Location
+    from hwkb.formats.peers.documents import cell_item, cell_text, text_of
+    where = Location("x.csv", 3)
+
+    def outcome(read):
+        try:
+            return read()
+        except KBError as error:
+            return type(error), str(error)
+    assert outcome(lambda: cell_text(text, where, "Hardware name")) == outcome(
+        lambda: text_of(cell_item(text, where), "Hardware name") if text else None)

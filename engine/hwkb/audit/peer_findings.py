@@ -92,22 +92,27 @@ class PeerTotals:
         self.unread_keys: dict[str, dict[str, None]] = {}
         self.names_not_in_kb: dict[str, None] = {}
         self.skipped_files: tuple[str, ...] = ()
+        self._unread_of: dict[str, tuple[str, ...]] = {}  # each file's last entry's unread keys, the tuple itself
 
     def add(self, e: PeerEntryAudit, first: bool = True) -> None:
         """One entry's audit; ``first``: the first entry of its entity, whose internal audit counts."""
         if first:
             self.internal.add(e.internal)
         self.entries += 1
-        self.catalogue.update(c.status for c in e.comparisons)
+        if e.comparisons:
+            self.catalogue.update(c.status for c in e.comparisons)
         self.unsettled += len(e.unsettled)
         status = e.status
         if status is not None and (self.worst is None or status.rank < self.worst.rank):
             self.worst = status
         self.in_doubt += status == Verdict.INCONSISTENT
-        self.without_product += e.product is None
         entry = e.entry
-        self.files[entry.where.file] = None
-        self.unread_keys.setdefault(entry.where.file, {}).update(dict.fromkeys(entry.unread))
+        self.without_product += entry.match is None or not entry.match.entity
+        file, unread = entry.where.file, entry.unread
+        if self._unread_of.get(file) is not unread:  # a table's rows share one tuple: taken once, not per row
+            self.files[file] = None
+            self.unread_keys.setdefault(file, {}).update(dict.fromkeys(unread))
+            self._unread_of[file] = unread
         if entry.match is None:
             self.names_not_in_kb[entry.name] = None
 

@@ -70,11 +70,20 @@ def _peer_report_pieces(audit, fmt: str, failed_only: bool) -> Iterator[str]:
 def _peer_json_pieces(audit) -> Iterator[str]:
     """The JSON document of :func:`~hwkb.render.finding_words.peer_data`, its two lists written an entry at a
     time, each entry's two items as ``json.dumps(indent=2)`` writes them at their depth."""
+    forms: dict[tuple, _BareForm | None] = {}
     with _SetAside() as entities, _SetAside() as catalogue:
         for e in audit.entries:
-            entity, item = peer_entry_data(e)
-            entities.add(_ITEM_SEPARATOR[bool(entities)] + indented(entity, _DEPTH))
-            catalogue.add(_ITEM_SEPARATOR[bool(catalogue)] + indented(item, _DEPTH))
+            key = _bare_key(e)
+            form = forms.get(key) if key is not None else None
+            if form is None and key is not None and key not in forms:
+                form = forms[key] = _BareForm.of(e)
+            if form is None:
+                entity, item = peer_entry_data(e)
+                entity, item = indented(entity, _DEPTH), indented(item, _DEPTH)
+            else:
+                entity, item = form.fill(e)
+            entities.add(_ITEM_SEPARATOR[bool(entities)] + entity)
+            catalogue.add(_ITEM_SEPARATOR[bool(catalogue)] + item)
         shell = json_text(document("audit", {**peer_data(audit, entries=False)}))
         before, rest = shell.split('"entities": []', 1)
         middle, after = rest.split('"catalogue": []', 1)
@@ -83,6 +92,59 @@ def _peer_json_pieces(audit) -> Iterator[str]:
         yield _list_end(entities) + middle + '"catalogue": ['
         yield from catalogue
         yield _list_end(catalogue) + after
+
+
+def _bare_key(e: PeerEntryAudit) -> tuple | None:
+    """What a bare entry's two JSON items (no check, no comparison: most rows of a large table) hold besides its
+    names and place; None for an entry with more."""
+    internal = e.internal
+    if (e.comparisons or e.unsettled or e.skipped or internal.checks or internal.suspects or internal.conflicts
+            or internal.groups or internal.not_applicable):
+        return None
+    return internal.notes, e.notes, e.product
+
+
+class _BareForm:
+    """A bare entry's two JSON items as text with the holes its names and place fill: written once per
+    :func:`_bare_key` and filled per entry (the items as :func:`indented` writes them, checked on the first).
+    A real Epoch row's items in 1.5 us instead of 14.9 (9.8x, least of 7, ``benchmarks/peer_scale.py --pieces``,
+    load 6; 5.8x to 20x over three runs at load 6 to 10)."""
+
+    _HOLES = ("\0entity\0", "\0name\0", "\0id\0", "\0entry\0", "\0where\0")
+
+    def __init__(self, entity: list[str], item: list[str]):
+        self.entity, self.item = entity, item
+
+    @classmethod
+    def of(cls, e: PeerEntryAudit) -> "_BareForm | None":
+        entity, item = peer_entry_data(e)
+        whole = indented(entity, _DEPTH), indented(item, _DEPTH)
+        holes = dict(zip(("entity", "name"), cls._HOLES)), dict(zip(("entity", "name", "where"), cls._HOLES[2:]))
+        if any(list(data)[:len(h)] != list(h) for data, h in zip((entity, item), holes)):
+            return None
+        entity.update(holes[0])
+        item.update(holes[1])
+        split = [_string(h) for h in cls._HOLES]
+        form = cls(_cut(indented(entity, _DEPTH), split[:2]), _cut(indented(item, _DEPTH), split[2:]))
+        return form if None not in (form.entity, form.item) and form.fill(e) == whole else None
+
+    def fill(self, e: PeerEntryAudit) -> tuple[str, str]:
+        entry, internal = e.entry, e.internal
+        a, b, c = self.entity
+        d, f, g, h = self.item
+        return (a + _string(internal.entity) + b + _string(internal.name) + c,
+                d + _string(entry.id) + f + _string(entry.name) + g + _string(entry.where.written()) + h)
+
+
+def _cut(text: str, holes: list[str]) -> list[str] | None:
+    """``text`` cut at each of ``holes``, in order, each found once."""
+    pieces = []
+    for hole in holes:
+        before, found, text = text.partition(hole)
+        if not found or hole in text:
+            return None
+        pieces.append(before)
+    return pieces + [text]
 
 
 _DEPTH = "    "  # an item of a list of the document: two levels in

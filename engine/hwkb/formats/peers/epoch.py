@@ -46,7 +46,7 @@ from typing import Iterator, Mapping
 from hwkb.definitions.model import Model, VarKey
 from hwkb.definitions.units import Units
 from hwkb.errors import LoadError, Location
-from hwkb.formats.peers.documents import NotHardwareFile, cell_item, read_csv_cells, text_of
+from hwkb.formats.peers.documents import NotHardwareFile, cell_text, read_csv_cells
 from hwkb.formats.peers.entries import NameMatch, PeerEntry, PeerField, PeerFormat, Written, name_table, tool_figures
 from hwkb.formats.peers.entry_facts import CellLayout
 
@@ -168,7 +168,7 @@ def entries(path: Path, model: Model, units: Units) -> Iterator[PeerEntry]:
 
 def _entries(layout: CellLayout, named: int, rows: Iterator[tuple[Location, list[str]]]) -> Iterator[PeerEntry]:
     for where, cells in rows:
-        name = text_of(cell_item(cells[named], where), "Hardware name") if cells[named] else None
+        name = cell_text(cells[named], where, "Hardware name")
         if not name:
             raise LoadError("a row without a Hardware name", where=where)
         yield layout.entry(name, cells, where)
