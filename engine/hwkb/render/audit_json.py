@@ -16,8 +16,8 @@ An audit's checks hold their sides as :class:`~hwkb.audit.findings.Sides`, writt
 """
 from __future__ import annotations
 
-import json
 import math
+from json.encoder import encode_basestring_ascii
 
 from hwkb.audit.findings import (Check, CheckKind, EntityAudit, Figure, SideShape, Sides, Suspect, UNCHECKED,
                                  fraction_of_percent)
@@ -30,7 +30,7 @@ __all__ = ["entity_json", "json_number", "MAX_TEMPLATES"]
 #: templates kept of each kind; past it they are made afresh
 MAX_TEMPLATES = 4096
 
-_string = json.JSONEncoder().encode  # an exact str: the encoder json.dumps uses, without its keyword checks
+_string = encode_basestring_ascii  # an exact str: what json.dumps's encoder calls for one, less its method call
 _NON_FINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}
 
 
