@@ -9,7 +9,7 @@ for, so rendering a solution never loads the audit's page or matplotlib. JSON is
 one form for every result: its ``to_dict()`` as the command's document, with the words this stage adds to a
 result that carries findings as data (an audit's sentences, :func:`json_data`).
 
-* :mod:`~hwkb.render.tables`: comparisons, spec sheets, rooflines;
+* :mod:`~hwkb.render.tables`: comparisons, spec sheets; :mod:`~hwkb.render.rooflines`: rooflines;
 * :mod:`~hwkb.render.answers`: solutions, explanations, derived values, what-ifs, closed forms, sweeps, saved
   queries, exports, checks, listings; :mod:`~hwkb.render.sweep_tables`: sweeps, in chunks; :mod:`~hwkb.render.runs`: simulation runs;
 * :mod:`~hwkb.render.note_words`: a question's notes that are data (a figure outside its range, a search's edge,
@@ -34,7 +34,7 @@ __all__ = ["render", "forms_of", "json_data", "FORMATS", "FORMS_OF", "WORDED"]
 #: each result type (by class name: a result keeps its name wherever its module moves) -> the module of this
 #: stage that holds its forms, in its ``FORMS`` (and why a form is missing, in its ``WHY_NOT``)
 FORMS_OF = {
-    "Comparison": "hwkb.render.tables", "Sheet": "hwkb.render.tables", "Rooflines": "hwkb.render.tables",
+    "Comparison": "hwkb.render.tables", "Sheet": "hwkb.render.tables", "Rooflines": "hwkb.render.rooflines",
     "Solution": "hwkb.render.answers", "Explanation": "hwkb.render.answers", "Derived": "hwkb.render.answers",
     "WhatIf": "hwkb.render.answers", "SymbolicSolution": "hwkb.render.answers", "SweepResult": "hwkb.render.sweep_tables",
     "QueryResult": "hwkb.render.answers", "Export": "hwkb.render.answers", "Listing": "hwkb.render.answers",

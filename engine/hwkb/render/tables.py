@@ -1,4 +1,4 @@
-"""The forms of the table results: a comparison, a spec sheet, rooflines (text, Markdown, HTML, CSV).
+"""The forms of the table results: a comparison, a spec sheet (text, Markdown, HTML, CSV).
 
 A comparison's cell prints as its stated digits, ``n/a`` when the entity marks the figure not applicable,
 ``-`` when it neither states nor derives one, and a derived figure with a trailing ``*``; CSV keeps that
@@ -12,21 +12,18 @@ import shlex
 from typing import Sequence
 
 from hwkb.definitions.citations import Document, documents_text, split_citation
-from hwkb.definitions.display import display_scale, format_number, format_quantity
+from hwkb.definitions.display import display_scale, format_number
 from hwkb.definitions.quantities import JEDEC_NOTE
 from hwkb.errors import markdown_text
 from hwkb.questions.comparison import Cell, Comparison, Row
-from hwkb.questions.rooflines import Rooflines
 from hwkb.questions.sheet import Finding, Sheet, SheetRow
 from hwkb.render.capacities import vendor_capacity_scale
 from hwkb.render import html_pages
 from hwkb.render.forms import csv_text, html_table_page
-from hwkb.render.solution_text import unsettled_reason
 
-__all__ = ["FORMS", "JSON_DATA", "DERIVED_MARK", "cell_text", "row_scale", "origin_text", "finding_text",
+__all__ = ["FORMS", "JSON_DATA", "DERIVED_MARK", "cell_text", "aligned", "context_flags", "row_scale", "origin_text", "finding_text",
            "sheet_data", "comparison_text", "comparison_markdown", "comparison_html",
-           "comparison_csv", "sheet_text", "sheet_markdown", "sheet_html", "sheet_csv", "rooflines_text",
-           "rooflines_markdown", "rooflines_csv", "rooflines_html"]
+           "comparison_csv", "sheet_text", "sheet_markdown", "sheet_html", "sheet_csv"]
 
 
 DERIVED_MARK = "*"
@@ -54,7 +51,7 @@ def row_scale(unit: str, label: str, cells) -> tuple[float, str]:
     return display_scale(unit, values)
 
 
-def _aligned(table: Sequence[Sequence[str]], left: Sequence[int]) -> list[str]:
+def aligned(table: Sequence[Sequence[str]], left: Sequence[int]) -> list[str]:
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
     return ["  ".join(c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
             for row in table]
@@ -80,7 +77,7 @@ def _headline_line(result: Comparison) -> list[str]:
     return ["a headline set: --all shows every figure, --vars picks rows"] if result.headline else []
 
 
-def _context_flags(layers, facts) -> str:
+def context_flags(layers, facts) -> str:
     """The ``--with`` and ``--set`` flags that ask explain about the same context (quoted where a shell needs it)."""
     return "".join(f" --with {layer}" for layer in layers) + "".join(f" --set {shlex.quote(f)}" for f in facts)
 
@@ -155,13 +152,13 @@ def comparison_text(result: Comparison) -> str:
     table = _cells_text(result)
     starts = _line_starts(result)
     lines = _with_line(result)
-    for i, line in enumerate(_aligned(table, left=(0, 1))):
+    for i, line in enumerate(aligned(table, left=(0, 1))):
         if i - 1 in starts:
             lines.append(f"[{starts[i - 1]}]")
         lines.append(line)
     return "\n".join(lines + _notes(result)
                      + [f"{DERIVED_MARK} derived from the stated figures "
-                        f"(hwkb explain VAR --gpu ID{_context_flags(result.layers, result.facts)})"])
+                        f"(hwkb explain VAR --gpu ID{context_flags(result.layers, result.facts)})"])
 
 
 def comparison_markdown(result: Comparison) -> str:
@@ -323,71 +320,6 @@ def sheet_csv(result: Sheet) -> str:
                         origin_text(r), "; ".join(_findings_text(r))] for r in result.rows])
 
 
-# ---------------------------------------------------------------- roofline
-
-def _roofline_table(result: Rooflines) -> list[list[str]]:
-    header = ["GPU", "memory GB/s", "roof", "peak", "ridge point",
-              *(f"{name} @ {format_number(x)}" for name, x in result.points)]
-    rows = [header]
-    for g in result.gpus:
-        for roof in g.roofs:
-            rows.append([g.gpu, format_number(g.memory_bandwidth), roof.precision,
-                         format_quantity(roof.peak, roof.peak_unit), format_quantity(roof.ridge_point, roof.ridge_unit),
-                         *(format_number(a) for a in roof.attainable)])
-    return rows
-
-
-_KERNEL_COLUMNS = "kernel columns: what each roof allows at the kernel's intensity (flop/B), in the roof's peak unit"
-
-
-def _roofline_notes(result: Rooflines) -> list[str]:
-    """What the kernel columns are, which a workload's law placed, its kernels not placed, and roofs GPUs lack."""
-    lines = [_KERNEL_COLUMNS] if result.points else []
-    laws = [f"{name} at {law}" for (name, _), law in zip(result.points, result.laws) if law]
-    if laws:
-        lines.append(f"placed by law: {'; '.join(laws)} (hwkb explain VAR --gpu ID"
-                     f"{_context_flags(result.layers, result.facts)} shows the derivation)")
-    return lines + list(result.notes) + [f"{g.gpu} has no {m.precision} roof: {unsettled_reason(m.solution)}"
-                                         for g in result.gpus for m in g.missing]
-
-
-def _roofline_with(result: Rooflines) -> list[str]:
-    if not result.layers and not result.facts:
-        return []
-    given = f"; given {', '.join(result.facts)}" if result.facts else ""
-    return [f"kernels of {' + '.join(result.layers)}{given}"]
-
-
-def rooflines_text(result: Rooflines) -> str:
-    return "\n".join(_roofline_with(result) + _aligned(_roofline_table(result), left=(0, 2)) + _roofline_notes(result))
-
-
-def rooflines_markdown(result: Rooflines) -> str:
-    table = _roofline_table(result)
-    lines = [*_roofline_with(result), *([""] if _roofline_with(result) else []),
-             "| " + " | ".join(markdown_text(h) for h in table[0]) + " |",
-             "|" + "|".join("---" if i in (0, 2) else "---:" for i in range(len(table[0]))) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in table[1:]]
-    notes = _roofline_notes(result)
-    return "\n".join(lines + (["", *(markdown_text(n) for n in notes)] if notes else []))
-
-
-def rooflines_html(result: Rooflines) -> str:
-    table = _roofline_table(result)
-    return html_table_page("hwkb roofline " + " ".join(g.gpu for g in result.gpus), table[0], table[1:],
-                           " ".join(_roofline_with(result) + _roofline_notes(result)),
-                           numeric=[i for i in range(len(table[0])) if i not in (0, 2)])
-
-
-def rooflines_csv(result: Rooflines) -> str:
-    rows = [["gpu", "memory_bandwidth", "precision", "peak", "peak_unit", "ridge_point", "ridge_unit",
-             *(name for name, _ in result.points)]]
-    rows += [[g.gpu, repr(g.memory_bandwidth), roof.precision, repr(roof.peak), roof.peak_unit, repr(roof.ridge_point),
-              roof.ridge_unit, *("" if a is None else repr(a) for a in roof.attainable)]
-             for g in result.gpus for roof in g.roofs]
-    return csv_text(rows)
-
-
 #: each result type whose JSON carries words this stage adds -> its JSON data (:func:`hwkb.render.json_data`)
 JSON_DATA = {"Sheet": sheet_data}
 
@@ -396,5 +328,4 @@ FORMS = {
     "Comparison": {"text": comparison_text, "markdown": comparison_markdown, "html": comparison_html,
                    "csv": comparison_csv},
     "Sheet": {"text": sheet_text, "markdown": sheet_markdown, "html": sheet_html, "csv": sheet_csv},
-    "Rooflines": {"text": rooflines_text, "markdown": rooflines_markdown, "html": rooflines_html, "csv": rooflines_csv},
 }
