@@ -28,11 +28,12 @@ from hwkb.definitions.model import split_key
 from hwkb.definitions.quantities import jedec_label
 from hwkb.results import Result
 from hwkb.solving.plan import find_needs
+from hwkb.solving.solution import AboveCeiling, Solution, WholeCounts
 from hwkb.solving.solver import Solver
 from hwkb.solving.unsettled import absent_but_settled, defined_by_absent
 
-__all__ = ["Cell", "Row", "Comparison", "compare", "stated_cell", "gpu_cells", "declared_keys", "picked_keys",
-           "HEADLINE", "WORKLOAD_HEADLINE", "input_needs"]
+__all__ = ["Cell", "Row", "Comparison", "compare", "stated_cell", "answer_cell", "derived_answers", "gpu_cells",
+           "declared_keys", "picked_keys", "HEADLINE", "WORKLOAD_HEADLINE", "input_needs"]
 
 #: the rows ``compare`` shows by default: each section's variables (an index-free name takes every index value)
 HEADLINE = (
@@ -50,15 +51,33 @@ WORKLOAD_HEADLINE = ("workload", ("decode_tokens_per_s", "prefill_time", "gpus_n
 @dataclass(frozen=True)
 class Cell:
     """One GPU's figure for one variable: ``value`` in the row's unit (None when not applicable). The render stage
-    shows it (:func:`hwkb.render.tables.cell_text`: its printed digits, ``n/a``, or the number marked derived)."""
+    shows it (:func:`hwkb.render.tables.cell_text`: its printed digits, ``n/a``, or the number marked derived).
+
+    A derived figure is ``solve``'s answer for it (:func:`answer_cell`): its status (``inconsistent`` where no
+    whole count fits a count's figures, ``implausible`` where a value lies beyond its range or ceiling), the
+    whole counts a count computed fractional stands for (``value`` the least of them, as solve answers), and
+    its ceiling's stated figure when it lies above it."""
     value: float | None
-    status: str  # stated | derived | not_applicable
+    status: str  # stated | derived | inconsistent | implausible | not_applicable
     printed: str = ""  # a stated figure's digits as its file prints them, when in the row's unit
     bound_by: tuple[str, ...] = ()  # a derived figure's binding limits: the min/max law's nearest in its derivation
+    whole: WholeCounts | None = None  # a count computed fractional: the whole counts its figures' rounding allows
+    above: AboveCeiling | None = None  # a derived value above the stated figure of its variable's ceiling
+
+    @property
+    def derived(self) -> bool:
+        return self.status not in ("stated", "not_applicable")
+
+    @property
+    def flagged(self) -> bool:
+        """Whether solve would flag the figure: its figures contradict one another, or it lies above its ceiling."""
+        return self.status in ("inconsistent", "implausible") or self.above is not None
 
     def to_dict(self) -> dict:
-        return {"value": self.value, "status": self.status, **({"bound_by": list(self.bound_by)} if self.bound_by
-                                                                else {})}
+        return {"value": self.value, "status": self.status,
+                **({"bound_by": list(self.bound_by)} if self.bound_by else {}),
+                **({"whole_counts": self.whole.to_dict()} if self.whole is not None else {}),
+                **({"above_ceiling": self.above.to_dict()} if self.above is not None else {})}
 
 
 @dataclass(frozen=True)
@@ -115,20 +134,32 @@ def stated_cell(kb, fact) -> Cell:
     return Cell(value, "stated", printed)
 
 
+def answer_cell(solution: Solution) -> Cell:
+    """A derived figure as ``solve`` answers it, with the limits that bind it."""
+    binding = solution.value.binding_limit()
+    return Cell(solution.magnitude, str(solution.status), bound_by=tuple(binding.origin.bound_by) if binding else (),
+                whole=solution.whole, above=solution.above)
+
+
+def derived_answers(kb, context) -> list[Solution]:
+    """Every value ``context`` derives, in plan order, as ``solve`` answers it: the route it prefers, a count
+    computed fractional as the whole counts its figures allow, a value above its ceiling said so."""
+    solver = kb.solver(context)
+    return [solver.solution(value.key, needs=False) for value in solver.derived()]
+
+
 def gpu_cells(kb, gpu: str, layers: Sequence[str] = (), facts: Sequence[str] = ()
               ) -> tuple[dict[str, Cell], frozenset[str]]:
     """Every key ``gpu``'s entities (and the ``layers`` on it) state, not the KB's defaults or the ``facts``
-    given, or that they derive, in display units; a derived cell names the limits that bind it. Beside them, the
-    keys that rest on an n/a as ``solve`` finds them (the A100's ``tc_peak[fp6]``, through its FP8 n/a): n/a in a
-    row shown, though they bring in no row of their own, bar a workload's bound only the n/a keeps from a value
-    (an FP8 decode rate on an A100)."""
+    given, or that they derive (as solve answers it, :func:`derived_answers`), in display units; a derived cell
+    names the limits that bind it. Beside them, the keys that rest on an n/a as ``solve`` finds them (the A100's
+    ``tc_peak[fp6]``, through its FP8 n/a): n/a in a row shown, though they bring in no row of their own, bar a
+    workload's bound only the n/a keeps from a value (an FP8 decode rate on an A100)."""
     context = kb.context(gpu, layers, facts)
     cells = {key: stated_cell(kb, fact) for key, fact in context.facts.items()
              if fact.entity is not None and key not in context.overrides}
-    for value in kb.derive(gpu, layers, facts):
-        binding = value.binding_limit()
-        cells.setdefault(value.key, Cell(value.magnitude, "derived",
-                                         bound_by=tuple(binding.origin.bound_by) if binding else ()))
+    for solution in derived_answers(kb, context):
+        cells.setdefault(solution.variable, answer_cell(solution))
     solver = Solver(kb, context, lazy=True)
     absent = frozenset(defined_by_absent(solver)) - cells.keys()
     if layers:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from hwkb.definitions.citations import Document, cited_documents
 from hwkb.definitions.model import split_key
 from hwkb.definitions.quantities import jedec_label
-from hwkb.questions.comparison import Cell, declared_keys, stated_cell
+from hwkb.questions.comparison import Cell, answer_cell, declared_keys, derived_answers, stated_cell
 from hwkb.results import Result
 
 __all__ = ["SheetRow", "Sheet", "Finding", "sheet", "findings_of"]
@@ -52,7 +52,7 @@ class SheetRow:
 
     def to_dict(self) -> dict:
         """The row as data; the JSON's ``origin`` and ``findings`` words are the render stage's."""
-        origin = ({"rule": self.rule, "inputs": list(self.inputs)} if self.cell.status == "derived"
+        origin = ({"rule": self.rule, "inputs": list(self.inputs)} if self.rule
                   else {"source": self.source, "entity": self.inherited or None,
                         "also": [{**cell.to_dict(), "source": source} for cell, source in self.also]})
         return {"variable": self.variable, "unit": self.unit, **self.cell.to_dict(), "origin": origin,
@@ -100,9 +100,10 @@ def sheet(kb, gpu: str) -> Sheet:
             origins[key] = {"cell": stated_cell(kb, fact), "source": fact.source or fact.doc or "",
                             "inherited": fact.entity if fact.entity != gpu else "",
                             "also": tuple((stated_cell(kb, other), other.source) for other in fact.also)}
-    for value in kb.derive(gpu):
-        origins.setdefault(value.key, {"cell": Cell(value.magnitude, "derived"), "rule": value.origin.rule,
-                                       "inputs": tuple(i.key for i in value.origin.inputs)})
+    for solution in derived_answers(kb, kb.context(gpu)):  # as solve answers each: its route, whole counts, ceiling
+        origin = solution.value.origin
+        origins.setdefault(solution.variable, {"cell": answer_cell(solution), "rule": origin.rule,
+                                               "inputs": tuple(i.key for i in origin.inputs)})
     findings = findings_of(kb, gpu)
     by_key: dict[str, list[Finding]] = {}
     for finding in findings:

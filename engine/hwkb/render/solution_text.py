@@ -122,6 +122,8 @@ def render_above_ceiling(above, unit: str) -> str:
     """A derived value above its ceiling's stated figure: within the rounding of its figures, or beyond it."""
     value, ceiling, low, high = (format_quantity(x, unit) for x in (above.value, above.ceiling_value, above.lower,
                                                                       above.upper))
+    if value == ceiling:  # 1.70006 GHz above 1.7 GHz: to six figures, as four would show them equal
+        value = f"{above.value:.6g} {unit}".rstrip()
     rounding = f"the rounding of the figures it comes from ({low} to {high})"
     where = f"beyond {rounding}: one of them is likely misread" if above.beyond else f"within {rounding}"
     return f"  {above.key} = {value} is above the stated {above.ceiling} {ceiling}, {where}"

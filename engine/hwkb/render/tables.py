@@ -2,7 +2,9 @@
 
 A comparison's cell prints as its stated digits, ``n/a`` when the entity marks the figure not applicable,
 ``-`` when it neither states nor derives one, and a derived figure with a trailing ``*``; CSV keeps that
-mark as data, a ``GPU status`` column beside each GPU's values. Rows from several sections (a headline
+mark as data, a ``GPU status`` column beside each GPU's values. A derived figure is solve's answer: a count
+computed fractional shows the whole counts its figures allow (``121–130*``), and a figure solve flags (no whole
+count fits, or above its ceiling) a trailing ``!``, with solve's words for it beside the table. Rows from several sections (a headline
 section, or the rule file that declares the variable) print under a ``[section]`` line in the text, a bold
 row in Markdown, a column of the page and of the CSV.
 """
@@ -20,23 +22,52 @@ from hwkb.questions.sheet import Finding, Sheet, SheetRow
 from hwkb.render.capacities import vendor_capacity_scale
 from hwkb.render import html_pages
 from hwkb.render.forms import csv_text, html_table_page
+from hwkb.render.solution_text import render_above_ceiling, render_whole_counts
 
-__all__ = ["FORMS", "JSON_DATA", "DERIVED_MARK", "cell_text", "aligned", "context_flags", "row_scale", "origin_text", "finding_text",
-           "sheet_data", "comparison_text", "comparison_markdown", "comparison_html",
+__all__ = ["FORMS", "JSON_DATA", "DERIVED_MARK", "FLAG_MARK", "cell_text", "verdict_lines", "status_text", "aligned",
+           "context_flags", "row_scale", "origin_text", "finding_text", "sheet_data", "comparison_text", "comparison_markdown", "comparison_html",
            "comparison_csv", "sheet_text", "sheet_markdown", "sheet_html", "sheet_csv"]
 
 
 DERIVED_MARK = "*"
+FLAG_MARK = "!"
+
+
+def _run(cell: Cell) -> tuple[int, int] | None:
+    """The first and last of the several whole counts a derived count stands for (None: one, none, or no count)."""
+    whole = cell.whole
+    return (whole.first, whole.last) if whole is not None and whole.any and not whole.single else None
 
 
 def cell_text(cell: Cell, factor: float = 1) -> str:
     """The figure as a table cell, times the ``factor`` of its row's display unit (:func:`display_scale`): its
-    printed digits, ``n/a``, or the number with ``*`` when derived."""
+    printed digits, ``n/a``, or the number (a run of whole counts, ``121–130``) with ``*`` when derived and ``!``
+    when solve flags it."""
     if cell.value is None:
         return "n/a"
     if cell.printed and factor == 1:
         return cell.printed
-    return format_number(cell.value * factor) + (DERIVED_MARK if cell.status == "derived" else "")
+    run = _run(cell)
+    shown = "–".join(format_number(x * factor) for x in run) if run else format_number(cell.value * factor)
+    return shown + (DERIVED_MARK if cell.derived else "") + (FLAG_MARK if cell.flagged else "")
+
+
+def verdict_lines(cell: Cell, unit: str, key: str, explain: str) -> list[str]:
+    """Solve's words for a derived figure beyond its value: the whole counts a count computed fractional stands
+    for, its ceiling's figure when above it; for a figure flagged otherwise, the ``explain`` command that says
+    why."""
+    lines = [render_above_ceiling(cell.above, unit).strip()] if cell.above is not None else []
+    lines += [render_whole_counts(cell.whole, unit).strip()] if cell.whole is not None else []
+    if cell.flagged and not lines:
+        lines.append(f"{key} is {cell.status}: {explain} says why")
+    return lines
+
+
+def status_text(cell: Cell) -> str:
+    """A CSV's status column: the status, with the run of whole counts or the ceiling exceeded when there is one."""
+    run = _run(cell)
+    return (cell.status + (f" (whole counts {run[0]} to {run[1]})" if run else "")
+            + (f" (above {cell.above.ceiling})" if cell.above is not None else ""))
 
 
 def row_scale(unit: str, label: str, cells) -> tuple[float, str]:
@@ -98,8 +129,21 @@ def _unsettled_line(result: Comparison) -> list[str]:
     return [f"not settled on these GPUs: {each} (give {'them' if several else 'it'} with --set)"]
 
 
+def _verdict_lines(result: Comparison) -> list[str]:
+    """Solve's words for each derived figure that needs more than its value (``!`` before a flagged one's)."""
+    lines = []
+    for row in result.rows:
+        for gpu, cell in zip(result.gpus, row.cells):
+            if cell is not None and cell.derived:
+                explain = f"hwkb explain {row.variable} --gpu {gpu}{context_flags(result.layers, result.facts)}"
+                lines += [f"{FLAG_MARK if cell.flagged else '-'} {gpu}: {text}"
+                          for text in verdict_lines(cell, row.unit, row.variable, explain)]
+    return lines
+
+
 def _notes(result: Comparison) -> list[str]:
-    return [*_left_out_line(result), *_unsettled_line(result), *_jedec_line(result.rows), *_headline_line(result)]
+    return [*_verdict_lines(result), *_left_out_line(result), *_unsettled_line(result), *_jedec_line(result.rows),
+            *_headline_line(result)]
 
 
 BOUND_BY = "  bound by"
@@ -195,7 +239,7 @@ def comparison_csv(result: Comparison) -> str:
               *(h for gpu in result.gpus for h in (gpu, f"{gpu} status"))]
     rows = [header]
     for row in result.rows:
-        cells = [("", "") if c is None else ("", "not_applicable") if c.value is None else (repr(c.value), c.status)
+        cells = [("", "") if c is None else ("", "not_applicable") if c.value is None else (repr(c.value), status_text(c))
                  for c in row.cells]
         rows.append([row.variable, row.unit, *([row.section] if sectioned else []), *(x for c in cells for x in c)])
         bound_by = _bound_by_cells(row) if result.layers else None
@@ -222,7 +266,7 @@ def _value_text(row: SheetRow, cell: Cell) -> str:
 def origin_text(row: SheetRow) -> str:
     """Where a figure comes from: a stated one's source, ``[entity]`` when inherited, then ``also FIGURE per
     SOURCE`` for each other document's; a derived one's ``rule (inputs)``."""
-    if row.cell.status == "derived":
+    if row.rule:
         return f"{row.rule} ({', '.join(row.inputs)})"
     inherited = f" [{row.inherited}]" if row.inherited else ""
     return row.source + inherited + "".join(f"; also {_value_text(row, cell)} per {source}" for cell, source in row.also)
@@ -238,10 +282,21 @@ def _findings_text(row: SheetRow) -> list[str]:
     return [finding_text(f) for f in row.findings]
 
 
+def _verdicts(result: Sheet, row: SheetRow) -> list[str]:
+    """Solve's words for a derived row beyond its value (:func:`verdict_lines`)."""
+    if not row.cell.derived:
+        return []
+    return verdict_lines(row.cell, row.unit, row.variable, f"hwkb explain {row.variable} --gpu {result.entity}")
+
+
+def _audit_column(result: Sheet, row: SheetRow) -> str:
+    return "; ".join([*_verdicts(result, row), *_findings_text(row)])
+
+
 def _document_of(result: Sheet, row: SheetRow) -> Document | None:
     """The document a stated row's origin cites first, if the KB's bibliography lists it."""
     return {d.id: d for d in result.documents}.get(split_citation(origin_text(row))[0]) \
-        if row.cell.status != "derived" else None
+        if not row.rule else None
 
 
 def sheet_data(result: Sheet) -> dict:
@@ -266,6 +321,7 @@ def sheet_text(result: Sheet) -> str:
     lines = [f"{result.name} ({result.entity})"]
     for r in result.rows:
         lines.append(f"  {r.variable.ljust(width)}  {_value_text(r, r.cell):<18}  {origin_text(r)}".rstrip())
+        lines += [f"  {'':{width}}  {FLAG_MARK if r.cell.flagged else '-'} {text}" for text in _verdicts(result, r)]
         lines += [f"  {'':{width}}  ! {finding}" for finding in _findings_text(r)]
     return "\n".join(lines + _jedec_line(result.rows) + ["* derived from the stated figures", *_findings_note(result)]
                      + documents_text(result.documents))
@@ -275,7 +331,7 @@ def sheet_markdown(result: Sheet) -> str:
     lines = [f"# {markdown_text(result.name)} (`{result.entity}`)", "", "| variable | value | unit | from | audit |",
              "|---|---|---|---|---|"]
     for r in result.rows:
-        cells = [r.variable, *_shown(r, r.cell), origin_text(r), "; ".join(_findings_text(r))]
+        cells = [r.variable, *_shown(r, r.cell), origin_text(r), _audit_column(result, r)]
         lines.append("| " + " | ".join(markdown_text(c) for c in cells) + " |")
     return "\n".join(lines + ["", *_jedec_line(result.rows), "\\* derived from the stated figures",
                               *_findings_note(result), *_documents_markdown(result.documents)])
@@ -297,7 +353,7 @@ def sheet_html(result: Sheet) -> str:
         if document is not None and document.link:
             return html_pages.link(text, document.link, title=document.about)
         return html_pages.link(text, html_pages.first_url(text))
-    rows = [[r.variable, *_shown(r, r.cell), origin(r), "; ".join(_findings_text(r))] for r in result.rows]
+    rows = [[r.variable, *_shown(r, r.cell), origin(r), _audit_column(result, r)] for r in result.rows]
     note = " ".join([*_jedec_line(result.rows), "* derived from the stated figures; the audit column names every "
                      "failed check.", *_findings_note(result)])
     table = html_pages.table(["variable", "value", "unit", "from", "audit"], rows, table_id="table", numeric=(1,),
@@ -316,8 +372,8 @@ def _documents_html(documents) -> list[str]:
 
 def sheet_csv(result: Sheet) -> str:
     return csv_text([["variable", "value", "unit", "status", "from", "audit"]]
-                    + [[r.variable, "" if r.cell.value is None else repr(r.cell.value), r.unit, r.cell.status,
-                        origin_text(r), "; ".join(_findings_text(r))] for r in result.rows])
+                    + [[r.variable, "" if r.cell.value is None else repr(r.cell.value), r.unit, status_text(r.cell),
+                        origin_text(r), _audit_column(result, r)] for r in result.rows])
 
 
 #: each result type whose JSON carries words this stage adds -> its JSON data (:func:`hwkb.render.json_data`)
