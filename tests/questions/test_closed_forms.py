@@ -152,3 +152,13 @@ def test_closed_form_equals_the_compiled_numeric_form(tiny, n, m, rate, cap):
     form = closed_form(tiny, "load", context, ["n", "m", "rate", "cap"])
     numeric = tiny.solve("load", gpu="chip", facts=[f"n={n!r}", f"m={m!r}", f"rate={rate!r}", f"cap={cap!r}"])
     assert form.evaluate({"n": n, "m": m, "rate": rate, "cap": cap}) == pytest.approx(numeric.magnitude, rel=1e-9)
+
+
+def test_not_determined_never_offers_the_figure_asked_for_under_another_name(real_kb):
+    """An FP8 model's peak from its compute time, without a GPU and with the batch free: workload_peak is
+    tc_peak[fp8] itself (matmul_peak), so --symbolic offers what solve does, the GPUs, not workload_peak."""
+    layers = ["llama-3-70b", "fp8"]
+    with pytest.raises(NotDetermined) as info:
+        closed_form(real_kb, "tc_peak[fp8]", real_kb.context(None, layers, ["decode_compute_time=10ms"]), ["batch"])
+    assert info.value.needs == (("gpus",),)
+    assert real_kb.solve("tc_peak[fp8]", None, layers, ["batch=512", "decode_compute_time=10ms"]).needs == (("gpus",),)

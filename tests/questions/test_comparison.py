@@ -13,7 +13,7 @@ import pytest
 
 from conftest import TINY, build_kb
 from hwkb import KnowledgeBase
-from hwkb.questions.comparison import answer_cell, derived_answers, gpu_cells
+from hwkb.questions.comparison import answer_cell, derived_answers, gpu_cells, input_needs
 
 #: (product, key): clocks a peak gives above the product's stated boost clock, within the rounding of the figures
 ABOVE_BOOST = [("h100-sxm", "clock_fp64"), ("mi250", "clock_fp64"), ("mi250x", "clock_fp64"),
@@ -111,3 +111,14 @@ def test_a_derived_answer_cell_names_the_limits_that_bind_it(real_kb):
     solution = real_kb.solve("decode_tokens_per_s", "h100-sxm", ["llama-3-70b"], ["batch=1", "context=4096"])
     cell = answer_cell(solution)
     assert cell.bound_by == tuple(solution.limiter.origin.bound_by) and cell.bound_by
+
+
+def test_input_needs_never_offer_the_figure_asked_for_under_another_name(real_kb):
+    """The MI350X states no FP8 peak: with an FP8 model layered, workload_peak is tc_peak[fp8] (matmul_peak), so
+    compare offered 'workload_peak needs tc_peak[fp8]', the answer renamed, which solve never offers."""
+    layers = ["llama-3-70b", "fp8"]
+    needs = input_needs(real_kb, "workload_peak", "mi350x", layers, [])
+    assert needs == ("clock_tc", "tc_fma_per_sm_cycle[fp8]")
+    assert needs in real_kb.solve("workload_peak", "mi350x", layers).needs
+    comparison = real_kb.compare(["mi350x"], ["tc_peak[fp8]", "workload_peak"], layers=layers)
+    assert dict(comparison.unsettled) == {"tc_peak[fp8]": needs, "workload_peak": needs}

@@ -42,7 +42,8 @@ from hwkb.results import Result
 from hwkb.solving.blocks import positive_roots
 from hwkb.solving.context import Context
 from hwkb.solving.lambdify import lambdify_math, lambdify_numpy
-from hwkb.solving.plan import Step, find_needs, make_plan
+from hwkb.solving.needs import same_figure
+from hwkb.solving.plan import Step, make_plan, search_needs
 from hwkb.solving.relations import key_of_symbol, symbol_of
 from hwkb.solving.solution import Solution, Status
 from hwkb.solving.solver import Solver, Structure
@@ -183,8 +184,9 @@ def canonical_forms(kb: System, targets: Sequence[VarKey], context: Context, fre
     plan = make_plan(structure.keysets, known, structure.can_solve, structure.usable)
     for target in targets:
         if target not in plan.determined:
-            needs = find_needs(structure.keysets, known, target, structure.can_solve, structure.usable,
-                               excluded=structure.context.not_applicable)
+            needs = search_needs(structure.keysets, known, target, structure.can_solve, structure.usable,
+                                 excluded=structure.context.not_applicable,
+                                 same=same_figure(structure, target)).sets  # as solve's: never the target renamed
             names = ", ".join(free) or "no free variables"
             raise NotDetermined(f"{target} does not follow from this context and {names}", needs)
     producer: dict[VarKey, Step] = {out: step for step in plan.steps for out in step.outputs}

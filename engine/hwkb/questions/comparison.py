@@ -27,7 +27,8 @@ from hwkb.definitions.expressions import references
 from hwkb.definitions.model import split_key
 from hwkb.definitions.quantities import jedec_label
 from hwkb.results import Result
-from hwkb.solving.plan import find_needs
+from hwkb.solving.needs import same_figure
+from hwkb.solving.plan import search_needs
 from hwkb.solving.solution import AboveCeiling, Solution, WholeCounts
 from hwkb.solving.solver import Solver
 from hwkb.solving.unsettled import absent_but_settled, defined_by_absent
@@ -241,14 +242,16 @@ def _unsettled(kb, gpu, layers, facts, rows, headline) -> tuple[tuple[str, tuple
 
 def input_needs(kb, key: str, gpu: str | None, layers: Sequence[str], facts: Sequence[str]) -> tuple[str, ...]:
     """The first set of figures that would settle ``key`` in the context, among those no law gives (``batch``
-    and ``prompt_tokens``, not ``prefill_flop``) when there is one; () when nothing would."""
+    and ``prompt_tokens``, not ``prefill_flop``) when there is one; () when nothing would. As solve's needs,
+    never a key a law makes equal to ``key`` (:func:`~hwkb.solving.needs.same_figure`: ``tc_peak[fp8]`` for
+    ``workload_peak`` in FP8): to give it would be to give the answer."""
     solver = kb.solver(kb.context(gpu, layers, facts))
     outputs = {ref.name for rule in kb.model.rules.values() if rule.relation is not None
                for ref in references(rule.relation.lhs)}
-    not_applicable = solver.context.not_applicable
+    not_applicable, same = solver.context.not_applicable, same_figure(solver, key)
     for excluded in (not_applicable | outputs, not_applicable):
-        needs = find_needs(solver.keysets, solver.values, key, solver.can_solve, solver.usable,
-                           accept=lambda plan: solver.blocks_regular(plan, key), excluded=excluded)
+        needs = search_needs(solver.keysets, solver.values, key, solver.can_solve, solver.usable,
+                             accept=lambda plan: solver.blocks_regular(plan, key), excluded=excluded, same=same).sets
         if needs:
             return tuple(needs[0])
     return ()
