@@ -10,6 +10,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from conftest import TINY, build_kb
 from hwkb import KnowledgeBase
@@ -43,6 +44,7 @@ def counts_kb(tmp_path_factory) -> KnowledgeBase:
     root = build_kb(tmp_path_factory.mktemp("counts") / "kb", base=TINY)
     text = "".join(textwrap.dedent(COUNTED).replace("counted", name).format(clock=clock)
                    for name, clock in (("run-chip", "1.9 GHz"), ("one-chip", "1.001 GHz"), ("none-chip", "1.024 GHz")))
+    text += "open-chip:\n  kind: product\n  facts:\n    peak[fp16]: 204.8 TFLOPS\n    fma_rate[fp16]: 1024 FMA/cycle\n"
     (root / "gpus" / "counted.yaml").write_text(text)
     return KnowledgeBase.load([root], default=False)
 
@@ -122,3 +124,14 @@ def test_input_needs_never_offer_the_figure_asked_for_under_another_name(real_kb
     assert needs in real_kb.solve("workload_peak", "mi350x", layers).needs
     comparison = real_kb.compare(["mi350x"], ["tc_peak[fp8]", "workload_peak"], layers=layers)
     assert dict(comparison.unsettled) == {"tc_peak[fp8]": needs, "workload_peak": needs}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(min_value=501, max_value=2999), st.integers(min_value=1, max_value=3))
+def test_a_compared_count_is_solves_answer_for_any_printed_clock(counts_kb, millis, decimals):
+    """Whatever clock is given, to whatever digits, the comparison's SM count is solve's: the one whole count,
+    the run of them, or inconsistent."""
+    clock = f"clock={millis / 1000:.{decimals}f}GHz"
+    (cell,) = counts_kb.compare(["open-chip"], ["sm_count"], facts=[clock]).rows[0].cells
+    solution = counts_kb.solve("sm_count", "open-chip", facts=[clock])
+    assert (cell.value, cell.status, cell.whole) == (solution.magnitude, str(solution.status), solution.whole)
