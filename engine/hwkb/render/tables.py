@@ -4,9 +4,9 @@ A comparison's cell prints as its stated digits, ``n/a`` when the entity marks t
 ``-`` when it neither states nor derives one, and a derived figure with a trailing ``*``; CSV keeps that
 mark as data, a ``GPU status`` column beside each GPU's values. A derived figure is solve's answer: a count
 computed fractional shows the whole counts its figures allow (``121–130*``), and a figure solve flags (no whole
-count fits, or above its ceiling) a trailing ``!``, with solve's words for it beside the table. Rows from several sections (a headline
-section, or the rule file that declares the variable) print under a ``[section]`` line in the text, a bold
-row in Markdown, a column of the page and of the CSV.
+count fits, or above its ceiling) a trailing ``!``, with solve's words for it beside the table. Rows from
+several sections (a headline section, or the rule file that declares the variable) print under a ``[section]``
+line in the text, a bold row in Markdown, a column of the page and of the CSV.
 """
 from __future__ import annotations
 
@@ -25,8 +25,9 @@ from hwkb.render.forms import csv_text, html_table_page
 from hwkb.render.solution_text import render_above_ceiling, render_whole_counts
 
 __all__ = ["FORMS", "JSON_DATA", "DERIVED_MARK", "FLAG_MARK", "cell_text", "verdict_lines", "status_text", "aligned",
-           "context_flags", "row_scale", "origin_text", "finding_text", "sheet_data", "comparison_text", "comparison_markdown", "comparison_html",
-           "comparison_csv", "sheet_text", "sheet_markdown", "sheet_html", "sheet_csv"]
+           "context_flags", "row_scale", "origin_text", "finding_text", "sheet_data", "comparison_text",
+           "comparison_markdown", "comparison_html", "comparison_csv", "sheet_text", "sheet_markdown", "sheet_html",
+           "sheet_csv"]
 
 
 DERIVED_MARK = "*"
@@ -239,8 +240,8 @@ def comparison_csv(result: Comparison) -> str:
               *(h for gpu in result.gpus for h in (gpu, f"{gpu} status"))]
     rows = [header]
     for row in result.rows:
-        cells = [("", "") if c is None else ("", "not_applicable") if c.value is None else (repr(c.value), status_text(c))
-                 for c in row.cells]
+        cells = [("", "") if c is None else ("", "not_applicable") if c.value is None
+                 else (repr(c.value), status_text(c)) for c in row.cells]
         rows.append([row.variable, row.unit, *([row.section] if sectioned else []), *(x for c in cells for x in c)])
         bound_by = _bound_by_cells(row) if result.layers else None
         if bound_by is not None:
