@@ -1,9 +1,9 @@
 """hwkb.questions.comparison: each derived cell is solve's answer for it (its route, whole counts, ceiling).
 
-The real cases are every derived figure of the KB's 49 products (alone and with each workload layered) that
-solve answers otherwise than the plan's first value did: clocks above the stated boost clock, and clocks solve
-takes by another route. No product derives a fractional count; the counts below come from a tiny KB (and a
---set on the B200).
+The real cases are every derived figure of the KB's products (alone and with each workload layered) that solve
+answers otherwise than the plan's first value did: clocks above the stated boost clock, a clock whose routes
+disagree, and figures solve takes by another route. No product derives a fractional count; the counts below
+come from a tiny KB (and a --set on the B200).
 """
 from __future__ import annotations
 
@@ -19,13 +19,14 @@ from hwkb.questions.comparison import answer_cell, derived_answers, gpu_cells, i
 #: (product, key): clocks a peak gives above the product's stated boost clock, within the rounding of the figures
 ABOVE_BOOST = [("h100-sxm", "clock_fp64"), ("mi250", "clock_fp64"), ("mi250x", "clock_fp64"),
                ("mi300a", "clock_fp64"), ("mi300a", "clock_tc"), ("mi100", "clock_tc"), ("a100", "clock_tc"),
-               ("a100-80gb-sxm", "clock_tc"), ("mi250", "clock_tc"), ("mi250x", "clock_tc")]
+               ("a100-80gb-sxm", "clock_tc"), ("mi250", "clock_tc"), ("mi250x", "clock_tc"), ("mi350x", "clock_fp64")]
 
 #: (product, key, the plan's first value, solve's answer): the sheet showed the first, solve answers the second
 OTHER_ROUTE = [("mi250", "clock_tc", 1.69959, 1.70006), ("mi250x", "clock_tc", 1.69922, 1.70011),
                ("mi300x", "clock_tc", 2.09961, 2.09993), ("mi325x", "clock_tc", 2.09961, 2.09993),
                ("mi300a", "clock_tc", 2.10047, 2.10004), ("mi210", "clock_tc", 1.70147, 1.69959),
-               ("mi100", "clock_tc", 1.50228, 1.50195)]
+               ("mi100", "clock_tc", 1.50228, 1.50195), ("mi355x", "clock_tc", 2.39868, 2.38419),
+               ("h100-pcie", "tc_fma_per_sm_cycle[fp8]", 4098.71, 4096)]
 
 COUNTED = """\
     counted:
@@ -63,14 +64,23 @@ def test_a_clock_above_the_boost_clock_is_said_so_as_solve_says_it(real_kb, gpu,
 def test_a_derived_cell_takes_the_route_solve_answers_by(real_kb, gpu, key, first, answer):
     (planned,) = [v for v in real_kb.derive(gpu).values if v.key == key]
     cells, _ = gpu_cells(real_kb, gpu)
-    assert round(planned.magnitude, 5) == first
-    assert round(cells[key].value, 5) == answer == round(real_kb.solve(key, gpu).magnitude, 5)
+    assert planned.magnitude == pytest.approx(first, rel=3e-6)
+    assert cells[key].value == pytest.approx(answer, rel=3e-6) and cells[key].value == real_kb.solve(key, gpu).magnitude
 
 
 def test_a_clock_solve_answers_below_the_boost_is_not_flagged(real_kb):
     """mi210: the plan's first route gave 1.70147 GHz, above its 1.7 GHz boost; solve's gives 1.69959."""
     cell = gpu_cells(real_kb, "mi210")[0]["clock_tc"]
     assert cell.above is None and not cell.flagged
+
+
+def test_a_clock_whose_routes_disagree_is_an_inconsistent_cell(real_kb):
+    """The MI350X's BF16 and FP16 peaks give 2.203 GHz, its FP8, INT8 and FP64 ones 2.2: the sheet showed
+    2.2003 GHz derived, solve answers inconsistent."""
+    (planned,) = [v for v in real_kb.derive("mi350x").values if v.key == "clock_tc"]
+    cell = gpu_cells(real_kb, "mi350x")[0]["clock_tc"]
+    assert planned.magnitude == pytest.approx(2.20032, rel=3e-6)
+    assert cell.status == "inconsistent" == real_kb.solve("clock_tc", "mi350x").status and cell.flagged
 
 
 def test_every_derived_cell_is_solves_answer(real_kb):
@@ -116,13 +126,13 @@ def test_a_derived_answer_cell_names_the_limits_that_bind_it(real_kb):
 
 
 def test_input_needs_never_offer_the_figure_asked_for_under_another_name(real_kb):
-    """The MI350X states no FP8 peak: with an FP8 model layered, workload_peak is tc_peak[fp8] (matmul_peak), so
-    compare offered 'workload_peak needs tc_peak[fp8]', the answer renamed, which solve never offers."""
+    """The RTX 6000 Ada states no FP8 peak: with an FP8 model layered, workload_peak is tc_peak[fp8] (matmul_peak),
+    so compare offered 'workload_peak needs tc_peak[fp8]', the answer renamed, which solve never offers."""
     layers = ["llama-3-70b", "fp8"]
-    needs = input_needs(real_kb, "workload_peak", "mi350x", layers, [])
+    needs = input_needs(real_kb, "workload_peak", "rtx-6000-ada", layers, [])
     assert needs == ("clock_tc", "tc_fma_per_sm_cycle[fp8]")
-    assert needs in real_kb.solve("workload_peak", "mi350x", layers).needs
-    comparison = real_kb.compare(["mi350x"], ["tc_peak[fp8]", "workload_peak"], layers=layers)
+    assert needs in real_kb.solve("workload_peak", "rtx-6000-ada", layers).needs
+    comparison = real_kb.compare(["rtx-6000-ada"], ["tc_peak[fp8]", "workload_peak"], layers=layers)
     assert dict(comparison.unsettled) == {"tc_peak[fp8]": needs, "workload_peak": needs}
 
 
