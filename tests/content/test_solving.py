@@ -77,7 +77,8 @@ _TERMS: dict[int, object] = {}
 def _largest_term(rel):
     """The magnitude of the largest additive term of ``rel``'s two sides, as a function of its keys."""
     if id(rel) not in _TERMS:
-        terms = sympy.Add.make_args(rel.lhs) + sympy.Add.make_args(rel.rhs)
+        # expanded: (copies - 1) x vocab x hidden with copies near 1 is computed to the ulps of copies x vocab x hidden
+        terms = sympy.Add.make_args(sympy.expand(rel.lhs)) + sympy.Add.make_args(sympy.expand(rel.rhs))
         _TERMS[id(rel)] = sympy.lambdify([symbol_of(k) for k in rel.keys], sympy.Max(*(abs(t) for t in terms)),
                                          modules="math")
     return _TERMS[id(rel)]
