@@ -1,6 +1,6 @@
 """How long the search for what would settle an undetermined key takes, and what each of its two devices buys.
 
-The search (:func:`hwkb.solving.plan.search_needs`) tries every set of up to 3 of the 40 nearest keys; before
+The search (:func:`hwkb.solving.need_search.search_needs`) tries every set of up to 3 of the 40 nearest keys; before
 these devices, ``hwkb solve clock_fp64 --gpu gb300`` spent 26 s of CPU in it. The devices:
 
 - **coverage**: a trial whose target some maximum matching leaves free is not planned
@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "engine"))
 
 from hwkb import KnowledgeBase  # noqa: E402
-from hwkb.solving import coverage, plan  # noqa: E402
+from hwkb.solving import coverage, need_search  # noqa: E402
 from hwkb.solving.needs import needs_of  # noqa: E402
 
 QUESTIONS = [("clock_fp32", "h100-nvl"), ("clock_fp64", "t4"), ("fp16_peak", "mi350x"), ("clock_fp64", "gaudi"),
@@ -44,16 +44,16 @@ HEAVY = [("clock_fp64", "gb300")]
 @contextlib.contextmanager
 def without(devices: set[str]):
     """The search with ``devices`` left out, put back afterwards."""
-    saved = (coverage.Coverage.covered, plan.make_plan)
-    make_plan = plan.make_plan
+    saved = (coverage.Coverage.covered, need_search.make_plan)
+    make_plan = need_search.make_plan
     if "coverage" in devices:
         coverage.Coverage.covered = lambda self, key, known: True
     if "onward" in devices:
-        plan.make_plan = lambda *args, onward=None, **kwargs: make_plan(*args, **kwargs)
+        need_search.make_plan = lambda *args, onward=None, **kwargs: make_plan(*args, **kwargs)
     try:
         yield
     finally:
-        coverage.Coverage.covered, plan.make_plan = saved
+        coverage.Coverage.covered, need_search.make_plan = saved
 
 
 def search_seconds(kb, variable: str, gpu: str, runs: int):

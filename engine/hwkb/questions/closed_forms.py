@@ -42,7 +42,8 @@ from hwkb.results import Result
 from hwkb.solving.blocks import positive_roots
 from hwkb.solving.context import Context
 from hwkb.solving.lambdify import lambdify_math, lambdify_numpy
-from hwkb.solving.plan import Step, find_needs, make_plan
+from hwkb.solving.need_search import find_needs
+from hwkb.solving.plan import Step, make_plan
 from hwkb.solving.relations import key_of_symbol, symbol_of
 from hwkb.solving.solution import Solution, Status
 from hwkb.solving.solver import Solver, Structure

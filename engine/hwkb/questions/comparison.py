@@ -27,7 +27,7 @@ from hwkb.definitions.expressions import references
 from hwkb.definitions.model import split_key
 from hwkb.definitions.quantities import jedec_label
 from hwkb.results import Result
-from hwkb.solving.plan import find_needs
+from hwkb.solving.need_search import find_needs
 from hwkb.solving.solver import Solver
 from hwkb.solving.unsettled import absent_but_settled, defined_by_absent
 
