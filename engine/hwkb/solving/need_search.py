@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 from hwkb.solving.coverage import Coverage
-from hwkb.solving.plan import CanSolve, Plan, Step, block_core, may_close, propagate, make_plan
+from hwkb.solving.plan import CanSolve, Plan, Step, block_core, make_plan, may_close, propagate
 
 __all__ = ["NeedSearch", "find_needs", "search_needs", "MAX_NEED_SIZE", "MAX_NEED_CANDIDATES", "MAX_NEED_TRIALS"]
 
@@ -113,9 +113,12 @@ def _without_rejected(relations: Sequence[frozenset[str]], known: set[str], base
     unknown and the plan is a fixed point of every relation.
 
     A trial is then planned from scratch (from the knowns plus its keys, as without this) where its keys touch the
-    pending core those blocks lie in, or a fresh block may close there, and where the propagation that gives the
-    target leans on a key only the other blocks gave. A trial that leaves the core as it was leaves the
-    rejected blocks as they were: it is not planned, and the target stays unknown.
+    pending core those blocks lie in, or a fresh block may close there, where it adds a key only the other blocks
+    gave, and where the propagation that gives the target leans on such a key. A trial that leaves the core as it
+    was leaves the rejected blocks as they were: it is not planned, and the target stays unknown. Planned from
+    scratch, such a trial could still differ in one way: a key outside the core can change which relations of an
+    over-determined core the matching picks, and so offer a set that says nothing about the target
+    (``test_a_key_that_only_changes_the_matching_settles_nothing``); the trial without the blocks does not.
     """
     needed, absent = {target}, set()
     for step in reversed(base.steps):
