@@ -42,8 +42,9 @@ from hwkb.results import Result
 from hwkb.solving.blocks import positive_roots
 from hwkb.solving.context import Context
 from hwkb.solving.lambdify import lambdify_math, lambdify_numpy
+from hwkb.solving.need_search import search_needs
 from hwkb.solving.needs import same_figure
-from hwkb.solving.plan import Step, make_plan, search_needs
+from hwkb.solving.plan import Step, make_plan
 from hwkb.solving.relations import key_of_symbol, symbol_of
 from hwkb.solving.solution import Solution, Status
 from hwkb.solving.solver import Solver, Structure

@@ -27,8 +27,8 @@ from hwkb.definitions.expressions import references
 from hwkb.definitions.model import split_key
 from hwkb.definitions.quantities import jedec_label
 from hwkb.results import Result
+from hwkb.solving.need_search import search_needs
 from hwkb.solving.needs import same_figure
-from hwkb.solving.plan import search_needs
 from hwkb.solving.solution import AboveCeiling, Solution, WholeCounts
 from hwkb.solving.solver import Solver
 from hwkb.solving.unsettled import absent_but_settled, defined_by_absent

@@ -1,10 +1,10 @@
-"""What would settle an undetermined key: :func:`~hwkb.solving.plan.search_needs` for a solver, searched once
+"""What would settle an undetermined key: :func:`~hwkb.solving.need_search.search_needs` for a solver, searched once
 per KB for the same known keys (a search, like a plan, follows from which keys are known, not their values)."""
 from __future__ import annotations
 
 from hwkb.definitions.expressions import Ref
 from hwkb.definitions.model import VarKey
-from hwkb.solving.plan import NeedSearch, search_needs
+from hwkb.solving.need_search import NeedSearch, search_needs
 
 __all__ = ["needs_of", "budget_note", "same_figure", "MAX_SEARCHES"]
 

@@ -20,7 +20,8 @@ from hwkb.formats.caches import SolutionCache
 from hwkb.solving.block_results import BlockResults
 from hwkb.solving.context import Context, build_context
 from hwkb.solving.limit_rules import Limit, check_limits, compile_limits
-from hwkb.solving.plan import NeedSearch, Plan
+from hwkb.solving.need_search import NeedSearch
+from hwkb.solving.plan import Plan
 from hwkb.solving.relations import Relation, check_dimensions, compile_relations
 
 __all__ = ["System"]
