@@ -105,6 +105,20 @@ def test_derive(tiny_kb):
     assert [v.key for v in tiny_kb.derive(gpu="arch")] == ["fma_rate[bf16]"]
 
 
+def test_derive_answers_each_value_as_solve_does(real_kb):
+    """The route solve prefers, a count read as the whole counts its figures allow, a clock above its boost."""
+    mi250 = real_kb.derive("mi250")
+    (clock,) = [v for v in mi250 if v.key == "clock_tc"]
+    assert clock.magnitude == real_kb.solve("clock_tc", "mi250").magnitude
+    assert mi250.above["clock_tc"].ceiling == "clock_boost" and not mi250.above["clock_tc"].beyond
+    assert mi250.status_of("clock_tc") == "derived" and mi250.status == "derived"
+    split = real_kb.derive("b200", facts=["sm_count=149"])  # 74.5 SMs a die: no whole count fits
+    assert not split.whole["sms_per_die"].any and split.status_of("sms_per_die") == split.status == "inconsistent"
+    assert split.to_dict()["status"] == "inconsistent"
+    assert "clock_tc = 1.70006 GHz is above the stated clock_boost 1.7 GHz, within the rounding" in mi250.render("text")
+    assert "no whole sms_per_die lies within the rounding" in split.render("text")
+
+
 # ---------------------------------------------------------------- --where equalities
 
 def test_where_gives_a_relation(tiny_kb):

@@ -156,7 +156,10 @@ class KnowledgeBase(System):
         independent routes (``conflicts`` holds those they contradict) and its variable's range
         (``implausible`` holds those outside it or resting on such a value)."""
         solver = Solver(self, self.context(gpu, layers, facts))
-        values = tuple(solver.derived())
+        answers = [solver.solution(value.key, needs=False) for value in solver.derived()]
+        values = tuple(answer.value for answer in answers)
+        whole = {answer.variable: answer.whole for answer in answers if answer.whole is not None}
+        above = {answer.variable: answer.above for answer in answers if answer.above is not None}
         conflicts, implausible = {}, {}
         for value in values:
             disagree = tuple(a for a in solver.alternatives(value.key) if not value.agrees_with(a))
@@ -165,7 +168,7 @@ class KnowledgeBase(System):
             outside = implausible_values(value, self.model.variables)
             if outside:
                 implausible[value.key] = outside
-        return Derived(gpu, values, conflicts, implausible)
+        return Derived(gpu, values, conflicts, implausible, whole, above)
 
     def derived_entity_file(self, derived: Derived) -> str:
         """``derived`` (what :meth:`derive` gave for a product) as an entity file extending that product, each value

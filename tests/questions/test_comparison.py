@@ -62,10 +62,12 @@ def test_a_clock_above_the_boost_clock_is_said_so_as_solve_says_it(real_kb, gpu,
 
 @pytest.mark.parametrize("gpu, key, first, answer", OTHER_ROUTE)
 def test_a_derived_cell_takes_the_route_solve_answers_by(real_kb, gpu, key, first, answer):
-    (planned,) = [v for v in real_kb.derive(gpu).values if v.key == key]
+    (planned,) = [v for v in real_kb.solver(real_kb.context(gpu)).derived() if v.key == key]
     cells, _ = gpu_cells(real_kb, gpu)
     assert planned.magnitude == pytest.approx(first, rel=3e-6)
     assert cells[key].value == pytest.approx(answer, rel=3e-6) and cells[key].value == real_kb.solve(key, gpu).magnitude
+    (derived,) = [v for v in real_kb.derive(gpu).values if v.key == key]  # derive answers as solve does too
+    assert derived.magnitude == cells[key].value
 
 
 def test_a_clock_solve_answers_below_the_boost_is_not_flagged(real_kb):
@@ -77,10 +79,11 @@ def test_a_clock_solve_answers_below_the_boost_is_not_flagged(real_kb):
 def test_a_clock_whose_routes_disagree_is_an_inconsistent_cell(real_kb):
     """The MI350X's BF16 and FP16 peaks give 2.203 GHz, its FP8, INT8 and FP64 ones 2.2: the sheet showed
     2.2003 GHz derived, solve answers inconsistent."""
-    (planned,) = [v for v in real_kb.derive("mi350x").values if v.key == "clock_tc"]
+    (planned,) = [v for v in real_kb.solver(real_kb.context("mi350x")).derived() if v.key == "clock_tc"]
     cell = gpu_cells(real_kb, "mi350x")[0]["clock_tc"]
     assert planned.magnitude == pytest.approx(2.20032, rel=3e-6)
     assert cell.status == "inconsistent" == real_kb.solve("clock_tc", "mi350x").status and cell.flagged
+    assert real_kb.derive("mi350x").status_of("clock_tc") == "inconsistent"  # derive says so too
 
 
 def test_every_derived_cell_is_solves_answer(real_kb):

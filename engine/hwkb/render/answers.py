@@ -31,13 +31,12 @@ _DERIVED = ("variable", "value", "unit", "status", "rule")
 
 
 def _derived_data(d):
-    return list(_DERIVED), [[v.key, v.magnitude, v.unit, "inconsistent" if v.key in d.conflicts else "derived",
-                             v.origin.rule] for v in d.values]
+    return list(_DERIVED), [[v.key, v.magnitude, v.unit, str(d.status_of(v.key)), v.origin.rule] for v in d.values]
 
 
 def _derived_shown(d):
-    return list(_DERIVED), [[v.key, format_number(v.magnitude), v.unit,
-                             "inconsistent" if v.key in d.conflicts else "derived", v.origin.rule] for v in d.values]
+    return list(_DERIVED), [[v.key, format_number(v.magnitude), v.unit, str(d.status_of(v.key)), v.origin.rule]
+                            for v in d.values]
 
 
 _WHATIF = ("variable", "baseline", "scenario", "unit", "change", "baseline_status", "scenario_status")
@@ -128,7 +127,7 @@ def check_text(report) -> str:
 FORMS = {
     "Solution": {"text": render_solution, "csv": _solution_csv},
     "Explanation": {"text": lambda e: "\n".join([render_solution(e.solution, explain=True), *documents_text(e.documents)])},
-    "Derived": {"text": lambda d: render_derived(d.values, d.conflicts, d.implausible),
+    "Derived": {"text": lambda d: render_derived(d.values, d.conflicts, d.implausible, d.whole, d.above),
                 **table_forms(lambda d: f"hwkb derive --gpu {d.entity}", _derived_shown, _derived_data, (1,))},
     "WhatIf": {"text": render_whatif, **table_forms(lambda w: "hwkb whatif", _whatif_shown, _whatif_data, (1, 2, 4))},
     "SymbolicSolution": {"text": lambda s: render_symbolic(s.solution)},

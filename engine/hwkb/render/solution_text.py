@@ -211,11 +211,12 @@ def unsettled_reason(solution) -> str:
     return why + (f" ({render_needs(solution.needs).strip()})" if solution.status == "underdetermined" else "")
 
 
-def render_derived(values: Sequence[Value], conflicts=None, implausible=None) -> str:
+def render_derived(values: Sequence[Value], conflicts=None, implausible=None, whole=None, above=None) -> str:
     """Derived values as ``hwkb derive`` prints them: one aligned line each, with the rule that gave it;
     a value an independent route contradicts is marked, with the other routes' values, and so is one outside
-    its range (or resting on such a value), with the range and the stated facts it rests on."""
-    conflicts, implausible = conflicts or {}, implausible or {}
+    its range (or resting on such a value), with the range and the stated facts it rests on; a count read as
+    whole counts and a value above its ceiling say so beneath, in ``solve``'s words."""
+    conflicts, implausible, whole, above = conflicts or {}, implausible or {}, whole or {}, above or {}
     width = max((len(v.key) for v in values), default=0)
     lines = []
     for v in values:
@@ -229,6 +230,10 @@ def render_derived(values: Sequence[Value], conflicts=None, implausible=None) ->
             line += (f"  [implausible: outside {range_text(found.range, v.unit)}]" if found.value.key == v.key
                      else f"  [implausible: rests on {found.value.key} = {format_value(found.value)}]")
         lines.append(line)
+        if v.key in whole:
+            lines.append(render_whole_counts(whole[v.key], v.unit))
+        if v.key in above:
+            lines.append(render_above_ceiling(above[v.key], v.unit))
     roots = {found.value.key: found for found_all in implausible.values() for found in found_all
              if found.value.key in implausible}
     lines += render_implausible(list(roots.values()))

@@ -206,14 +206,18 @@ class Explanation(Result):
 class Derived(Result):
     """Every value a context gives that it does not state, in plan order: what ``hwkb derive`` prints.
 
-    ``conflicts`` are the values an independent route contradicts beyond rounding (their status is
-    inconsistent); ``implausible`` those outside their variable's range or resting on such a value (their
-    status is implausible). Either makes ``hwkb derive`` exit 1.
+    Each value is the one ``hwkb solve`` answers (its preferred route). ``conflicts`` are the values an
+    independent route contradicts beyond rounding, and ``whole`` a count computed fractional read as the whole
+    counts its figures allow (none: their status is inconsistent); ``implausible`` those outside their
+    variable's range or resting on such a value, and ``above`` those above their ceiling's stated figure
+    (beyond its rounding: their status is implausible). Either makes ``hwkb derive`` exit 1.
     """
     entity: EntityId | None
     values: tuple[Value, ...]
     conflicts: Mapping[VarKey, tuple[Value, ...]] = field(default_factory=dict)
     implausible: Mapping[VarKey, tuple[Implausible, ...]] = field(default_factory=dict)
+    whole: Mapping[VarKey, WholeCounts] = field(default_factory=dict)
+    above: Mapping[VarKey, AboveCeiling] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return str(self)
@@ -226,22 +230,24 @@ class Derived(Result):
 
     @property
     def consistent(self) -> bool:
-        return not self.conflicts
+        return not self.conflicts and all(w.any for w in self.whole.values())
 
     @property
     def plausible(self) -> bool:
-        return not self.implausible
+        return not self.implausible and not any(a.beyond for a in self.above.values())
 
     def status_of(self, key: VarKey) -> Status:
-        if key in self.conflicts:
+        if key in self.conflicts or (key in self.whole and not self.whole[key].any):
             return Status.INCONSISTENT
-        return Status.IMPLAUSIBLE if key in self.implausible else Status.DERIVED
+        if key in self.implausible or (key in self.above and self.above[key].beyond):
+            return Status.IMPLAUSIBLE
+        return Status.DERIVED
 
     @property
     def status(self) -> Status:
-        if self.conflicts:
+        if not self.consistent:
             return Status.INCONSISTENT
-        return Status.IMPLAUSIBLE if self.implausible else Status.DERIVED
+        return Status.DERIVED if self.plausible else Status.IMPLAUSIBLE
 
     def to_dict(self) -> dict:
         def item(v: Value) -> dict:
@@ -252,6 +258,10 @@ class Derived(Result):
                                        for a in self.conflicts[v.key]]
             if v.key in self.implausible:
                 out["implausible"] = [i.to_dict() for i in self.implausible[v.key]]
+            if v.key in self.whole:
+                out["whole_counts"] = self.whole[v.key].to_dict()
+            if v.key in self.above:
+                out["above_ceiling"] = self.above[v.key].to_dict()
             return out
         return {"command": "derive", "status": str(self.status), "entity": self.entity,
                 "derived": [item(v) for v in self.values]}
