@@ -117,6 +117,7 @@ def test_derive_answers_each_value_as_solve_does(real_kb):
     assert split.to_dict()["status"] == "inconsistent"
     assert "clock_tc = 1.70006 GHz is above the stated clock_boost 1.7 GHz, within the rounding" in mi250.render("text")
     assert "no whole sms_per_die lies within the rounding" in split.render("text")
+    assert "sms_per_die" not in real_kb.derived_entity_file(split)  # no whole count is no fact to keep
 
 
 # ---------------------------------------------------------------- --where equalities

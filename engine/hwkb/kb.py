@@ -177,7 +177,8 @@ class KnowledgeBase(System):
         if derived.entity is None:
             raise QueryError("an entity file extends a product: derive with a --gpu", hint="e.g. --gpu b200")
         counts = {key for v in self.model.variables.values() if v.integer for key in v.keys(self.model.indices)}
-        return derived_entity_text(derived.entity, self.model.entity(derived.entity).kind, derived, counts)
+        single = [v for v in derived if v.key not in derived.whole or derived.whole[v.key].single]  # a run is no fact
+        return derived_entity_text(derived.entity, self.model.entity(derived.entity).kind, single, counts)
 
     def what_if(self, variables: Sequence[VarKey] = (), gpu: EntityId | None = None,
                 layers: Iterable[EntityId] = (), given: Iterable[str] = (), changes: Iterable[str] = (),
