@@ -10,6 +10,7 @@ import pytest
 
 from conftest import kb_from_text
 from hwkb.audit.auditor import audit
+from hwkb.render.note_words import note_text
 
 RULES = """
 indices:
@@ -66,7 +67,7 @@ def kb(tmp_path_factory):
 def test_peaks_that_contradict_the_rate_ratio_make_the_block_inconsistent(kb):
     s = kb.solve("clock", gpu="contradicting")
     assert s.status == "inconsistent" and s.value is None
-    (note,) = [n for n in s.notes if "cannot all hold" in n]
+    (note,) = [n for n in map(note_text, s.notes) if "cannot all hold" in n]
     assert note.startswith("peak_law[fp16], peak_law[fp8] cannot all hold for any positive clock, n: with "
                            "peak[fp16], rate[fp16], peak[fp8] as stated, the closest fit misses by 0.333 in all")
     assert kb.solve("n", gpu="contradicting").status == "inconsistent"

@@ -91,11 +91,28 @@ def _unevaluated_points(note) -> str:
     return f"{note.count} {left} left empty, e.g. {point}: {note.reason}"
 
 
+def _no_solution_here(note) -> str:
+    return (f"{note.rule} has no solution for {note.key} here (its solved form gives {note.result:g}, "
+            f"which does not satisfy it)")
+
+
+def _closest_fit(note) -> str:
+    return (f"{note.rules} cannot all hold for any positive {', '.join(note.outputs)}: with {', '.join(note.stated)} "
+            f"as stated, the closest fit misses by {note.spread:.3g} in all, beyond the figures' rounding "
+            f"({note.slack:.2g}, relative)")
+
+
+def _broken_given(note) -> str:
+    shown = ", ".join(f"{key} = {magnitude:g}" for key, magnitude in note.values)
+    return f"{note.text!r} does not hold here ({shown})"
+
+
 #: each note type that is data (by class name) -> its wording
 NOTE_WORDS = {"OutsideRange": _outside_range, "SearchEdge": _search_edge, "AskedSetAside": _asked_set_aside,
               "FixingSetAside": _fixing_set_aside, "Capacities": _capacities,
               "AlsoAdmissible": _also_admissible, "NotWholeInput": _not_whole_input,
-              "Scanned": _scanned, "UnevaluatedPoints": _unevaluated_points}
+              "Scanned": _scanned, "UnevaluatedPoints": _unevaluated_points, "NoSolutionHere": _no_solution_here,
+              "ClosestFit": _closest_fit, "BrokenGiven": _broken_given}
 
 
 def is_note_data(note) -> bool:

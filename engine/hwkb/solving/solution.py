@@ -16,8 +16,8 @@ from hwkb.solving.plausibility import Implausible
 from hwkb.results import Result
 from hwkb.solving.values import Value
 
-__all__ = ["Status", "Interval", "OutsideRange", "Note", "WholeCounts", "AboveCeiling", "Solution", "Explanation",
-           "Derived"]
+__all__ = ["Status", "Interval", "OutsideRange", "NoSolutionHere", "ClosestFit", "BrokenGiven", "Note", "WholeCounts",
+           "AboveCeiling", "Solution", "Explanation", "Derived"]
 
 
 class Status(StrEnum):
@@ -55,6 +55,32 @@ class OutsideRange:
     key: VarKey
     range: Range
     unit: str
+
+
+@dataclass(frozen=True)
+class NoSolutionHere:
+    """A note: ``rule``'s solved form for ``key`` gives ``result`` (canonical), which does not satisfy the rule."""
+    rule: str
+    key: VarKey
+    result: float
+
+
+@dataclass(frozen=True)
+class ClosestFit:
+    """A note: the ``rules`` of a block cannot all hold for any positive ``outputs`` with the ``stated`` figures; their
+    closest fit misses by ``spread`` in all, beyond the figures' rounding ``slack`` (both relative)."""
+    rules: str
+    outputs: tuple[VarKey, ...]
+    stated: tuple[VarKey, ...]
+    spread: float
+    slack: float
+
+
+@dataclass(frozen=True)
+class BrokenGiven:
+    """A note: a --where equality (``text``) the context's values contradict, with those values (display units)."""
+    text: str
+    values: tuple[tuple[VarKey, float], ...]
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from hwkb.solving.plan import Plan, Step, make_plan
 from hwkb.solving.plausibility import implausible_values, outside_range
 from hwkb.solving.relations import Relation
 from hwkb.solving.routes import ordered_routes
-from hwkb.solving.solution import OutsideRange, Solution, Status
+from hwkb.solving.solution import BrokenGiven, ClosestFit, NoSolutionHere, Note, OutsideRange, Solution, Status
 from hwkb.solving.unsettled import unsettled
 from hwkb.solving.system import System
 from hwkb.solving.values import FactOrigin, OtherDocument, RuleOrigin, Value
@@ -73,8 +73,8 @@ class Solver(Structure):
     def __init__(self, kb: System, context: Context, where: Iterable[str] = (), use_expectations: bool = False,
                  lazy: bool = False):
         super().__init__(kb, context, where, use_expectations)
-        self.notes: list[str] = []
-        self._note_keys: dict[str, frozenset[VarKey]] = {}  # a note -> the keys it is about
+        self.notes: list[Note] = []
+        self._note_keys: dict[Note, frozenset[VarKey]] = {}  # a note -> the keys it is about
         self._regular: dict[tuple, bool] = {}
         self.contradictions: dict[tuple[VarKey, ...], str] = {}  # a singular block's outputs -> why no value fits
         self.values: dict[VarKey, Value] = {}
@@ -181,8 +181,7 @@ class Solver(Structure):
             self._note(f"{relation.name} gives no finite {key} here", relation.keys)
             return None
         if not relation.holds({**point, key: result}):
-            self._note(f"{relation.name} has no solution for {key} here (its solved form gives {result:g}, "
-                       f"which does not satisfy it)", relation.keys)
+            self._note(NoSolutionHere(relation.name, key, result), relation.keys)
             return None
         uncertainty = 0.0
         for v in inputs:
@@ -236,17 +235,15 @@ class Solver(Structure):
         if not misfit.contradictory:
             self._note(f"{names} fix only a combination of {', '.join(step.outputs)}", step.outputs)
             return True
-        stated = ", ".join(k for k, v in known.items() if v.stated)
-        note = (f"{names} cannot all hold for any positive {', '.join(step.outputs)}: with {stated} as stated, "
-                f"the closest fit misses by {misfit.spread:.3g} in all, beyond the figures' rounding "
-                f"({sum(misfit.slack):.2g}, relative)")
+        stated = tuple(k for k, v in known.items() if v.stated)
+        note = ClosestFit(names, tuple(step.outputs), stated, misfit.spread, sum(misfit.slack))
         self.contradictions[step.outputs] = note
         self._note(note, step.outputs)
         return True
 
-    def _note(self, text: str, keys) -> None:
-        self.notes.append(text)
-        self._note_keys[text] = frozenset(keys)
+    def _note(self, note: Note, keys) -> None:
+        self.notes.append(note)
+        self._note_keys[note] = frozenset(keys)
 
     def notes_about(self, key: VarKey, value: Value | None = None) -> tuple[str, ...]:
         """The notes about ``key`` or what it rests on (the values it came from, or the plan steps that
@@ -361,7 +358,7 @@ class Solver(Structure):
         named = ChainMap({self.relations[r].name: self.relations[r] for r in self.given}, self.kb.relation_index)
         return above_ceiling(counted(solution, self.context.facts, named, self.kb), self.context.facts, named, self.kb)
 
-    def broken_givens(self) -> list[str]:
+    def broken_givens(self) -> list[BrokenGiven]:
         """The --where equalities that the values of this context contradict, each as a note."""
         broken = []
         for r in self.given:
@@ -373,8 +370,8 @@ class Solver(Structure):
             lhs, rhs = relation.residual_value({v.key: v.canonical for v in values})
             slack = sum(v.uncertainty for v in values) * max(abs(lhs), abs(rhs)) + 1e-9 * max(abs(lhs), abs(rhs))
             if abs(lhs - rhs) > slack:
-                shown = ", ".join(f"{v.key} = {v.magnitude:g}" for v in values)
-                broken.append(f"{relation.rule.doc.removeprefix('given: ')!r} does not hold here ({shown})")
+                broken.append(BrokenGiven(relation.rule.doc.removeprefix("given: "), tuple((v.key, v.magnitude)
+                                                                                            for v in values)))
         return broken
 
     def _of_block(self, step: Step, test) -> bool:
