@@ -265,15 +265,41 @@ def _figures_shown(path: Path, errors: set[str]) -> list[int]:
                 return True
             if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) in errors:
                 return True
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "error":  # a reader's error
+                return True
+            if isinstance(node, ast.ClassDef) and node.name in errors:  # an error type building its message
+                return True
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None and (
                     {n.id for n in ast.walk(node.returns) if isinstance(n, ast.Name)} & errors):
                 return True
         return False
 
-    return [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call)
-            and (getattr(node.func, "id", None) in SHOWS_FIGURES - {"shown"}
-                 or (isinstance(node.func, ast.Attribute) and node.func.attr in SHOWS_FIGURES - {"format"}))
-            and not in_error(node)]
+    def rounds_a_number(node) -> bool:  # float(f"{x:.12g}"): numeric rounding, not text for a reader
+        parent = parents.get(id(parents.get(id(node))))
+        return isinstance(parent, ast.Call) and getattr(parent.func, "id", None) == "float"
+
+    def in_writer(node) -> bool:
+        while id(node) in parents:
+            node = parents[id(node)]
+            if isinstance(node, ast.FunctionDef) and (path.name, node.name) in FILE_TEXT_SPECS:
+                return True
+        return False
+
+    calls = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call)
+             and (getattr(node.func, "id", None) in SHOWS_FIGURES - {"shown"}
+                  or (isinstance(node.func, ast.Attribute) and node.func.attr in SHOWS_FIGURES - {"format"}))
+             and not in_error(node)]
+    specs = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.FormattedValue)
+             and node.format_spec is not None and not in_error(node) and not rounds_a_number(node)
+             and not in_writer(node)]
+    return calls + specs
+
+
+#: functions below render whose f-string format specs write a number as a file or an error needs it, not for a
+#: reader: (module file, function) -> why
+FILE_TEXT_SPECS = {("entries.py", "printable"): "a figure as a peer tool's file writes it (hwkb export)",
+                   ("system.py", "_number_text"): "the number a --where unit error quotes back to the user",
+                   ("derived_file.py", "supported_digits"): "a derived figure as derive --write writes it to a KB file"}
 
 
 def _stages_below_render():
@@ -294,6 +320,7 @@ def test_figures_are_worded_below_render_only_in_error_messages():
     "def note(x):\n    return f'{format_number(x)} GHz'\n",
     "def note(r, unit):\n    return 'outside ' + r.shown(unit)\n",
     "def note(x):\n    return format(x, 'g')\n",
+    "def note(x):\n    return f'scanned up to {x:g}'\n",
 ])
 def test_the_figure_rule_sees_a_planted_figure_in_reader_text(tmp_path, planted):
     path = tmp_path / "planted.py"

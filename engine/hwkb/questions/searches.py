@@ -36,7 +36,7 @@ REAL_PROBES = tuple(2.0 ** (k / 8) for k in range(-40 * 8, 60 * 8 + 1))  # 2^(1/
 MAX_INTEGER = 2 ** 40
 #: launch limits up to which every integer is tried rather than one run assumed (1024 threads a block: ~0.3 s)
 EVERY_INTEGER_UP_TO = 4096
-SEARCH_BUDGET_S = 20.0
+SEARCH_BUDGET_S = 20
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ def search_integers(variable: VarKey, feasible: Callable[[float], bool], upper: 
                 return Admissible(variable, (), "numeric", (f"no admissible integer up to {top}",))
             if time.monotonic() > deadline:
                 return Admissible(variable, (), "numeric", (f"no admissible integer up to {probe} "
-                                                            f"(search stopped after {SEARCH_BUDGET_S:g} s)",))
+                                                            f"(search stopped after {SEARCH_BUDGET_S} s)",))
             below, probe = probe, min(probe * 2, top)
     except UnevaluablePoint as exc:
         raise NotDetermined(f"the search stopped before any admissible value: {exc}") from None
