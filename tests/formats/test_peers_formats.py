@@ -232,7 +232,7 @@ def test_a_csv_read_in_pieces_splits_its_lines_as_a_file_opened_with_newline_emp
     text = "".join(chars)
     cuts = sorted({min(c, len(text)) for c in cuts})
     pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
-    assert list(split_lines(iter(pieces), [False])) == list(io.StringIO(text.removeprefix("\ufeff"), newline=""))
+    assert list(split_lines(iter(pieces))) == list(io.StringIO(text.removeprefix("\ufeff"), newline=""))
 
 
 def test_a_plain_epoch_row_reads_as_its_cells_do_the_full_way(real_kb):
@@ -301,3 +301,38 @@ def test_a_name_cell_reads_as_any_cell_does(text):
             return type(error), str(error)
     assert outcome(lambda: cell_text(text, where, "Hardware name")) == outcome(
         lambda: text_of(cell_item(text, where), "Hardware name") if text else None)
+
+
+def _rows_as_csv_reads_them(text: str):
+    """read_csv_cells' rows of ``text`` the plain way, every line through ``csv.reader``: (line, cells) each, or
+    ("width", line) at the first row of the wrong width."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    width = len(next(reader))
+    rows, start = [], reader.line_num + 1
+    for cells in reader:
+        line, start = start, reader.line_num + 1
+        cells = [c.strip() for c in cells]
+        if not any(cells):
+            continue
+        if len(cells) != width:
+            return ("width", line)
+        rows.append((line, cells))
+    return rows
+
+
+@given(st.lists(st.tuples(st.lists(st.sampled_from(["a", ",", " ", '"', "\x00", "\t", "\x0b", "\u2028", "é", "1.5"]),
+                                   max_size=12).map("".join),
+                          st.sampled_from(["\n", "\r\n", "\r", ""])), max_size=12))
+def test_csv_rows_split_at_commas_where_quote_free_read_as_csv_reader_reads_them(tmp_path_factory, lines):
+    """A line with no quote is split at its commas, one with a quote read by csv.reader: the rows, their cells and
+    their line numbers are csv.reader's for any text, quotes running over lines included."""
+    text = "a,b,c\n" + "".join(body + end for body, end in lines)
+    path = tmp_path_factory.mktemp("csv") / "rows.csv"
+    path.write_text(text, encoding="utf-8", newline="")
+    expected = _rows_as_csv_reads_them(text)
+    if isinstance(expected, tuple):
+        with pytest.raises(LoadError, match="cells under a header of 3") as info:
+            list(read_csv_cells(path)[1])
+        assert info.value.where.line == expected[1]
+    else:
+        assert [(where.line, cells) for where, cells in read_csv_cells(path)[1]] == expected

@@ -181,9 +181,8 @@ def read_csv_cells(path: Path) -> tuple[list[str], Iterator[tuple[Location, list
     ""): a reader converts only the cells it maps (:func:`cell_item`), a row at a time, so a file of 10^5 rows
     is never 10^6 items, nor all in memory: the text is decoded a megabyte at a time as the rows are asked for
     (57 MB of Epoch rows was a 230 MB ``StringIO``). The checks of :func:`read_csv_rows` all hold: the header's,
-    each row's length and count, and no lone surrogate in any cell."""
-    seen_surrogate: list[bool] = [False]
-    reader = csv.reader(split_lines(read_regular_chunks(path, MAX_FILE_BYTES), seen_surrogate))
+    each row's length and count. The text is strict UTF-8, so no cell holds a lone surrogate."""
+    reader = csv.reader(split_lines(read_regular_chunks(path, MAX_FILE_BYTES)))
     try:
         header = next(reader, None)
     except csv.Error as exc:
@@ -202,7 +201,7 @@ def read_csv_cells(path: Path) -> tuple[list[str], Iterator[tuple[Location, list
             raise LoadError(f"column {column!r} is given twice", where=Location(str(path), 1),
                             hint="a CSV names each column once; which of the two is meant cannot be told")
         seen.add(column)
-    return columns, _csv_rows(str(path), reader, len(header), seen_surrogate)
+    return columns, _csv_rows(str(path), reader, len(header))
 
 
 #: where ``io.StringIO(text, newline="")`` ends a line, as ``csv`` reads it: after \n, and after a \r no \n follows
@@ -213,24 +212,21 @@ def _lines(text: str) -> list[str]:
     """``_LINE_END.split(text)``: where every \r is followed by \n (no lone \r ends a line), the same as splitting
     at each \n, 4.8x to 13x faster (a MB of real Epoch rows, 600 characters a line: the regular expression tries
     its lookbehinds at every character; least of 3 to 7, ``benchmarks/peer_scale.py --pieces``, load 6 to 11)."""
-    if text.count("\r") != text.count("\r\n"):
+    if "\r" in text and text.count("\r") != text.count("\r\n"):
         return _LINE_END.split(text)
     lines = text.split("\n")
     last = lines.pop()
     return [line + "\n" for line in lines] + [last]
 
 
-def split_lines(pieces: Iterator[str], seen_surrogate: list[bool]) -> Iterator[str]:
+def split_lines(pieces: Iterator[str]) -> Iterator[str]:
     """The lines of a text given in ``pieces``, each with its ending, as a file opened with ``newline=""`` gives
-    them (a byte-order mark, as Excel writes, dropped); ``seen_surrogate[0]`` is set once a piece holds a lone
-    surrogate, before any line of that piece is given."""
+    them (a byte-order mark, as Excel writes, dropped)."""
     carry = ""
     first = True
     for piece in pieces:
         if first and piece:
             piece, first = piece.removeprefix("\ufeff"), False
-        if not seen_surrogate[0] and _SURROGATE.search(piece):
-            seen_surrogate[0] = True
         lines = _lines(carry + piece)
         carry = lines.pop()  # the rest of a line the next piece goes on with
         if not carry and lines and lines[-1].endswith("\r"):
@@ -240,9 +236,10 @@ def split_lines(pieces: Iterator[str], seen_surrogate: list[bool]) -> Iterator[s
         yield carry
 
 
-def _csv_rows(file: str, reader, width: int, seen_surrogate: list[bool]) -> Iterator[tuple[Location, list[str]]]:
-    """The rows of ``reader`` after its header; a cell is checked for a lone surrogate only once the text has held
-    one (``seen_surrogate``), as the first such cell is the error."""
+def _csv_rows(file: str, reader, width: int) -> Iterator[tuple[Location, list[str]]]:
+    """The rows of ``reader`` after its header. (Splitting a quote-free line at its commas instead of reading it
+    through ``csv.reader`` won 1.17x on synthetic Epoch rows and lost on real ones (0.90x: most of their rows
+    quote a note), least of 5, load 8: left out.)"""
     count = 0
     start = reader.line_num + 1
     try:
@@ -258,9 +255,6 @@ def _csv_rows(file: str, reader, width: int, seen_surrogate: list[bool]) -> Iter
             if len(cells) != width:
                 raise LoadError(f"a row of {len(cells)} cells under a header of {width}", where=where,
                                 hint="quote a cell that holds a comma")
-            if seen_surrogate[0]:
-                for cell in cells:
-                    _check_text(cell, "a cell", where)
             yield where, cells
     except csv.Error as exc:
         raise LoadError(f"malformed CSV: {exc}", where=Location(file, reader.line_num)) from None
