@@ -95,8 +95,6 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
     KB product), the least of ``runs``, each device against the plain way it replaces:
 
     - the CSV's lines: :func:`hwkb.formats.peers.documents._lines` against the lookbehind regular expression;
-    - a row's cells: a quote-free line split at its commas (``documents._csv_rows``) against every line through
-      ``csv.reader``, over all the rows, quoted ones included;
     - a row's entry: read into canonical numbers, its facts deferred (:meth:`CellLayout.entry`), against a Fact
       per cell (``CellLayout._stated``);
     - an entry set at once (:meth:`PeerEntry.at_once`) against the frozen dataclass's ``__init__``;
@@ -111,22 +109,20 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
     from hwkb.audit import peers
     from hwkb.audit.auditor import Auditor
     from hwkb.formats.peers import epoch
-    from hwkb.formats.peers.documents import _LINE_END, _lines, read_csv_cells, split_lines
+    from hwkb.formats.peers.documents import _LINE_END, _lines, read_csv_cells
     from hwkb.formats.peers.entries import PeerEntry
     from hwkb.formats.peers.entry_facts import CellLayout
-    from hwkb.definitions.limits import read_regular_chunks
-    from hwkb.errors import Location
     from hwkb.kb import KnowledgeBase
     from hwkb.render.finding_words import peer_entry_data
     from hwkb.render.json_form import plain
     from hwkb.render.peer_audit import _BareForm, indented
     kb = KnowledgeBase.load([], cache=True)
-    folder = tempfile.TemporaryDirectory()  # the file is read again by the row's cells' piece
-    path = Path(folder.name) / "real.csv"
-    path.write_text(real_rows(rows + 170))
-    text = path.read_text(encoding="utf-8")
-    header, cells = read_csv_cells(path)
-    cells = list(cells)[170:]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "real.csv"
+        path.write_text(real_rows(rows + 170))
+        text = path.read_text(encoding="utf-8")
+        header, cells = read_csv_cells(path)
+        cells = list(cells)[170:]
     layout = CellLayout("epoch", "Epoch AI", header, epoch.FIELDS, epoch.NAMES, kb.model, kb.units,
                         also_read=("Hardware name",), known=epoch.COLUMNS)
     named = header.index("Hardware name")
@@ -151,22 +147,7 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
     form = _BareForm.of(bare[0])  # the rows' one kind of bare entry (the assertion below checks each)
     items = [item for a in bare for item in peer_entry_data(a)]
     args = [(e.format, e.name, e.where, e.facts, e.fields, e.match, e.written, e.unread, e.canonical) for e in quick]
-    def csv_reader_rows():  # the rows as _csv_rows read them before, every line through csv.reader
-        reader = csv.reader(split_lines(read_regular_chunks(path)))
-        next(reader)
-        start, out = reader.line_num + 1, []
-        for cells in reader:
-            where, start = Location(str(path), start), reader.line_num + 1
-            cells = list(map(str.strip, cells))
-            if any(cells) and len(cells) == len(header):
-                out.append((where, cells))
-        return out
-
-    def split_rows():
-        return list(read_csv_cells(path)[1])
-
     compared = {
-        "a row's cells": {"csv.reader": csv_reader_rows, "split where quote-free": split_rows},
         "the CSV's lines (a MB)": {
             "regular expression": lambda: _LINE_END.split(text[:2**20]),
             "split at \\n": lambda: _lines(text[:2**20])},
@@ -194,7 +175,6 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
     assert compared["an entry's JSON items"]["indented"]() == compared["an entry's JSON items"]["json.dumps(indent=2)"]()
     assert [x for pair in compared["a bare entry's JSON items"]["its form"]() for x in pair] == \
         compared["a bare entry's JSON items"]["indented"]()
-    assert split_rows() == csv_reader_rows()
     assert compared["the CSV's lines (a MB)"]["split at \\n"]() == compared["the CSV's lines (a MB)"]["regular expression"]()
     assert [(a.internal, a.comparisons) for a in full_audits()] == [(a.internal, a.comparisons) for a in bare]
     for piece, ways in compared.items():
@@ -204,11 +184,10 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
                 best[name] = min(best.get(name, math.inf), _seconds(way))
         (base, baseline), (ours, mine) = best.items()
         count = 1 if "MB" in piece else len(quick) if piece in ("a row's audit", "a PeerEntry") else \
-            len(bare) if "bare" in piece else rows + 170 if piece == "a row's cells" else rows
+            len(bare) if "bare" in piece else rows
         unit, scale = ("ms", 1e3) if count == 1 else ("us a row", 1e6)
         print(f"{piece}: {base} {baseline / count * scale:.1f} {unit}, {ours} {mine / count * scale:.1f} {unit}: "
               f"{baseline / mine:.2f}x")
-    folder.cleanup()
 
 
 def _seconds(work) -> float:
