@@ -100,6 +100,7 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
     - an entry set at once (:meth:`PeerEntry.at_once`) against the frozen dataclass's ``__init__``;
     - a row's audit from its shape (``audit.peers._plain_audit``) against the full way (record, row, checks,
       report, catalogue);
+    - a bare entry counted in the totals (:meth:`PeerTotals.add_bare`) against :meth:`PeerTotals.add`;
     - the audit's rows from a record of numbers (``audit.peers._record``) against from each entry's Entity;
     - an entry's two JSON items through ``json.dumps(indent=2)`` against
       :func:`hwkb.render.peer_audit.indented`, and a bare entry's through its form (``_BareForm``) against
@@ -108,6 +109,7 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
     sys.path.insert(0, str(ENGINE))
     from hwkb.audit import peers
     from hwkb.audit.auditor import Auditor
+    from hwkb.audit.peer_findings import PeerTotals
     from hwkb.formats.peers import epoch
     from hwkb.formats.peers.documents import _LINE_END, _lines, read_csv_cells
     from hwkb.formats.peers.entries import PeerEntry
@@ -147,6 +149,12 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
     form = _BareForm.of(bare[0])  # the rows' one kind of bare entry (the assertion below checks each)
     items = [item for a in bare for item in peer_entry_data(a)]
     args = [(e.format, e.name, e.where, e.facts, e.fields, e.match, e.written, e.unread, e.canonical) for e in quick]
+    def totals(add):
+        counted = PeerTotals()
+        for a in bare:
+            add(counted, a)
+        return counted
+
     compared = {
         "the CSV's lines (a MB)": {
             "regular expression": lambda: _LINE_END.split(text[:2**20]),
@@ -162,6 +170,9 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
         "a row's audit": {
             "the full way": full_audits,
             "from its shape": lambda: [peers._plain_audit(shapes, e, e.id) for e in quick]},
+        "a bare entry's totals": {
+            "add": lambda: totals(PeerTotals.add),
+            "add_bare": lambda: totals(PeerTotals.add_bare)},
         "the audit's rows": {
             "from Entity": lambda: auditor.rows([e.entity() for e in full]),
             "from a record": lambda: auditor.rows([peers._record(kb, e, e.id) for e in full])},
@@ -176,6 +187,7 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
     assert [x for pair in compared["a bare entry's JSON items"]["its form"]() for x in pair] == \
         compared["a bare entry's JSON items"]["indented"]()
     assert compared["the CSV's lines (a MB)"]["split at \\n"]() == compared["the CSV's lines (a MB)"]["regular expression"]()
+    assert vars(totals(PeerTotals.add).internal) == vars(totals(PeerTotals.add_bare).internal)
     assert [(a.internal, a.comparisons) for a in full_audits()] == [(a.internal, a.comparisons) for a in bare]
     for piece, ways in compared.items():
         best: dict[str, float] = {}

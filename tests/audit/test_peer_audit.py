@@ -194,3 +194,28 @@ def test_rows_of_a_shape_audited_from_their_numbers_equal_their_full_audits(real
     assert got.render("json") == expected.render("json") and got.render("text") == expected.render("text")
     assert str(got.entries[30].internal.status) == "implausible"
     assert recorded == [f"gpu-{i}" for i in range(10)] + ["gpu-30", "gpu-40", "NVIDIA H100 SXM5 80GB"]
+
+
+def test_a_bare_entry_adds_to_the_totals_as_any_entry_does(real_kb, tmp_path):
+    """PeerTotals.add_bare, for the rows audited from their shape, counts what add counts: the internal tally, the
+    entries, those without a product, the names not in the KB, each file's unread columns; a name twice counts
+    its entity once."""
+    from hwkb.audit import peers
+    from hwkb.audit.peer_findings import PeerTotals
+    header = "Hardware name,TDP (W),Die Size (mm^2),Odd column\n"
+    rows = [f"gpu-{i},{300 + i}.0,{600 + i},x" for i in range(30)] + ["gpu-12,320.0,620,x"]
+    path = tmp_path / "rows.csv"
+    path.write_text(header + "\n".join(rows) + "\n")
+    entries = FORMATS["epoch"].read(path, real_kb.model, real_kb.units)
+    audits = peers.stream_peer_entries(real_kb, FORMATS["epoch"], entries, chunk=10).collect().entries
+    bare = [a for a in audits[10:]]
+    assert all(not a.comparisons and not a.internal.checks and a.entry.match is None for a in bare)
+    added, added_bare = PeerTotals(), PeerTotals()
+    for a in bare:
+        first = a.internal.entity == a.entry.id
+        added.add(a, first=first)
+        added_bare.add_bare(a, first=first)
+    assert vars(added.internal) == vars(added_bare.internal)
+    assert {k: v for k, v in vars(added).items() if k != "internal"} == {
+        k: v for k, v in vars(added_bare).items() if k != "internal"}
+    assert added.internal.entities == 20 and added.entries == 21 and added.unread == {str(path): ("Odd column",)}

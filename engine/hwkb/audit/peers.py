@@ -84,7 +84,9 @@ def _audits(system: System, entries: Iterator[PeerEntry], not_hardware: Sequence
         for entry, eid, audit in zip(part, ids, quick):
             if audit is None:
                 audit = _entry_audit(system, solvers, entry, by_id[eid])
-            totals.add(audit, first=eid == entry.id)
+                totals.add(audit, first=eid == entry.id)
+            else:
+                totals.add_bare(audit, first=eid == entry.id)
             yield audit
     totals.skipped_files = tuple(f"{e.where.file} ({e.message})" for e in not_hardware)
 

@@ -98,6 +98,11 @@ class Tally:
         if a.not_applicable:
             self.withheld.update([(n.rule, n.reason) for n in a.not_applicable])
 
+    def add_unchecked(self) -> None:
+        """:meth:`add` of an audit with no check (and no n/a rule) outside a population: one entity, unchecked."""
+        self.entities += 1
+        self.unchecked += 1
+
     def to_dict(self) -> dict:
         tally = self.checks
         out: dict = {
