@@ -101,6 +101,8 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
     - a row's audit from its shape (``audit.peers._plain_audit``) against the full way (record, row, checks,
       report, catalogue);
     - a bare entry counted in the totals (:meth:`PeerTotals.add_bare`) against :meth:`PeerTotals.add`;
+    - a row's screen with each step's function looked up once per shape (``audit.peers._ShapeScreen``) against
+      the pattern's ``Screen.clear``;
     - the audit's rows from a record of numbers (``audit.peers._record``) against from each entry's Entity;
     - an entry's two JSON items through ``json.dumps(indent=2)`` against
       :func:`hwkb.render.peer_audit.indented`, and a bare entry's through its form (``_BareForm``) against
@@ -155,6 +157,11 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
             add(counted, a)
         return counted
 
+    screens = {e.canonical.keys: auditor._shared.screens.get(row.pattern) for e, row in zip(entries, learnt)
+               if e.canonical is not None and e.canonical.keys in shapes}
+    screened = [(shapes[e.canonical.keys], screens[e.canonical.keys], e.canonical.mid) for e in quick
+                if shapes[e.canonical.keys].screen is not None]
+
     compared = {
         "the CSV's lines (a MB)": {
             "regular expression": lambda: _LINE_END.split(text[:2**20]),
@@ -173,6 +180,9 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
         "a bare entry's totals": {
             "add": lambda: totals(PeerTotals.add),
             "add_bare": lambda: totals(PeerTotals.add_bare)},
+        "a row's screen": {
+            "Screen.clear": lambda: [screen.clear({**shape.base, **mid}) for shape, screen, mid in screened],
+            "per shape": lambda: [shape.screen.clear({**shape.base, **mid}) for shape, _, mid in screened]},
         "the audit's rows": {
             "from Entity": lambda: auditor.rows([e.entity() for e in full]),
             "from a record": lambda: auditor.rows([peers._record(kb, e, e.id) for e in full])},
@@ -188,6 +198,7 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
         compared["a bare entry's JSON items"]["indented"]()
     assert compared["the CSV's lines (a MB)"]["split at \\n"]() == compared["the CSV's lines (a MB)"]["regular expression"]()
     assert vars(totals(PeerTotals.add).internal) == vars(totals(PeerTotals.add_bare).internal)
+    assert compared["a row's screen"]["Screen.clear"]() == compared["a row's screen"]["per shape"]()
     assert [(a.internal, a.comparisons) for a in full_audits()] == [(a.internal, a.comparisons) for a in bare]
     for piece, ways in compared.items():
         best: dict[str, float] = {}
@@ -196,7 +207,7 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
                 best[name] = min(best.get(name, math.inf), _seconds(way))
         (base, baseline), (ours, mine) = best.items()
         count = 1 if "MB" in piece else len(quick) if piece in ("a row's audit", "a PeerEntry") else \
-            len(bare) if "bare" in piece else rows
+            len(bare) if "bare" in piece else len(screened) if "screen" in piece else rows
         unit, scale = ("ms", 1e3) if count == 1 else ("us a row", 1e6)
         print(f"{piece}: {base} {baseline / count * scale:.1f} {unit}, {ours} {mine / count * scale:.1f} {unit}: "
               f"{baseline / mine:.2f}x")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from conftest import FIXTURES
 from hwkb import KnowledgeBase
@@ -219,3 +220,46 @@ def test_a_bare_entry_adds_to_the_totals_as_any_entry_does(real_kb, tmp_path):
     assert {k: v for k, v in vars(added).items() if k != "internal"} == {
         k: v for k, v in vars(added_bare).items() if k != "internal"}
     assert added.internal.entities == 20 and added.entries == 21 and added.unread == {str(path): ("Odd column",)}
+
+
+@pytest.fixture(scope="module")
+def epoch_screens():
+    """Each screened pattern of Epoch's own rows: its Screen, the canonical defaults under the row's figures, and
+    the row's own figures."""
+    from pathlib import Path
+    from hwkb.audit import peers
+    from hwkb.audit.auditor import Auditor
+    kb = KnowledgeBase.load()
+    path = Path(__file__).resolve().parents[1] / "peers" / "real" / "epoch" / "ml_hardware.csv"
+    entries = [e for e in FORMATS["epoch"].read(path, kb.model, kb.units) if e.canonical is not None]
+    auditor = Auditor(kb)
+    rows = auditor.rows([peers._record(kb, e, e.id) for e in entries])
+    auditor.report(rows, auditor.evaluate(auditor.prepare(rows)))
+    out = {}
+    for e, row in zip(entries, rows):
+        screen = auditor._shared.screens.get(row.pattern)
+        if screen is not None and screen.exact and screen.steps and e.canonical.keys not in out:
+            own = e.canonical.mid
+            out[e.canonical.keys] = (screen, {k: v for k, v in row.mid.items() if k not in own}, dict(own))
+    assert len(out) >= 10
+    return list(out.values())
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_a_shape_screens_a_row_as_its_pattern_screen_does(epoch_screens, data):
+    """A shape's screen (each step's function looked up once) says what Screen.clear says of the row's figures
+    over the shape's defaults, for figures scaled anywhere from 10^-6 to 10^6, in range or out of it."""
+    from hwkb.audit.peers import _ShapeScreen
+    screen, base, own = data.draw(st.sampled_from(epoch_screens))
+    scales = data.draw(st.lists(st.sampled_from([1e-6, 1e-3, 0.5, 1.0, 1.0, 2.0, 1e3, 1e6]), min_size=len(own),
+                                max_size=len(own)))
+    mid = {k: v * s for (k, v), s in zip(own.items(), scales)}
+    assert _ShapeScreen.of(screen).clear({**base, **mid}) == screen.clear({**base, **mid})
+
+
+def test_shape_screens_of_epoch_rows_both_pass_and_refuse(epoch_screens):
+    from hwkb.audit.peers import _ShapeScreen
+    said = [_ShapeScreen.of(s).clear({**base, **own, key: own[key] * f})
+            for s, base, own in epoch_screens for key in own for f in (1.0, 1e-6, 1e6)]
+    assert True in said and False in said
