@@ -100,6 +100,7 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
     - an entry set at once (:meth:`PeerEntry.at_once`) against the frozen dataclass's ``__init__``;
     - a row's audit from its shape (``audit.peers._plain_audit``) against the full way (record, row, checks,
       report, catalogue);
+    - a bare entry's audit set at once (:meth:`PeerEntryAudit.bare`) against the frozen dataclass's ``__init__``;
     - a bare entry counted in the totals (:meth:`PeerTotals.add_bare`) against :meth:`PeerTotals.add`;
     - a row's screen with each step's function looked up once per shape (``audit.peers._ShapeScreen``) against
       the pattern's ``Screen.clear``;
@@ -111,7 +112,7 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
     sys.path.insert(0, str(ENGINE))
     from hwkb.audit import peers
     from hwkb.audit.auditor import Auditor
-    from hwkb.audit.peer_findings import PeerTotals
+    from hwkb.audit.peer_findings import PeerEntryAudit, PeerTotals
     from hwkb.formats.peers import epoch
     from hwkb.formats.peers.documents import _LINE_END, _lines, read_csv_cells
     from hwkb.formats.peers.entries import PeerEntry
@@ -177,6 +178,9 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
         "a row's audit": {
             "the full way": full_audits,
             "from its shape": lambda: [peers._plain_audit(shapes, e, e.id) for e in quick]},
+        "a bare entry's audit": {
+            "frozen __init__": lambda: [PeerEntryAudit(a.entry, a.internal, (), (), (), ()) for a in bare],
+            "at once": lambda: [PeerEntryAudit.bare(a.entry, a.internal) for a in bare]},
         "a bare entry's totals": {
             "add": lambda: totals(PeerTotals.add),
             "add_bare": lambda: totals(PeerTotals.add_bare)},
@@ -198,6 +202,7 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
         compared["a bare entry's JSON items"]["indented"]()
     assert compared["the CSV's lines (a MB)"]["split at \\n"]() == compared["the CSV's lines (a MB)"]["regular expression"]()
     assert vars(totals(PeerTotals.add).internal) == vars(totals(PeerTotals.add_bare).internal)
+    assert [PeerEntryAudit.bare(a.entry, a.internal) for a in bare] == bare
     assert compared["a row's screen"]["Screen.clear"]() == compared["a row's screen"]["per shape"]()
     assert [(a.internal, a.comparisons) for a in full_audits()] == [(a.internal, a.comparisons) for a in bare]
     for piece, ways in compared.items():

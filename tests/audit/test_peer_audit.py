@@ -263,3 +263,14 @@ def test_shape_screens_of_epoch_rows_both_pass_and_refuse(epoch_screens):
     said = [_ShapeScreen.of(s).clear({**base, **own, key: own[key] * f})
             for s, base, own in epoch_screens for key in own for f in (1.0, 1e-6, 1e6)]
     assert True in said and False in said
+
+
+def test_a_bare_entry_audit_set_at_once_equals_one_made_field_by_field(kb):
+    from hwkb.audit.findings import EntityAudit
+    from hwkb.audit.peer_findings import PeerEntryAudit
+    entry = FORMATS["epoch"].read(PEERS / "epoch" / "ml_hardware.csv", kb.model, kb.units)[0]
+    internal = EntityAudit(entry.id, entry.name, (), notes=("no law ties these figures together",))
+    at_once, plain = PeerEntryAudit.bare(entry, internal), PeerEntryAudit(entry, internal, (), (), (), ())
+    assert at_once == plain and vars(at_once) == vars(plain)
+    with pytest.raises(AttributeError):
+        at_once.notes = ("x",)

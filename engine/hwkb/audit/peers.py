@@ -146,8 +146,7 @@ def _plain_audit(shapes: dict[tuple[VarKey, ...], _Shape], entry: PeerEntry, eid
             return None
     if shape.screen is not None and not shape.screen.clear({**shape.base, **mid}):
         return None
-    return PeerEntryAudit(entry, EntityAudit(eid, entry.name, (), groups=_NO_GROUPS, notes=shape.notes), (), (), (),
-                          ())
+    return PeerEntryAudit.bare(entry, EntityAudit(eid, entry.name, (), groups=_NO_GROUPS, notes=shape.notes))
 
 
 def _learn(shapes: dict[tuple[VarKey, ...], _Shape], auditor, entry: PeerEntry, row: Row,
