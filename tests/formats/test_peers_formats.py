@@ -8,7 +8,7 @@ import json
 import re
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import FIXTURES
 from hwkb import KnowledgeBase
@@ -336,3 +336,36 @@ def test_csv_rows_split_at_commas_where_quote_free_read_as_csv_reader_reads_them
         assert info.value.where.line == expected[1]
     else:
         assert [(where.line, cells) for where, cells in read_csv_cells(path)[1]] == expected
+
+
+_NUMBER_TEXTS = st.builds(
+    lambda sign, digits, point, exponent: sign + (digits[:point] + "." + digits[point:] if point is not None
+                                                 else digits) + exponent,
+    st.sampled_from(["", "+"]), st.text("0123456789", min_size=1, max_size=22),
+    st.one_of(st.none(), st.integers(0, 22)),
+    st.one_of(st.just(""), st.builds(lambda e, s, d: e + s + d, st.sampled_from(["e", "E"]),
+                                     st.sampled_from(["", "+", "-"]), st.text("0123456789", min_size=1, max_size=3))))
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_NUMBER_TEXTS, min_size=3, max_size=3))
+def test_a_plain_row_reads_any_figure_to_twelve_digits_as_its_fact_does(real_kb, texts):
+    """A plain row's canonical figure is its Fact's, for any decimal text: a text of more than 12 significant
+    digits read to 12 (as _Stated.add reads it), one of 12 or fewer as it is, whatever its length, zeros and
+    exponent."""
+    from hwkb.audit.rows import fact_numbers
+    from hwkb.formats.peers.epoch import COLUMNS, FIELDS, NAMES
+    from hwkb.formats.peers.entry_facts import CellLayout
+    from hwkb.errors import Location
+    layout = CellLayout("epoch", "Epoch AI", COLUMNS, FIELDS, NAMES, real_kb.model, real_kb.units,
+                        also_read=("Hardware name",), known=COLUMNS)
+    cells = [""] * len(COLUMNS)
+    for column, text in zip(("Memory bandwidth (byte/s)", "TDP (W)", "Transistors (millions)"), texts):
+        cells[COLUMNS.index(column)] = text
+    try:
+        entry = layout.entry("gpu", cells, Location("rows.csv", 2))
+    except (LoadError, LimitError):  # a negative figure, or one beyond the magnitude limit: an error either way
+        return
+    if entry.canonical is not None:
+        full = layout._stated("gpu", cells, Location("rows.csv", 2))
+        assert entry.canonical.mid == fact_numbers(real_kb.model, real_kb.units, full.facts)[0]
