@@ -97,6 +97,8 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
     - the CSV's lines: :func:`hwkb.formats.peers.documents._lines` against the lookbehind regular expression;
     - a row's entry: read into canonical numbers, its facts deferred (:meth:`CellLayout.entry`), against a Fact
       per cell (``CellLayout._stated``);
+    - an entry's id asked three times (its occurrence, its totals, its JSON), kept in the entry
+      (``PeerEntry.id``, set by ``at_once``) against made each time;
     - an entry set at once (:meth:`PeerEntry.at_once`) against the frozen dataclass's ``__init__``;
     - a row's audit from its shape (``audit.peers._plain_audit``) against the full way (record, row, checks,
       report, catalogue);
@@ -163,7 +165,12 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
     screened = [(shapes[e.canonical.keys], screens[e.canonical.keys], e.canonical.mid) for e in quick
                 if shapes[e.canonical.keys].screen is not None]
 
+    made_each_time = PeerEntry.id.func
+
     compared = {
+        "an entry's id, three times": {
+            "made each time": lambda: [(made_each_time(e), made_each_time(e), made_each_time(e)) for e in entries],
+            "kept": lambda: [(e.id, e.id, e.id) for e in entries]},
         "the CSV's lines (a MB)": {
             "regular expression": lambda: _LINE_END.split(text[:2**20]),
             "split at \\n": lambda: _lines(text[:2**20])},

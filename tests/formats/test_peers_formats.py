@@ -281,8 +281,10 @@ def test_an_entry_set_at_once_equals_one_made_field_by_field():
     args = ("epoch", "gpu", Location("x.csv", 2), {"tdp": 1}, {"tdp": 2}, None, {"tdp": "400"}, ("Notes",), figures)
     at_once = PeerEntry.at_once(*args)
     plain = PeerEntry(*args[:6], (), args[6], args[7], canonical=figures)
+    assert plain.id == at_once.id == "epoch:gpu"
     assert at_once == plain and vars(at_once) == vars(plain)
-    assert set(vars(at_once)) == {f.name for f in dataclasses.fields(PeerEntry)}
+    assert set(vars(at_once)) == {f.name for f in dataclasses.fields(PeerEntry)} | {"id"}
+    assert dataclasses.replace(at_once, name="other").id == "epoch:other"
 
 
 @given(st.text(alphabet=st.sampled_from("aeinfty_.0123456789+-INFé\x1b\u0662x "), max_size=10)
