@@ -103,9 +103,9 @@ class _Shape(NamedTuple):
 
 class _ShapeScreen(NamedTuple):
     """A shape's :class:`Screen` with each step's compiled function looked up once for all its rows:
-    :meth:`clear` is ``Screen.clear`` of the row's figures over the shape's defaults, 1.2 us a real Epoch row
-    instead of 5.1 (4.1x, least of 7, ``benchmarks/peer_scale.py --pieces``, load 4; 2.1x on 10^4 real rows,
-    1.9x synthetic, least of 9, load 5)."""
+    :meth:`clear` is ``Screen.clear`` of the row's figures over the shape's defaults, 1.1 us a real Epoch row
+    instead of 2.3 (2.1x, least of 7, ``benchmarks/peer_scale.py --pieces``, load 4; 2.1x to 4.1x over three runs
+    at load 4 to 5; 1.9x on 10^4 synthetic rows)."""
     steps: tuple[tuple[object, VarKey], ...]  # each ranged value's compiled function and the key it gives
     bounds: tuple[tuple[VarKey, float, float, bool, bool], ...]  # Screen.bounds
 
