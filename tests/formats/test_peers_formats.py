@@ -325,9 +325,10 @@ def _rows_as_csv_reads_them(text: str):
 @given(st.lists(st.tuples(st.lists(st.sampled_from(["a", ",", " ", '"', "\x00", "\t", "\x0b", "\u2028", "é", "1.5"]),
                                    max_size=12).map("".join),
                           st.sampled_from(["\n", "\r\n", "\r", ""])), max_size=12))
-def test_csv_rows_split_at_commas_where_quote_free_read_as_csv_reader_reads_them(tmp_path_factory, lines):
-    """A line with no quote is split at its commas, one with a quote read by csv.reader: the rows, their cells and
-    their line numbers are csv.reader's for any text, quotes running over lines included."""
+def test_csv_rows_their_cells_and_lines_are_csv_readers_over_any_text(tmp_path_factory, lines):
+    """read_csv_cells' rows, their stripped cells and their line numbers (blank rows passed over, a row of the
+    wrong width an error at its first line) are csv.reader's over the whole text, for any text: quotes running over
+    lines, NULs, every line ending."""
     text = "a,b,c\n" + "".join(body + end for body, end in lines)
     path = tmp_path_factory.mktemp("csv") / "rows.csv"
     path.write_text(text, encoding="utf-8", newline="")
