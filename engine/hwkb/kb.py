@@ -152,23 +152,24 @@ class KnowledgeBase(System):
 
     def derive(self, gpu: EntityId | None = None, layers: Iterable[EntityId] = (),
                facts: Iterable[str] = ()) -> Derived:
-        """Every value that follows from the context but is not stated in it, each checked against its
-        independent routes (``conflicts`` holds those they contradict) and its variable's range
-        (``implausible`` holds those outside it or resting on such a value)."""
+        """Every value that follows from the context but is not stated in it, each as :meth:`solve` answers it
+        (its preferred route, whole counts, ceiling), checked against its other routes (``conflicts`` holds
+        those they contradict) and its variable's range (``implausible`` holds those outside it or resting on
+        such a value)."""
         solver = Solver(self, self.context(gpu, layers, facts))
         answers = [solver.solution(value.key, needs=False) for value in solver.derived()]
-        values = tuple(answer.value for answer in answers)
         whole = {answer.variable: answer.whole for answer in answers if answer.whole is not None}
         above = {answer.variable: answer.above for answer in answers if answer.above is not None}
         conflicts, implausible = {}, {}
-        for value in values:
-            disagree = tuple(a for a in solver.alternatives(value.key) if not value.agrees_with(a))
+        for answer in answers:  # a count read as whole counts came from routes that agree
+            value = answer.value
+            disagree = () if answer.whole else tuple(a for a in answer.alternatives if not value.agrees_with(a))
             if disagree:
                 conflicts[value.key] = disagree
             outside = implausible_values(value, self.model.variables)
             if outside:
                 implausible[value.key] = outside
-        return Derived(gpu, values, conflicts, implausible, whole, above)
+        return Derived(gpu, tuple(answer.value for answer in answers), conflicts, implausible, whole, above)
 
     def derived_entity_file(self, derived: Derived) -> str:
         """``derived`` (what :meth:`derive` gave for a product) as an entity file extending that product, each value
