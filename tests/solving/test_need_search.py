@@ -10,14 +10,7 @@ from hwkb.solving import need_search as search_module
 from hwkb.solving.need_search import find_needs, search_needs
 from hwkb.solving.plan import make_plan
 
-ANY = lambda r, k: True  # noqa: E731  every direction solvable
-
-# the tiny KB's structure: peak = sms * rate * clock (per precision), rate[bf16] = rate[fp16]
-TINY = [frozenset({"peak[fp16]", "sms", "rate[fp16]", "clock"}),
-        frozenset({"peak[bf16]", "sms", "rate[bf16]", "clock"}),
-        frozenset({"rate[bf16]", "rate[fp16]"})]
-# x + y = a, x - y = b, z = x * y / a
-BLOCK = [frozenset({"a", "x", "y"}), frozenset({"b", "x", "y"}), frozenset({"z", "x", "y", "a"})]
+from tiny_structures import ANY, BLOCK, TINY
 
 
 def test_all_names_exist():
