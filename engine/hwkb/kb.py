@@ -157,7 +157,7 @@ class KnowledgeBase(System):
         those they contradict) and its variable's range (``implausible`` holds those outside it or resting on
         such a value)."""
         solver = Solver(self, self.context(gpu, layers, facts))
-        answers = [solver.solution(value.key, needs=False) for value in solver.derived()]
+        answers = solver.derived_answers()
         whole = {answer.variable: answer.whole for answer in answers if answer.whole is not None}
         above = {answer.variable: answer.above for answer in answers if answer.above is not None}
         conflicts, implausible = {}, {}

@@ -33,7 +33,7 @@ from hwkb.solving.solution import AboveCeiling, Solution, WholeCounts
 from hwkb.solving.solver import Solver
 from hwkb.solving.unsettled import absent_but_settled, defined_by_absent
 
-__all__ = ["Cell", "Row", "Comparison", "compare", "stated_cell", "answer_cell", "derived_answers", "gpu_cells",
+__all__ = ["Cell", "Row", "Comparison", "compare", "stated_cell", "answer_cell", "gpu_cells",
            "declared_keys", "picked_keys", "HEADLINE", "WORKLOAD_HEADLINE", "input_needs"]
 
 #: the rows ``compare`` shows by default: each section's variables (an index-free name takes every index value)
@@ -142,24 +142,18 @@ def answer_cell(solution: Solution) -> Cell:
                 whole=solution.whole, above=solution.above)
 
 
-def derived_answers(kb, context) -> list[Solution]:
-    """Every value ``context`` derives, in plan order, as ``solve`` answers it: the route it prefers, a count
-    computed fractional as the whole counts its figures allow, a value above its ceiling said so."""
-    solver = kb.solver(context)
-    return [solver.solution(value.key, needs=False) for value in solver.derived()]
-
-
 def gpu_cells(kb, gpu: str, layers: Sequence[str] = (), facts: Sequence[str] = ()
               ) -> tuple[dict[str, Cell], frozenset[str]]:
     """Every key ``gpu``'s entities (and the ``layers`` on it) state, not the KB's defaults or the ``facts``
-    given, or that they derive (as solve answers it, :func:`derived_answers`), in display units; a derived cell
-    names the limits that bind it. Beside them, the keys that rest on an n/a as ``solve`` finds them (the A100's
-    ``tc_peak[fp6]``, through its FP8 n/a): n/a in a row shown, though they bring in no row of their own, bar a
-    workload's bound only the n/a keeps from a value (an FP8 decode rate on an A100)."""
+    given, or that they derive (as solve answers it: :meth:`~hwkb.solving.solver.Solver.derived_answers`), in
+    display units; a derived cell names the limits that bind it. Beside them, the keys that rest on an n/a as
+    ``solve`` finds them (the A100's ``tc_peak[fp6]``, through its FP8 n/a): n/a in a row shown, though they
+    bring in no row of their own, bar a workload's bound only the n/a keeps from a value (an FP8 decode rate on
+    an A100)."""
     context = kb.context(gpu, layers, facts)
     cells = {key: stated_cell(kb, fact) for key, fact in context.facts.items()
              if fact.entity is not None and key not in context.overrides}
-    for solution in derived_answers(kb, context):
+    for solution in kb.solver(context).derived_answers():
         cells.setdefault(solution.variable, answer_cell(solution))
     solver = Solver(kb, context, lazy=True)
     absent = frozenset(defined_by_absent(solver)) - cells.keys()

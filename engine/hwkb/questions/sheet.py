@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from hwkb.definitions.citations import Document, cited_documents
 from hwkb.definitions.model import split_key
 from hwkb.definitions.quantities import jedec_label
-from hwkb.questions.comparison import Cell, answer_cell, declared_keys, derived_answers, stated_cell
+from hwkb.questions.comparison import Cell, answer_cell, declared_keys, stated_cell
 from hwkb.results import Result
 
 __all__ = ["SheetRow", "Sheet", "Finding", "sheet", "findings_of"]
@@ -100,7 +100,7 @@ def sheet(kb, gpu: str) -> Sheet:
             origins[key] = {"cell": stated_cell(kb, fact), "source": fact.source or fact.doc or "",
                             "inherited": fact.entity if fact.entity != gpu else "",
                             "also": tuple((stated_cell(kb, other), other.source) for other in fact.also)}
-    for solution in derived_answers(kb, kb.context(gpu)):  # as solve answers each: its route, whole counts, ceiling
+    for solution in kb.solver(kb.context(gpu)).derived_answers():  # as solve answers each: its route, whole counts, ceiling
         origin = solution.value.origin
         origins.setdefault(solution.variable, {"cell": answer_cell(solution), "rule": origin.rule,
                                                "inputs": tuple(i.key for i in origin.inputs)})

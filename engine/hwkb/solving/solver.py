@@ -236,7 +236,7 @@ class Solver(Structure):
             self._note(f"{names} fix only a combination of {', '.join(step.outputs)}", step.outputs)
             return True
         stated = tuple(k for k, v in known.items() if v.stated)
-        note = ClosestFit(names, tuple(step.outputs), stated, misfit.spread, sum(misfit.slack))
+        note = ClosestFit(names, step.outputs, stated, misfit.spread, sum(misfit.slack))
         self.contradictions[step.outputs] = note
         self._note(note, step.outputs)
         return True
@@ -370,8 +370,7 @@ class Solver(Structure):
             lhs, rhs = relation.residual_value({v.key: v.canonical for v in values})
             slack = sum(v.uncertainty for v in values) * max(abs(lhs), abs(rhs)) + 1e-9 * max(abs(lhs), abs(rhs))
             if abs(lhs - rhs) > slack:
-                broken.append(BrokenGiven(relation.rule.doc.removeprefix("given: "), tuple((v.key, v.magnitude)
-                                                                                            for v in values)))
+                broken.append(BrokenGiven(relation.rule.text, tuple((v.key, v.magnitude) for v in values)))
         return broken
 
     def _of_block(self, step: Step, test) -> bool:
@@ -394,4 +393,8 @@ class Solver(Structure):
     def derived(self) -> list[Value]:
         """Every value the plan gives that the context does not state, in plan order."""
         return [self.values[k] for s in self.plan.steps for k in s.outputs if k in self.values]
+
+    def derived_answers(self) -> list[Solution]:
+        """Every value :meth:`derived` gives, as ``solve`` answers it: its preferred route, whole counts, ceiling."""
+        return [self.solution(value.key, needs=False) for value in self.derived()]
 
