@@ -332,6 +332,9 @@ def test_the_figure_rule_sees_a_planted_figure_in_reader_text(tmp_path, planted)
     "def check(x):\n    raise QueryError(f'{format_number(x)} is too large')\n",
     "def check(x):\n    return OutsideLimit(format_number(x))\n",
     "def outside(x) -> OutsideLimit:\n    shown = format_number(x)\n    return OutsideLimit(shown)\n",
+    "def read(reader, node, x):\n    reader.error(node, f'{x:g} is not whole')\n",
+    "class OutsideLimit(Exception):\n    def __init__(self, x):\n        super().__init__(f'{x:g} is too large')\n",
+    "def rounded(x):\n    return float(f'{x:.12g}')\n",
 ])
 def test_the_figure_rule_lets_an_error_message_show_a_figure(tmp_path, allowed):
     path = tmp_path / "allowed.py"
