@@ -205,20 +205,20 @@ def sweep(kb: System, variable: VarKey, context: Context, axes: Sequence[Axis],
             return SweepResult(variable, unit, tuple(axes), None, values, "closed form", form, notes)
     evaluator = PointEvaluator(kb, context, keys, [variable], where)
     values = np.empty(total)
-    refused = []
+    refused, first_refused = 0, None  # how many points a KBError left empty; the first of them and why
     for i in range(total):
         point = {k: float(g[0]) for k, g in zip(keys, grid_chunk(axes, i, i + 1))}
         try:
             value = evaluator(point).get(variable)
         except KBError as exc:  # e.g. a simulation too large to run at this point
-            refused.append((point, exc.message))
+            refused += 1
+            first_refused = first_refused or (tuple(point.items()), exc.message)
             value = None
         values[i] = math.nan if value is None else value.magnitude
     reason = "no closed form: " if method == "auto" else ""
     notes = (f"{reason}evaluated point by point ({total} points)",)
     if refused:
-        (point, reason), *_ = refused
-        notes += (UnevaluatedPoints(len(refused), tuple(point.items()), reason),)
+        notes += (UnevaluatedPoints(refused, *first_refused),)
     return SweepResult(variable, unit, tuple(axes), None, values, "point by point", None, notes)
 
 
