@@ -147,3 +147,14 @@ def test_explain_leads_with_the_dense_bf16_route_on_an_mi300x(real_kb):
     solution = real_kb.solve("clock_tc", gpu="mi300x")
     rules = [v.origin.rule for v in (solution.value, *solution.alternatives)]
     assert rules[0] == "tensor_peak[bf16]" and rules[-1] == "tensor_peak[fp64]"
+
+
+def test_an_amd_wavefront_is_64_threads_so_a_block_holds_half_the_warps(real_kb):
+    """ROCm's table prints Wavefront Size 64 for CDNA 1-3: 256 threads are 4 wavefronts on an MI300X, 8 warps on
+    an H100; the VGPR file (512 KiB a CU) over 64 lanes is 2,048 four-byte registers a lane."""
+    facts = ["threads_per_block=256"]
+    assert real_kb.solve("warps_per_block", gpu="mi300x", facts=facts).magnitude == 4
+    assert real_kb.solve("warps_per_block", gpu="h100-sxm", facts=facts).magnitude == 8
+    assert real_kb.solve("warps_per_block", gpu="mi100", facts=facts).magnitude == 4
+    lanes = real_kb.solve("registers_per_lane", gpu="mi250x")
+    assert lanes.status == "derived" and lanes.magnitude == 2048
