@@ -42,6 +42,10 @@ def main(argv=None) -> int:
     ways = {"templates (entity_json)": entity_json,
             "json.dumps(to_dict())": lambda a: json.dumps(entity_words(a, a.to_dict()), separators=(",", ":"),
                                                           default=str)}
+    first, second = ([write(a) for a in audits] for write in ways.values())
+    if first != second:  # the device writes the plain code's text, or it is no device
+        raise SystemExit("entity_json and json.dumps write different texts")
+    del first, second
     best = {}
     for _ in range(args.runs):
         for name, write in ways.items():

