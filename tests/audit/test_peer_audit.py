@@ -197,6 +197,28 @@ def test_rows_of_a_shape_audited_from_their_numbers_equal_their_full_audits(real
     assert recorded == [f"gpu-{i}" for i in range(10)] + ["gpu-30", "gpu-40", "NVIDIA H100 SXM5 80GB"]
 
 
+def test_a_figure_on_a_closed_bound_of_its_range_is_audited_from_its_shape_as_in_full(real_kb, tmp_path, monkeypatch):
+    """A count on a closed bound of its range (1 and 4,000 Tensor Cores) is in its range, as the full audit's range
+    check reads it: its row is audited from its shape, with the full audit's result; one past the bound is not."""
+    import dataclasses
+    from hwkb.audit import peers
+    header = "Hardware name,TDP (W),Tensor cores\n"
+    rows = [f"gpu-{i},{300 + i}.0,{100 + i}" for i in range(40)]
+    rows[20], rows[25], rows[30], rows[35] = "gpu-20,320.0,1", "gpu-25,325.0,4000", "gpu-30,330.0,4001", "gpu-35,335.0,0.5e1"
+    path = tmp_path / "rows.csv"
+    path.write_text(header + "\n".join(rows) + "\n")
+    entries = FORMATS["epoch"].read(path, real_kb.model, real_kb.units)
+    full = [dataclasses.replace(e, canonical=None) for e in entries]
+    expected = peers.stream_peer_entries(real_kb, FORMATS["epoch"], full, chunk=10).collect()
+    recorded = []
+    record = peers._record
+    monkeypatch.setattr(peers, "_record", lambda system, e, eid: recorded.append(e.name) or record(system, e, eid))
+    got = peers.stream_peer_entries(real_kb, FORMATS["epoch"], entries, chunk=10).collect()
+    assert got.render("json") == expected.render("json") and got.render("text") == expected.render("text")
+    assert [str(a.internal.status) for a in got.entries[20:40:5]] == ["None", "None", "implausible", "None"]
+    assert recorded == [f"gpu-{i}" for i in range(10)] + ["gpu-30"]
+
+
 def test_a_bare_entry_adds_to_the_totals_as_any_entry_does(real_kb, tmp_path):
     """PeerTotals.add_bare, for the rows audited from their shape, counts what add counts: the internal tally, the
     entries, those without a product, the names not in the KB, each file's unread columns; a name twice counts

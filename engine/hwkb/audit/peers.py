@@ -141,9 +141,10 @@ def _plain_audit(shapes: dict[tuple[VarKey, ...], _Shape], entry: PeerEntry, eid
     if shape is None:
         return None
     mid = figures.mid
-    for key, (low, high, _, _) in shape.ranged:
-        if not low < mid[key] < high:  # on a bound or beyond: the full audit weighs it
-            return None
+    for key, (low, high, low_open, high_open) in shape.ranged:
+        x = mid[key]
+        if not low < x < high and ((x <= low if low_open else x < low) or (x >= high if high_open else x > high)):
+            return None  # outside its range (a closed bound is in it, as the full audit's range check reads it)
     if shape.screen is not None and not shape.screen.clear({**shape.base, **mid}):
         return None
     return PeerEntryAudit.bare(entry, EntityAudit(eid, entry.name, (), groups=_NO_GROUPS, notes=shape.notes))
