@@ -107,6 +107,10 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
     - a row's screen with each step's function looked up once per shape (``audit.peers._ShapeScreen``) against
       the pattern's ``Screen.clear``;
     - the audit's rows from a record of numbers (``audit.peers._record``) against from each entry's Entity;
+    - a bare entry's internal audit set at once (``audit.peers._bare_internal``) against ``EntityAudit``'s
+      ``__init__``;
+    - the 12-digit reading of a row's long figures (13 characters or more), skipped for a whole number of 12
+      significant digits or fewer, against read every time: on Epoch's own rows and on the copies;
     - an entry's two JSON items through ``json.dumps(indent=2)`` against
       :func:`hwkb.render.peer_audit.indented`, and a bare entry's through its form (``_BareForm``) against
       ``indented``."""
@@ -114,6 +118,7 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
     sys.path.insert(0, str(ENGINE))
     from hwkb.audit import peers
     from hwkb.audit.auditor import Auditor
+    from hwkb.audit.findings import EntityAudit
     from hwkb.audit.peer_findings import PeerEntryAudit, PeerTotals
     from hwkb.formats.peers import epoch
     from hwkb.formats.peers.documents import _LINE_END, _lines, read_csv_cells
@@ -167,6 +172,12 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
 
     made_each_time = PeerEntry.id.func
 
+    def long_figures(rows_cells):
+        return [float(row[i]) for row in rows_cells for _, i in layout.cells if len(row[i]) >= 13]
+    own = long_figures(cells for _, cells in read_csv_cells(REAL)[1])
+    copies = long_figures(row for _, row in cells)
+    print(f"long figures a row: {len(own) / 170:.1f} of Epoch's own, {len(copies) / rows:.1f} of the copies")
+
     compared = {
         "an entry's id, three times": {
             "made each time": lambda: [(made_each_time(e), made_each_time(e), made_each_time(e)) for e in entries],
@@ -194,6 +205,18 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
         "a row's screen": {
             "Screen.clear": lambda: [screen.clear({**shape.base, **mid}) for shape, screen, mid in screened],
             "per shape": lambda: [shape.screen.clear({**shape.base, **mid}) for shape, _, mid in screened]},
+        "a bare entry's internal audit": {
+            "EntityAudit": lambda: [EntityAudit(a.internal.entity, a.internal.name, (), groups=peers._NO_GROUPS,
+                                                notes=a.internal.notes) for a in bare],
+            "at once": lambda: [peers._bare_internal(a.internal.entity, a.internal.name, a.internal.notes)
+                                for a in bare]},
+        "the 12-digit reading, Epoch's own rows": {
+            "every long figure": lambda: [float(f"{v:.12g}") for v in own],
+            "skipped for 12 digits": lambda: [v if v < 1e18 and v % 1e6 == 0.0 else float(f"{v:.12g}") for v in own]},
+        "the 12-digit reading, the copies": {
+            "every long figure": lambda: [float(f"{v:.12g}") for v in copies],
+            "skipped for 12 digits": lambda: [v if v < 1e18 and v % 1e6 == 0.0 else float(f"{v:.12g}")
+                                              for v in copies]},
         "the audit's rows": {
             "from Entity": lambda: auditor.rows([e.entity() for e in full]),
             "from a record": lambda: auditor.rows([peers._record(kb, e, e.id) for e in full])},
@@ -210,6 +233,9 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
     assert compared["the CSV's lines (a MB)"]["split at \\n"]() == compared["the CSV's lines (a MB)"]["regular expression"]()
     assert vars(totals(PeerTotals.add).internal) == vars(totals(PeerTotals.add_bare).internal)
     assert [PeerEntryAudit.bare(a.entry, a.internal) for a in bare] == bare
+    for piece in ("a bare entry's internal audit", "the 12-digit reading, Epoch's own rows",
+                  "the 12-digit reading, the copies"):
+        assert [*compared[piece].values()][0]() == [*compared[piece].values()][1](), piece
     assert compared["a row's screen"]["Screen.clear"]() == compared["a row's screen"]["per shape"]()
     assert [(a.internal, a.comparisons) for a in full_audits()] == [(a.internal, a.comparisons) for a in bare]
     for piece, ways in compared.items():
@@ -219,7 +245,8 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
                 best[name] = min(best.get(name, math.inf), _seconds(way))
         (base, baseline), (ours, mine) = best.items()
         count = 1 if "MB" in piece else len(quick) if piece in ("a row's audit", "a PeerEntry") else \
-            len(bare) if "bare" in piece else len(screened) if "screen" in piece else rows
+            len(bare) if "bare" in piece else len(screened) if "screen" in piece else \
+            170 if "Epoch's own" in piece else rows
         unit, scale = ("ms", 1e3) if count == 1 else ("us a row", 1e6)
         print(f"{piece}: {base} {baseline / count * scale:.1f} {unit}, {ours} {mine / count * scale:.1f} {unit}: "
               f"{baseline / mine:.2f}x")

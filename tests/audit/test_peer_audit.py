@@ -296,3 +296,11 @@ def test_a_bare_entry_audit_set_at_once_equals_one_made_field_by_field(kb):
     assert at_once == plain and vars(at_once) == vars(plain)
     with pytest.raises(AttributeError):
         at_once.notes = ("x",)
+
+
+def test_a_bare_internal_audit_set_at_once_equals_one_made_by_its_init():
+    from hwkb.audit.findings import EntityAudit
+    from hwkb.audit.peers import _NO_GROUPS, _bare_internal
+    at_once = _bare_internal("epoch:gpu #2", "gpu", ("no law ties these figures together",))
+    plain = EntityAudit("epoch:gpu #2", "gpu", (), groups=_NO_GROUPS, notes=("no law ties these figures together",))
+    assert at_once == plain and vars(at_once) == vars(plain) and at_once.status is None

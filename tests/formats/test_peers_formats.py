@@ -8,7 +8,7 @@ import json
 import re
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from conftest import FIXTURES
 from hwkb import KnowledgeBase
@@ -352,6 +352,9 @@ _NUMBER_TEXTS = st.builds(
 
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(_NUMBER_TEXTS, min_size=3, max_size=3))
+@example(["671000000000000.0", "289856000000000.0", "999999999999000000.0"])  # whole, 12 digits or fewer
+@example(["1000000000000000000.0", "1271225599999.9998", "123456789012300000"])  # 10^18; noise; 12 digits
+@example(["1.2345678901230000e+17", "1234567890123000000", "9007199254740993000000"])
 def test_a_plain_row_reads_any_figure_to_twelve_digits_as_its_fact_does(real_kb, texts):
     """A plain row's canonical figure is its Fact's, for any decimal text: a text of more than 12 significant
     digits read to 12 (as _Stated.add reads it), one of 12 or fewer as it is, whatever its length, zeros and
