@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import itertools
 import math
 import subprocess
 import sys
@@ -113,7 +114,9 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
       significant digits or fewer, against read every time: on Epoch's own rows and on the copies;
     - an entry's two JSON items through ``json.dumps(indent=2)`` against
       :func:`hwkb.render.peer_audit.indented`, and a bare entry's through its form (``_BareForm``) against
-      ``indented``."""
+      ``indented``;
+    - a row of a streamed JSON audit after the first chunk (read, audited, written), its entries held
+      ``LATER_CHUNK`` at a time against ``CHUNK`` (:func:`_held_rows`)."""
     import json
     sys.path.insert(0, str(ENGINE))
     from hwkb.audit import peers
@@ -250,6 +253,61 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
         unit, scale = ("ms", 1e3) if count == 1 else ("us a row", 1e6)
         print(f"{piece}: {base} {baseline / count * scale:.1f} {unit}, {ours} {mine / count * scale:.1f} {unit}: "
               f"{baseline / mine:.2f}x")
+    _held_rows(kb, runs=3)
+
+
+def _held_rows(kb, runs: int, small: int = 4000, large: int = 24000) -> None:
+    """The cost of a real row of a streamed JSON audit after the first chunk, in this process: the ``large``-row
+    file's time less the ``small``-row one's over their difference, least of ``runs``, the entries held
+    ``LATER_CHUNK`` at a time after the first chunk against ``CHUNK`` (as before it); the collector set as the
+    ``hwkb`` process sets it."""
+    import gc
+    import time
+    from hwkb.cli.main import GC_THRESHOLDS
+    from hwkb.audit import peers
+    from hwkb.formats.peers.registry import FORMATS
+    from hwkb.render.peer_audit import peer_pieces
+    later = peers.LATER_CHUNK
+    with tempfile.TemporaryDirectory() as folder:
+        paths = {n: Path(folder) / f"real_{n}.csv" for n in (small, large)}
+        for n, path in paths.items():
+            path.write_text(real_rows(n))
+
+        def cost(path: Path) -> float:
+            start = time.process_time()
+            entries = FORMATS["epoch"].iter_entries(path, kb.model, kb.units)
+            for _ in peer_pieces(peers.stream_peer_entries(kb, FORMATS["epoch"], entries), "json"):
+                pass
+            return time.process_time() - start
+
+        def reading(path: Path, held: int) -> float:
+            start = time.process_time()
+            entries = FORMATS["epoch"].iter_entries(path, kb.model, kb.units)
+            while list(itertools.islice(entries, held)):
+                pass
+            return time.process_time() - start
+        best: dict[object, float] = {}
+        thresholds = gc.get_threshold()
+        gc.set_threshold(*GC_THRESHOLDS)
+        try:
+            for _ in range(runs):
+                for held in (peers.CHUNK, later):
+                    peers.LATER_CHUNK = held
+                    row = (cost(paths[large]) - cost(paths[small])) / (large - small)
+                    best[held] = min(best.get(held, math.inf), row)
+                for held in (1, peers.CHUNK, later):
+                    row = (reading(paths[large], held) - reading(paths[small], held)) / (large - small)
+                    best["read", held] = min(best.get(("read", held), math.inf), row)
+        finally:
+            peers.LATER_CHUNK = later
+            gc.set_threshold(*thresholds)
+    print(f"a row of a streamed JSON audit after the first chunk: held {peers.CHUNK} at a time "
+          f"{best[peers.CHUNK] * 1e6:.1f} us a row, {later} at a time {best[later] * 1e6:.1f} us a row: "
+          f"{best[peers.CHUNK] / best[later]:.2f}x")
+    held = {n: max(best["read", n] - best["read", 1], 1e-8) for n in (peers.CHUNK, later)}
+    print(f"holding a chunk of read entries, beyond reading them one at a time ({best['read', 1] * 1e6:.1f} us a "
+          f"row): {peers.CHUNK} at a time {held[peers.CHUNK] * 1e6:.1f} us a row, {later} at a time "
+          f"{held[later] * 1e6:.1f} us a row: {held[peers.CHUNK] / held[later]:.1f}x")
 
 
 def _seconds(work) -> float:

