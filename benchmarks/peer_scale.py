@@ -108,6 +108,8 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
     - a row's screen with each step's function looked up once per shape (``audit.peers._ShapeScreen``) against
       the pattern's ``Screen.clear``;
     - the audit's rows from a record of numbers (``audit.peers._record``) against from each entry's Entity;
+    - a row's screen point: the row's figures over the defaults its shape's screen steps read
+      (``_Shape.base``) against over all the defaults;
     - a bare entry's internal audit set at once (``audit.peers._bare_internal``) against ``EntityAudit``'s
       ``__init__``;
     - the 12-digit reading of a row's long figures (13 characters or more), skipped for a whole number of 12
@@ -172,6 +174,10 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
                if e.canonical is not None and e.canonical.keys in shapes}
     screened = [(shapes[e.canonical.keys], screens[e.canonical.keys], e.canonical.mid) for e in quick
                 if shapes[e.canonical.keys].screen is not None]
+    defaults = {e.canonical.keys: {k: v for k, v in row.mid.items() if k not in e.canonical.mid}
+                for e, row in zip(entries, learnt) if e.canonical is not None}
+    pointed = [(defaults[e.canonical.keys], shapes[e.canonical.keys].base, e.canonical.mid) for e in quick
+               if shapes[e.canonical.keys].screen is not None]
 
     made_each_time = PeerEntry.id.func
 
@@ -208,6 +214,9 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
         "a row's screen": {
             "Screen.clear": lambda: [screen.clear({**shape.base, **mid}) for shape, screen, mid in screened],
             "per shape": lambda: [shape.screen.clear({**shape.base, **mid}) for shape, _, mid in screened]},
+        "a row's screen point": {
+            "all the defaults": lambda: [{**every, **mid} for every, _, mid in pointed],
+            "those its steps read": lambda: [{**read, **mid} for _, read, mid in pointed]},
         "a bare entry's internal audit": {
             "EntityAudit": lambda: [EntityAudit(a.internal.entity, a.internal.name, (), groups=peers._NO_GROUPS,
                                                 notes=a.internal.notes) for a in bare],
@@ -307,7 +316,8 @@ def _held_rows(kb, runs: int, small: int = 4000, large: int = 24000) -> None:
     held = {n: max(best["read", n] - best["read", 1], 1e-8) for n in (peers.CHUNK, later)}
     print(f"holding a chunk of read entries, beyond reading them one at a time ({best['read', 1] * 1e6:.1f} us a "
           f"row): {peers.CHUNK} at a time {held[peers.CHUNK] * 1e6:.1f} us a row, {later} at a time "
-          f"{held[later] * 1e6:.1f} us a row: {held[peers.CHUNK] / held[later]:.1f}x")
+          f"{held[later] * 1e6:.1f} us a row" + (f": {held[peers.CHUNK] / held[later]:.1f}x" if held[later] > 5e-8
+                                                 else ""))
 
 
 def _seconds(work) -> float:

@@ -103,7 +103,7 @@ class _Shape(NamedTuple):
     """What the plain rows naming no KB product that state one set of keys share, learnt from the first of them
     audited in full: their pattern has no check, so a row whose stated figures lie in their ranges and whose
     derived ones pass the pattern's screen is audited as that row was, with no entity, row or solve of its own."""
-    base: Mapping[VarKey, float]  # the defaults' canonical figures, under the row's own
+    base: Mapping[VarKey, float]  # the defaults' canonical figures its screen's steps read, under the row's own
     ranged: tuple[tuple[VarKey, tuple[float, float, bool, bool]], ...]  # its keys with a range, in canonical bounds
     screen: "_ShapeScreen | None"  # None: its plan derives nothing, so nothing to screen
     notes: tuple[str, ...]  # an audit with no check says why
@@ -179,7 +179,11 @@ def _learn(shapes: dict[tuple[VarKey, ...], _Shape], auditor, entry: PeerEntry, 
     if auditor.analysis.checks(row.pattern) or screen is None or not screen.exact:
         return
     own = entry.canonical.mid
-    shapes[entry.canonical.keys] = _Shape({k: v for k, v in row.mid.items() if k not in own},
+    # the screen's steps read their relations' keys only: its point is the row's figures over those defaults, not
+    # all of them (33 on Epoch's rows): 0.1 us a row against 0.5 (3.6x, least of 7, ``benchmarks/peer_scale.py
+    # --pieces``, load 2)
+    read = {k for relation, _ in screen.steps for k in relation.keys}
+    shapes[entry.canonical.keys] = _Shape({k: v for k, v in row.mid.items() if k not in own and k in read},
                                           tuple((k, screen.ranged[k][1]) for k in own if k in screen.ranged),
                                           _ShapeScreen.of(screen) if screen.steps else None, audit.notes)
 
