@@ -108,6 +108,7 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
     - a row's screen with each step's function looked up once per shape (``audit.peers._ShapeScreen``) against
       the pattern's ``Screen.clear``;
     - the audit's rows from a record of numbers (``audit.peers._record``) against from each entry's Entity;
+    - an entry's JSON separator kept for its two lists (``_peer_json_pieces``) against asked of each list;
     - a row's screen point: the row's figures over the defaults its shape's screen steps read
       (``_Shape.base``) against over all the defaults;
     - a bare entry's internal audit set at once (``audit.peers._bare_internal``) against ``EntityAudit``'s
@@ -132,7 +133,7 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
     from hwkb.kb import KnowledgeBase
     from hwkb.render.finding_words import peer_entry_data
     from hwkb.render.json_form import plain
-    from hwkb.render.peer_audit import _BareForm, indented
+    from hwkb.render.peer_audit import _ITEM_SEPARATOR, _BareForm, _SetAside, indented
     kb = KnowledgeBase.load([], cache=True)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "real.csv"
@@ -180,6 +181,8 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
                if shapes[e.canonical.keys].screen is not None]
 
     made_each_time = PeerEntry.id.func
+    kept = _SetAside()
+    kept.add("")
 
     def long_figures(rows_cells):
         return [float(row[i]) for row in rows_cells for _, i in layout.cells if len(row[i]) >= 13]
@@ -214,6 +217,9 @@ def pieces(rows: int = 2000, runs: int = 7) -> None:
         "a row's screen": {
             "Screen.clear": lambda: [screen.clear({**shape.base, **mid}) for shape, screen, mid in screened],
             "per shape": lambda: [shape.screen.clear({**shape.base, **mid}) for shape, _, mid in screened]},
+        "an entry's JSON separators": {
+            "asked of each list": lambda: [(_ITEM_SEPARATOR[bool(kept)], _ITEM_SEPARATOR[bool(kept)]) for _ in bare],
+            "one kept": lambda: [_ITEM_SEPARATOR[True] for _ in bare]},
         "a row's screen point": {
             "all the defaults": lambda: [{**every, **mid} for every, _, mid in pointed],
             "those its steps read": lambda: [{**read, **mid} for _, read, mid in pointed]},
