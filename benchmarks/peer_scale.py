@@ -13,10 +13,11 @@ Two kinds of rows, each file's rows all distinct:
 
 Each file is audited by a whole process, ``hwkb audit --from epoch FILE --json`` to /dev/null, the runs
 alternating between the files (and, with ``--baseline``, between this checkout's engine and another's, e.g.
-``git archive BASE engine | tar -x -C /tmp/base``, so before and after are measured in one run); time is the
-process's CPU time (user + system), the least of ``--runs``, with wall time and peak memory (the process's
-maximum RSS) beside it: the audit is streamed (2,000 entries at a time, each written as it comes and set aside
-on a temporary file), so the peak is the engine's, not the file's. Issue 22's target: 10^5 rows in under 3x
+``git archive BASE engine kb | tar -x -C /tmp/base`` and ``--baseline /tmp/base``, its engine folder or the
+folder holding it, so before and after are measured in one run); time is the process's CPU time (user +
+system), the least of ``--runs``, with wall time and peak memory (the process's maximum RSS) beside it: the audit
+is streamed (2,000 entries at first, then 250 at a time, each written as it comes and set aside on a temporary
+file), so the peak is the engine's, not the file's. Issue 22's target: 10^5 rows in under 3x
 the time of 10^4, which needs a row under 2 x start-up / 70,000 (about 15 us against a 0.5 s start-up). A row
 naming no KB product, of a shape (its set of non-empty mapped columns) whose pattern has no check, is read into
 canonical numbers and audited from its shape; the first chunk's rows, a product's, and any with a figure out of
@@ -333,6 +334,17 @@ def _seconds(work) -> float:
     return time.perf_counter() - start
 
 
+def _engine_folder(given: Path) -> Path:
+    """The folder holding package ``hwkb`` of ``given``: an engine folder, or a checkout (or ``git archive``) with
+    one in ``engine/``. Anything else is refused: the child process would import this checkout's installed hwkb
+    instead and time it twice."""
+    given = given.resolve()
+    for folder in (given, given / "engine"):
+        if (folder / "hwkb" / "__init__.py").is_file():
+            return folder
+    raise SystemExit(f"--baseline {given}: no hwkb package there or in its engine/ folder")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=2)
@@ -344,7 +356,7 @@ def main(argv=None) -> int:
     if args.pieces:
         pieces(runs=max(args.runs, 7))
         return 0
-    engines = {"this": ENGINE, **({"baseline": args.baseline.resolve()} if args.baseline else {})}
+    engines = {"this": ENGINE, **({"baseline": _engine_folder(args.baseline)} if args.baseline else {})}
     makers = {"synthetic": epoch_rows, "real": real_rows}
     with tempfile.TemporaryDirectory() as folder:
         files = {(kind, rows): Path(folder) / f"{kind}_{rows}.csv" for kind in args.kinds.split(",")

@@ -297,13 +297,17 @@ def epoch_screens():
 @given(st.data())
 def test_a_shape_screens_a_row_as_its_pattern_screen_does(epoch_screens, data):
     """A shape's screen (each step's function looked up once) says what Screen.clear says of the row's figures
-    over the shape's defaults, for figures scaled anywhere from 10^-6 to 10^6, in range or out of it."""
+    over the shape's defaults, for figures scaled anywhere from 10^-6 to 10^6, in range or out of it; and so it does
+    over only the defaults its steps read."""
     from hwkb.audit.peers import _ShapeScreen
     screen, base, own = data.draw(st.sampled_from(epoch_screens))
     scales = data.draw(st.lists(st.sampled_from([1e-6, 1e-3, 0.5, 1.0, 1.0, 2.0, 1e3, 1e6]), min_size=len(own),
                                 max_size=len(own)))
     mid = {k: v * s for (k, v), s in zip(own.items(), scales)}
     assert _ShapeScreen.of(screen).clear({**base, **mid}) == screen.clear({**base, **mid})
+    read = {k for relation, _ in screen.steps for k in relation.keys}  # the defaults a shape keeps (_learn)
+    assert _ShapeScreen.of(screen).clear({**{k: v for k, v in base.items() if k in read}, **mid}) == screen.clear(
+        {**base, **mid})
 
 
 def test_shape_screens_of_epoch_rows_both_pass_and_refuse(epoch_screens):
