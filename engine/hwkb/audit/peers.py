@@ -161,8 +161,9 @@ def _plain_audit(shapes: dict[tuple[VarKey, ...], _Shape], entry: PeerEntry, eid
 def _bare_internal(eid: EntityId, name: str, notes: tuple[str, ...]) -> EntityAudit:
     """``EntityAudit(eid, name, (), groups=_NO_GROUPS, notes=notes)`` (no check), its fields set at once rather
     than through the dataclass's ``__init__`` and its ``__post_init__`` (the status of no check is None): 0.6 us
-    against 1.0 (1.56x and 1.66x in two runs, least of 7, ``benchmarks/peer_scale.py --pieces``, load 2); the same
-    audit, equal to one made the plain way."""
+    against 1.0 (1.55x to 1.64x over three runs, least of 21, in-process, load 1; 1.44x to 1.90x over five runs of
+    ``benchmarks/peer_scale.py --pieces``, least of 7, load 1 to 2); the same audit, equal to one made the plain
+    way."""
     audit = object.__new__(EntityAudit)
     audit.__dict__.update(entity=eid, name=name, checks=(), suspects=(), conflicts=(), groups=_NO_GROUPS, notes=notes,
                           not_applicable=(), status=None)
