@@ -66,8 +66,8 @@ def stream_peer_entries(system: System, fmt: PeerFormat, entries: Iterable[PeerE
                         not_hardware: Sequence[NotHardwareFile] = (), chunk: int = CHUNK) -> PeerAuditStream:
     """:func:`audit_peer_entries` an entry at a time, ``chunk`` entries audited together (their internal checks
     run over arrays of a chunk's rows), then at most :data:`LATER_CHUNK`: neither the entries nor their audits are
-    kept. ``not_hardware``: the files
-    passed over, read when the last entry has come (a list the reader fills as it goes)."""
+    kept. ``not_hardware``: the files passed over, read when the last entry has come (a list the reader fills as it
+    goes)."""
     totals = PeerTotals()
     return PeerAuditStream(fmt, _audits(system, iter(entries), not_hardware, totals, chunk), totals)
 
@@ -80,16 +80,17 @@ def _audits(system: System, entries: Iterator[PeerEntry], not_hardware: Sequence
     named: dict[str, int] = {}  # how often each entity has been named so far: counted once in all
     shapes: dict[tuple[VarKey, ...], _Shape] = {}
     size = chunk  # the first chunk: every row audited in full, the shapes learnt
-    while part := [(e, i, _plain_audit(shapes, e, i)) for e in itertools.islice(entries, size)
-                   for i in (_occurrence_id(e.id, named),)]:
+    while part := list(itertools.islice(entries, size)):
         size = min(chunk, LATER_CHUNK)
-        full = [(e, i) for e, i, q in part if q is None]
+        ids = [_occurrence_id(e.id, named) for e in part]
+        quick = [_plain_audit(shapes, e, i) for e, i in zip(part, ids)]
+        full = [(e, i) for (e, i), q in zip(zip(part, ids), quick) if q is None]
         rows = auditor.rows([_record(system, e, i) for e, i in full])
         by_id = {a.entity: a for a in auditor.report(rows, auditor.evaluate(auditor.prepare(rows)))}
         for (entry, _), row in zip(full, rows):
             if entry.canonical is not None and entry.canonical.keys not in shapes:
                 _learn(shapes, auditor, entry, row, by_id[row.entity])
-        for entry, eid, audit in part:
+        for entry, eid, audit in zip(part, ids, quick):
             if audit is None:
                 audit = _entry_audit(system, solvers, entry, by_id[eid])
                 totals.add(audit, first=eid == entry.id)
