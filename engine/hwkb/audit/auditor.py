@@ -39,6 +39,7 @@ from hwkb.audit.findings import Check, CheckKind, CheckShape, EntityAudit, Figur
 from hwkb.audit.plausibility import Screens, plausibility_checks
 from hwkb.audit.report import AuditReport, Tally
 from hwkb.audit.rows import Audited, Pattern, Row, default_facts, read_rows
+from hwkb.audit.screening import PatternScreen
 from hwkb.audit.suspects import Assessed, check_hint, rank_suspects, with_implied
 from hwkb.audit.verdicts import Evaluation, evaluate_all, shown_sides
 from hwkb.definitions.model import Entity, EntityId, Fact, VarKey
@@ -99,8 +100,13 @@ class Auditor:
         for e in evaluations:
             by_entity[e.row.entity].append(e)
         system, shared = self.system, self._shared
-        for row in rows:
-            yield entity_audit(row, by_entity[row.entity], system, shared)
+        screened: dict[Pattern, dict[int, bool]] = {}  # a pattern's rows, by place, its array screen clears
+        for place, row in enumerate(rows):
+            cleared = screened.get(row.pattern)
+            if cleared is None and row.pattern in shared.screens:  # the pattern's first row has made its Screen
+                cleared = screened[row.pattern] = _screened(rows, row.pattern, shared)
+            yield entity_audit(row, by_entity[row.entity], system, shared,
+                               screened=cleared is not None and cleared.get(place, False))
 
     def audit(self, entities: Iterable[Audited], groups: Groups | None = None,
               vectorised: bool = True, chunk: int = CHUNK) -> AuditReport:
@@ -172,6 +178,19 @@ class Auditor:
         self.timings["report"] += time.perf_counter() - start
 
 
+def _screened(rows: Sequence[Row], pattern: Pattern, shared: "Shared") -> dict[int, bool]:
+    """The places among ``rows`` of the rows of ``pattern`` its :class:`~hwkb.audit.screening.PatternScreen`
+    clears of plausibility checks (none when it has none)."""
+    if pattern not in shared.arrays:
+        shared.arrays[pattern] = PatternScreen.of(shared.screens[pattern])
+    screen = shared.arrays[pattern]
+    if screen is None:
+        return {}
+    places = [place for place, row in enumerate(rows) if row.pattern == pattern]
+    cleared = screen.cleared([rows[place] for place in places])
+    return {} if cleared is None else dict(zip(places, cleared))
+
+
 def audit_order(a: EntityAudit, place: int) -> tuple[int, float, int]:
     """A report's order: most severe first, then the largest inconsistency, then the entity's ``place`` among
     those audited."""
@@ -198,6 +217,7 @@ class Shared:
         self.checks: dict[CompiledCheck, CheckShape] = {}
         self.withheld: Withheld = {}
         self.screens: Screens = {}  # a pattern -> what its plan derives with a range (plausibility_checks)
+        self.arrays: dict[Pattern, PatternScreen | None] = {}  # a pattern -> its screen over all its rows at once
 
 
 def _shape_of(check: CompiledCheck, system: System) -> CheckShape:
@@ -213,9 +233,10 @@ _RANK = {v: v.rank for v in Verdict}
 
 
 def entity_audit(row: Row, evaluations: Sequence[Evaluation], system: System,
-                 shared: Shared | None = None) -> EntityAudit:
+                 shared: Shared | None = None, screened: bool = False) -> EntityAudit:
     """One entity's checks with their suspects and hints, most severe first, and its conflicts (``shared``:
-    what the entities of one audit share)."""
+    what the entities of one audit share; ``screened``: its pattern's array screen found no figure or derived
+    value of the row out of range, so it has no plausibility check)."""
     shared = Shared() if shared is None else shared
     shapes = shared.checks
     failed = [e for e in evaluations if e.status == _INCONSISTENT]
@@ -248,9 +269,10 @@ def entity_audit(row: Row, evaluations: Sequence[Evaluation], system: System,
     if row.documented:
         place = len(ordered)
         ordered += [(*_check_order(check), place + i, check) for i, check in enumerate(document_checks(row, system))]
-    place = len(ordered)
-    ordered += [(*_check_order(check), place + i, check) for i, check in enumerate(plausibility_checks(
-        row, system, [e.check for e in evaluations if e.status != _INCONSISTENT], shared.screens))]
+    if not screened:
+        place = len(ordered)
+        ordered += [(*_check_order(check), place + i, check) for i, check in enumerate(plausibility_checks(
+            row, system, [e.check for e in evaluations if e.status != _INCONSISTENT], shared.screens))]
     ordered.sort()  # by _check_order, then as they came: the place breaks ties, checks are never compared
     checks = tuple([item[-1] for item in ordered])
     notes = () if checks or row.undefined or observed else ("no rule has all its variables known for this entity",)
