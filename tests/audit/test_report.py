@@ -4,8 +4,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, strategies as st
 
 from hwkb.audit.auditor import audit
+from hwkb.audit.findings import CheckKind, Verdict
 from hwkb.audit.report import AuditReport, summarise
 from hwkb.render.audit import render, render_html, render_markdown, render_table
 
@@ -117,3 +119,62 @@ def test_the_report_keeps_the_sources_of_the_facts_a_failed_check_concerns(tmp_p
     assert broken.sources == {"sheet": {"clock": "Vendor sheet p. 2, https://example.com/s.pdf"}}
     assert '>example.com</a>' in render_html(broken).split('id="findings-table"', 1)[1].split("</table>", 1)[0]
     assert "sources" not in broken.to_dict()
+
+
+def _each_counted(audits) -> dict:
+    """The summary as every check counted one at a time, a passing entity's too: the plain tally."""
+    from collections import Counter
+    from hwkb.audit.findings import CheckKind, Verdict
+    from hwkb.audit.population import Outcome, Population
+    checks, population, withheld = Counter(), Population(), Counter()
+    for a in audits:
+        checks.update((c.kind, c.status) for c in a.checks)
+        population.add(Outcome(a.entity, c.rule, c.status, c.deviation, a.groups, c.variables, str(c.kind), c.doc,
+                               c.source) for c in a.checks)
+        withheld.update((n.rule, n.reason) for n in a.not_applicable)
+    statuses = [a.status for a in audits]
+    summary = population.summary().to_dict()
+    return {"checks": dict(checks), "entities": len(audits), "unchecked": statuses.count(None),
+            "inconsistent": statuses.count(Verdict.INCONSISTENT),
+            "implausible": sum(any(c.status == Verdict.IMPLAUSIBLE for c in a.checks) for a in audits),
+            "expectations_only": sum(a.status == Verdict.INCONSISTENT and all(
+                c.kind == CheckKind.EXPECTATION for c in a.checks if c.status == Verdict.INCONSISTENT) for a in audits),
+            "population": summary, "withheld": dict(withheld)}
+
+
+def _check(rule, kind, status, deviation):
+    from hwkb.audit.findings import Check, Figure
+    figure = Figure("x", 1.0, "", 1.0, 1.0)
+    return Check(rule, kind, status, deviation, ("x", "y"), "x", figure, figure, (), "doc", "src")
+
+
+@given(st.lists(st.tuples(
+    st.lists(st.tuples(st.sampled_from(["law_a", "law_b", "exp_c", "range"]), st.sampled_from(list(CheckKind)),
+                       st.sampled_from(list(Verdict)), st.sampled_from([None, -3.0, 0.0, 12.5])), max_size=5),
+    st.fixed_dictionaries({}, optional={"architecture": st.sampled_from(["Ada", "Tesla", "", " "]),
+                                        "generation": st.sampled_from(["G1", "G2"]),
+                                        "memory_type": st.sampled_from(["GDDR6", "HBM3"])}),
+    st.lists(st.sampled_from([("exp_c", "n/a here")]), max_size=1)), max_size=25))
+def test_a_tally_counting_passing_checks_together_summarises_as_each_counted(entities):
+    """Passing entities' checks counted together until the summary, failing ones' kept whole: the same counts,
+    population and n/a tallies as every check counted one at a time."""
+    from hwkb.audit.findings import EntityAudit, NotApplicable
+    from hwkb.audit.report import Tally
+    audits = [EntityAudit(f"e{i}", f"E{i}", tuple(_check(*c) for c in checks), groups=groups,
+                          not_applicable=tuple(NotApplicable(rule, "x", None, why) for rule, why in withheld))
+              for i, (checks, groups, withheld) in enumerate(entities)]
+    tally = Tally(population=True)
+    for a in audits:
+        tally.add(a)
+    got = tally.to_dict()
+    plain = _each_counted(audits)
+    assert got["entities"] == plain["entities"] and got["checks"] == sum(plain["checks"].values())
+    assert got["by_kind"] == {str(k): {str(v): plain["checks"].get((k, v), 0) for v in Verdict} for k in CheckKind}
+    assert (got["entities_unchecked"], got["entities_inconsistent"], got["entities_implausible"],
+            got["entities_expectations_only"]) == (plain["unchecked"], plain["inconsistent"], plain["implausible"],
+                                                   plain["expectations_only"])
+    population = plain["population"]
+    assert [got[k] for k in ("systematic", "isolated", "mixed")] == [population[k] for k in
+                                                                    ("systematic", "isolated", "mixed")]
+    assert got["population"] == {"counts": population["counts"]}
+    assert {(n["rule"], n["reason"]): n["entities"] for n in got["not_applicable"]} == plain["withheld"]
