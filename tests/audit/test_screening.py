@@ -148,3 +148,48 @@ def test_an_audit_with_array_screens_is_the_audit_without(sample, kb, monkeypatc
     without = Auditor(kb).audit(load_records(path, kb.model, kb.units), {})
     assert with_arrays == without
     assert sum(c.kind == "plausibility" for e in with_arrays.entities for c in e.checks) == 2
+
+
+@given(data=st.data())
+def test_a_screen_s_values_are_the_full_solve_s(sample, kb, data):
+    """The values a pattern's screen derives for any row of it (its figures moved anywhere) are the Values a full
+    solve of the row derives for those keys, provenance and all, in its order; None only where the solve gives
+    one of them no value."""
+    from hwkb.audit.plausibility import Screen, _context, _ranged
+    from hwkb.solving.solver import Solver
+    _, audited, _ = sample
+    row = data.draw(st.sampled_from(audited))
+    screen = Screen(Solver(kb, _context(row)), kb.model.variables, kb.units, _ranged(row.pattern[0], kb))
+    own = row.facts.maps[0]
+    key = data.draw(st.sampled_from(sorted(own)))
+    factor = data.draw(st.sampled_from((1.0, 1e-6, 1e6, 0.0, -1.0, 2.0 ** 10, 1.024)))
+    facts = dict(row.facts)
+    facts[key] = replace(own[key], value=own[key].value * factor)
+    moved = replace(row, facts=facts)
+    got = screen.values(moved)
+    solved = Solver(kb, _context(moved))
+    wanted = [k for _, k in screen.steps]
+    if got is None:
+        assert any(k not in solved.values for k in wanted)
+    else:
+        assert [v.key for v in got] == wanted
+        assert got == [solved.values[k] for k in wanted]
+        assert [v for v in solved.derived() if v.key in wanted] == got
+
+
+def test_a_step_that_gives_no_value_sends_the_pattern_s_rows_to_the_full_solve(sample, kb):
+    """A zero figure under a division: the route gives no value (the full solve's note says why), and the
+    pattern's first solver, which ran it, runs no other row's steps; the rows' checks are the full solve's."""
+    from hwkb.audit.plausibility import Screen, _context, _ranged
+    from hwkb.solving.solver import Solver
+    _, audited, _ = sample
+    row = audited[0]
+    screen = Screen(Solver(kb, _context(row)), kb.model.variables, kb.units, _ranged(row.pattern[0], kb))
+    assert [v.key for v in screen.values(row)] == [k for _, k in screen.steps]
+    divisor = next(k for relation, key in screen.steps for k in relation.keys
+                   if k != key and k in row.facts.maps[0] and screen.derive({**row.mid, k: 0.0}) is None)
+    zero = replace(row, facts={**row.facts, divisor: replace(row.facts[divisor], value=0.0)},
+                   mid={**row.mid, divisor: 0.0})
+    assert screen.values(zero) is None and screen.values(row) is None
+    screens = {row.pattern: screen}
+    assert plausibility_checks(zero, kb, (), screens) == plausibility_checks(zero, kb, ())
