@@ -194,8 +194,10 @@ def _screened(rows: Sequence[Row], pattern: Pattern, shared: "Shared") -> dict[i
 def audit_order(a: EntityAudit, place: int) -> tuple[int, float, int]:
     """A report's order: most severe first, then the largest inconsistency, then the entity's ``place`` among
     those audited."""
-    return (a.status.rank if a.status else len(Verdict),
-            -max((abs(c.deviation or 0) for c in a.checks if c.status == Verdict.INCONSISTENT), default=0.0), place)
+    status = a.status
+    if status != _INCONSISTENT:  # no inconsistency to weigh (a passing row's checks are not walked)
+        return (len(Verdict) if status is None else _RANK[status], -0.0, place)
+    return (0, -max(abs(c.deviation or 0) for c in a.checks if c.status == _INCONSISTENT), place)
 
 
 def audit(system: System, entities: Iterable[Audited], groups: Groups | None = None) -> AuditReport:

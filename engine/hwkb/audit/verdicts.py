@@ -163,9 +163,12 @@ def _readings(check: CompiledCheck, rows: Sequence[Row], code: np.ndarray, trunc
     """Per row, how a within-rounding verdict read the check's printed figures, where it read them otherwise than
     rounded to their printed digits (:func:`~hwkb.audit.readings.reading`); None for the other verdicts."""
     out: list[str | None] = [None] * len(rows)
+    symbols, cut = check.symbols, truncated.tolist()
     for i in np.flatnonzero(code == 1).tolist():
         coarse = rows[i].coarse
-        out[i] = reading(bool(truncated[i]), [k for k in check.symbols if k in coarse] if coarse else ())
+        keys = [k for k in symbols if k in coarse] if coarse else ()
+        if keys or cut[i]:  # else read as rounded to their digits: no reading
+            out[i] = reading(cut[i], keys)
     return out
 
 
