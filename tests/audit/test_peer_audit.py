@@ -173,23 +173,13 @@ def test_rows_of_a_shape_audited_from_their_numbers_equal_their_full_audits(real
     """Plain rows naming no product, of a shape whose pattern has no check, are audited from their canonical
     numbers once the shape is known; a row with a figure out of range, a zero or a product's name still takes the
     full way. Each audit equals the full one, and the full way runs for the first chunk and those rows only."""
-    import dataclasses
-    from hwkb.audit import peers
     header = "Hardware name,TDP (W),Die Size (mm^2),Memory bandwidth (byte/s)\n"
     rows = [f"gpu-{i},{300 + i}.0,{600 + i},{2.0e12 + i * 1e9}" for i in range(60)]
     rows[30] = "gpu-30,1e9,630,2e12"  # a TDP beyond its range: implausible
     rows[40] = "gpu-40,0,640,2e12"  # a zero: a note
     rows[45] = "NVIDIA H100 SXM5 80GB,700,814,3.35e12"  # a KB product: compared
     rows[50] = rows[10]  # a name twice
-    path = tmp_path / "rows.csv"
-    path.write_text(header + "\n".join(rows) + "\n")
-    entries = FORMATS["epoch"].read(path, real_kb.model, real_kb.units)
-    full = [dataclasses.replace(e, canonical=None) for e in entries]
-    expected = peers.stream_peer_entries(real_kb, FORMATS["epoch"], full, chunk=10).collect()
-    recorded = []
-    record = peers._record
-    monkeypatch.setattr(peers, "_record", lambda system, e, eid: recorded.append(e.name) or record(system, e, eid))
-    got = peers.stream_peer_entries(real_kb, FORMATS["epoch"], entries, chunk=10).collect()
+    got, expected, recorded = _shape_and_full_audits(real_kb, tmp_path, monkeypatch, header, rows)
     assert [(a.internal, a.comparisons, a.notes) for a in got.entries] == [
         (a.internal, a.comparisons, a.notes) for a in expected.entries]
     assert got.render("json") == expected.render("json") and got.render("text") == expected.render("text")
@@ -200,20 +190,10 @@ def test_rows_of_a_shape_audited_from_their_numbers_equal_their_full_audits(real
 def test_a_figure_on_a_closed_bound_of_its_range_is_audited_from_its_shape_as_in_full(real_kb, tmp_path, monkeypatch):
     """A count on a closed bound of its range (1 and 4,000 Tensor Cores) is in its range, as the full audit's range
     check reads it: its row is audited from its shape, with the full audit's result; one past the bound is not."""
-    import dataclasses
-    from hwkb.audit import peers
     header = "Hardware name,TDP (W),Tensor cores\n"
     rows = [f"gpu-{i},{300 + i}.0,{100 + i}" for i in range(40)]
     rows[20], rows[25], rows[30], rows[35] = "gpu-20,320.0,1", "gpu-25,325.0,4000", "gpu-30,330.0,4001", "gpu-35,335.0,0.5e1"
-    path = tmp_path / "rows.csv"
-    path.write_text(header + "\n".join(rows) + "\n")
-    entries = FORMATS["epoch"].read(path, real_kb.model, real_kb.units)
-    full = [dataclasses.replace(e, canonical=None) for e in entries]
-    expected = peers.stream_peer_entries(real_kb, FORMATS["epoch"], full, chunk=10).collect()
-    recorded = []
-    record = peers._record
-    monkeypatch.setattr(peers, "_record", lambda system, e, eid: recorded.append(e.name) or record(system, e, eid))
-    got = peers.stream_peer_entries(real_kb, FORMATS["epoch"], entries, chunk=10).collect()
+    got, expected, recorded = _shape_and_full_audits(real_kb, tmp_path, monkeypatch, header, rows)
     assert got.render("json") == expected.render("json") and got.render("text") == expected.render("text")
     assert [str(a.internal.status) for a in got.entries[20:40:5]] == ["None", "None", "implausible", "None"]
     assert recorded == [f"gpu-{i}" for i in range(10)] + ["gpu-30"]
@@ -334,3 +314,19 @@ def test_a_bare_internal_audit_set_at_once_equals_one_made_by_its_init():
     at_once = _bare_internal("epoch:gpu #2", "gpu", ("no law ties these figures together",))
     plain = EntityAudit("epoch:gpu #2", "gpu", (), groups=_NO_GROUPS, notes=("no law ties these figures together",))
     assert at_once == plain and vars(at_once) == vars(plain) and at_once.status is None
+
+
+def _shape_and_full_audits(kb, tmp_path, monkeypatch, header: str, rows: list[str]):
+    """An Epoch CSV of ``rows`` audited as streamed (chunks of 10) and with every row the full way, and the names
+    of the rows the streamed audit sent the full way."""
+    import dataclasses
+    from hwkb.audit import peers
+    path = tmp_path / "rows.csv"
+    path.write_text(header + "\n".join(rows) + "\n")
+    entries = FORMATS["epoch"].read(path, kb.model, kb.units)
+    full = [dataclasses.replace(e, canonical=None) for e in entries]
+    expected = peers.stream_peer_entries(kb, FORMATS["epoch"], full, chunk=10).collect()
+    recorded = []
+    record = peers._record
+    monkeypatch.setattr(peers, "_record", lambda system, e, eid: recorded.append(e.name) or record(system, e, eid))
+    return peers.stream_peer_entries(kb, FORMATS["epoch"], entries, chunk=10).collect(), expected, recorded
