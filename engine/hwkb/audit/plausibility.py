@@ -116,7 +116,7 @@ class Screen:
                     fact = facts.get(k)
                     if fact is None or not fact.applicable:
                         return None
-                    known[k] = solver._fact_value(fact)  # the Value a solve of the row starts from
+                    known[k] = solver.fact_value(fact)  # the Value a solve of the row starts from
             value = solver.route_value(r, key, known)
             if value is None:
                 self._solver = None

@@ -81,7 +81,7 @@ class Solver(Structure):
         self.absent: dict[VarKey, frozenset[VarKey]] | None = None  # solving.unsettled fills it once
         for key, fact in context.facts.items():
             if fact.applicable:
-                self.values[key] = self._fact_value(fact)
+                self.values[key] = self.fact_value(fact)
         self.plan: Plan = self._plan(use_expectations)
         self.producer: dict[VarKey, int] = {}
         self._pending: dict[VarKey, Step] = {}  # a lazy solver's steps not yet evaluated, by their outputs
@@ -119,8 +119,8 @@ class Solver(Structure):
                                                   square_block=self.kb.block_results.first_block)
         return plan
 
-    # -- values
-    def _fact_value(self, fact: Fact) -> Value:
+    def fact_value(self, fact: Fact) -> Value:
+        """``fact`` as the Value a solve starts from: in its variable's unit, with its origin and rounding."""
         units = self.kb.units
         unit = self.kb.model.unit_of(fact.key)
         display = units.from_canonical(units.to_canonical(fact.value, fact.unit), unit) \
