@@ -174,16 +174,23 @@ rules:
 """
 
 
+def _load_errors(tmp_path, rules_text: str) -> tuple[list[str], list[str]]:
+    """The places (file:line:column) and messages of the errors a tiny KB of ``rules_text`` fails to load with."""
+    with pytest.raises(KBErrors) as info:
+        kb_from_text(tmp_path, rules_text, "")
+    parts = [str(e).split(": ", 1) for e in info.value.errors]
+    return [place for place, _ in parts], [message for _, message in parts]
+
+
 def test_a_rule_mixing_operations_tokens_or_exps_fails_the_load(tmp_path):
     """Operations, tokens and exps are dimensions of their own, so a law that counts one as another does not load."""
-    with pytest.raises(KBErrors) as info:
-        kb_from_text(tmp_path, MIXED_COUNTS, "")
-    assert [str(e).split(": ", 1)[1] for e in info.value.errors] == [
+    places, messages = _load_errors(tmp_path, MIXED_COUNTS)
+    assert messages == [
         "rule work_as_tokens does not balance: the left side is [token]/[time], the right side [operation]/[time]; "
         "check each variable's unit and the factors of the equation",
         "rule exps_as_work does not balance: the left side is [exponential], the right side [operation]; "
         "check each variable's unit and the factors of the equation"]
-    assert [str(e).split(": ", 1)[0] for e in info.value.errors] == [
+    assert places == [
         f"{tmp_path / 'rules' / 'tiny.yaml'}:8:3", f"{tmp_path / 'rules' / 'tiny.yaml'}:9:3"]
 
 
@@ -205,16 +212,15 @@ rules:
 def test_a_rule_mixing_warps_threads_or_blocks_fails_the_load(tmp_path):
     """Warps, threads and blocks are dimensions of their own: 2048 threads are 64 warps only through a rate in
     thread/warp, and a law that adds one to the other, or counts warps as blocks, does not load."""
-    with pytest.raises(KBErrors) as info:
-        kb_from_text(tmp_path, WARPS_AND_THREADS, "")
-    assert [str(e).split(": ", 1)[1] for e in info.value.errors] == [
+    places, messages = _load_errors(tmp_path, WARPS_AND_THREADS)
+    assert messages == [
         "rule warps_as_threads does not balance: the left side is [warp], the right side [thread]; "
         "check each variable's unit and the factors of the equation",
         "rule warps_plus_threads does not balance: '+' joins [warp] and [thread]; "
         "only quantities of the same dimension can be added or compared",
         "rule blocks_as_warps does not balance: the left side is [block], the right side [warp]^2/[thread]; "
         "check each variable's unit and the factors of the equation"]
-    assert [str(e).split(": ", 1)[0] for e in info.value.errors] == [
+    assert places == [
         f"{tmp_path / 'rules' / 'tiny.yaml'}:{line}:3" for line in (9, 10, 11)]
 
 
