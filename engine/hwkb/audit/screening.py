@@ -25,14 +25,13 @@ process, load 1.3-1.8).
 """
 from __future__ import annotations
 
-from itertools import chain
-from operator import attrgetter, itemgetter
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
 from hwkb.audit.plausibility import Screen
 from hwkb.audit.rows import Row
+from hwkb.audit.verdicts import gather
 from hwkb.definitions.expressions import BinOp, Expr, Neg, Num, Ref
 from hwkb.definitions.model import VarKey
 
@@ -79,9 +78,7 @@ class PatternScreen:
         if not self.keys:
             return [True] * n
         try:
-            flat = np.fromiter(chain.from_iterable(map(itemgetter(*self.keys), map(attrgetter("mid"), rows)))
-                               if len(self.keys) > 1 else map(itemgetter(*self.keys), map(attrgetter("mid"), rows)),
-                               dtype=float, count=n * len(self.keys))
+            flat = gather(rows, "mid", self.keys)
         except KeyError:
             return None
         columns = dict(zip(self.keys, flat.reshape(n, len(self.keys)).T))

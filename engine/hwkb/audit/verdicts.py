@@ -32,7 +32,7 @@ from hwkb.audit.rows import Row
 from hwkb.definitions.model import VarKey
 from hwkb.solving.system import System
 
-__all__ = ["Evaluation", "evaluate", "evaluate_all", "shown_sides", "solve_for_fact", "CONSISTENT_RELATIVE"]
+__all__ = ["Evaluation", "evaluate", "evaluate_all", "gather", "shown_sides", "solve_for_fact", "CONSISTENT_RELATIVE"]
 
 CONSISTENT_RELATIVE = 1e-9
 NEWTON_STEP = 1e-7
@@ -68,7 +68,7 @@ class _Columns:
 
     def __init__(self, rows: Sequence[Row], keys: Sequence[VarKey]):
         n, width = len(rows), len(keys)
-        mid, radius, reach = (_gather(rows, which, keys).reshape(n, width).T for which in ("mid", "radius", "reach"))
+        mid, radius, reach = (gather(rows, which, keys).reshape(n, width).T for which in ("mid", "radius", "reach"))
         lo, hi = np.empty((width, 3 * n)), np.empty((width, 3 * n))
         radius, reach = np.abs(radius), np.abs(reach)
         lo[:, :n], hi[:, :n] = mid - radius, mid + reach
@@ -84,8 +84,8 @@ class _Columns:
         return [self.enclosures[self.position[k]] for k in keys]
 
 
-def _gather(rows: Sequence[Row], which: str, keys: Sequence[VarKey]) -> np.ndarray:
-    """``row.<which>[key]`` for each row, then each key: a flat array."""
+def gather(rows: Sequence[Row], which: str, keys: Sequence[VarKey]) -> np.ndarray:
+    """``row.<which>[key]`` for each row, then each key: a flat array (KeyError: a row lacks a key)."""
     values = map(itemgetter(*keys), map(attrgetter(which), rows))
     return np.fromiter(chain.from_iterable(values) if len(keys) > 1 else values, dtype=float,
                        count=len(rows) * len(keys))
