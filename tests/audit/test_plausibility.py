@@ -30,7 +30,7 @@ def finding(report, entity: str):
 
 def test_all_names_exist():
     assert sorted(plausibility.__all__) == ["MISREADINGS", "RANGE_RULE", "Screen", "Screens",
-                                                 "plausibility_checks"]
+                                                 "in_range", "plausibility_checks"]
 
 
 def test_an_implausible_derived_value_is_a_finding_with_the_misread_figure_first(kb):

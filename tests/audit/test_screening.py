@@ -14,7 +14,7 @@ from conftest import FIXTURES
 from hwkb import KnowledgeBase
 from hwkb.audit import auditor as auditing, screening
 from hwkb.audit.auditor import Auditor
-from hwkb.audit.plausibility import _inside, plausibility_checks
+from hwkb.audit.plausibility import in_range, plausibility_checks
 from hwkb.audit.rows import default_facts, read_rows
 from hwkb.audit.screening import PatternScreen, array_step, inside
 from hwkb.definitions.expressions import parse_expression
@@ -117,9 +117,9 @@ def test_a_row_is_cleared_only_where_the_row_s_way_finds_nothing(sample, kb, dat
     moved_row = replace(row, mid=mid)
     (cleared,) = PatternScreen.of(screen).cleared([moved_row])
     point = screen.derive(mid)
-    expected = (all(_inside(mid[k], *b) for k, b in bounds.items()) and point is not None
+    expected = (all(in_range(mid[k], *b) for k, b in bounds.items()) and point is not None
                 and all(math.isfinite(point[k]) for _, k in screen.steps)
-                and all(_inside(point[k], *b) for k, *b in screen.bounds))
+                and all(in_range(point[k], *b) for k, *b in screen.bounds))
     assert cleared == expected
     if cleared:
         assert plausibility_checks(moved_row, kb, (), screens) == []
@@ -134,7 +134,7 @@ def test_inside_is_the_row_s_inside_over_an_array(low_open, high_open, expected)
     import numpy as np
     xs = [0.5, 1.0, 1.5, 2.0, 2.5, math.nan]
     assert inside(np.array(xs), 1.0, 2.0, low_open, high_open).tolist() == expected
-    assert [_inside(x, 1.0, 2.0, low_open, high_open) for x in xs] == expected
+    assert [in_range(x, 1.0, 2.0, low_open, high_open) for x in xs] == expected
 
 
 @pytest.mark.parametrize("text", ["sqrt(x0)", "x0 ** 2", "exp(x0) * x1", "min(x0, x1)"])

@@ -118,11 +118,7 @@ class PeerTotals:
         self.in_doubt += status == Verdict.INCONSISTENT
         entry = e.entry
         self.without_product += entry.match is None or not entry.match.entity
-        file, unread = entry.where.file, entry.unread
-        if self._unread_of.get(file) is not unread:  # a table's rows share one tuple: taken once, not per row
-            self.files[file] = None
-            self.unread_keys.setdefault(file, {}).update(dict.fromkeys(unread))
-            self._unread_of[file] = unread
+        self._file_of(entry)
         if entry.match is None:
             self.names_not_in_kb[entry.name] = None
 
@@ -135,12 +131,16 @@ class PeerTotals:
         self.entries += 1
         entry = e.entry
         self.without_product += 1
+        self._file_of(entry)
+        self.names_not_in_kb[entry.name] = None
+
+    def _file_of(self, entry) -> None:
+        """The entry's file and the keys it leaves unread: a table's rows share one tuple, taken once, not per row."""
         file, unread = entry.where.file, entry.unread
         if self._unread_of.get(file) is not unread:
             self.files[file] = None
             self.unread_keys.setdefault(file, {}).update(dict.fromkeys(unread))
             self._unread_of[file] = unread
-        self.names_not_in_kb[entry.name] = None
 
     @property
     def status(self) -> str:

@@ -28,7 +28,7 @@ from typing import Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 from hwkb.audit.findings import DefaultHint, EntityAudit, FactorHint, Figure, Provenance, SiblingHint, Verdict
 from hwkb.audit.hints import BINARY_BASES, hint_for
-from hwkb.audit.plausibility import Screen
+from hwkb.audit.plausibility import Screen, in_range
 from hwkb.audit.peer_findings import Comparison, PeerAudit, PeerAuditStream, PeerEntryAudit, PeerTotals
 from hwkb.audit.readings import reading
 from hwkb.audit.rows import Row, fact_numbers
@@ -132,8 +132,8 @@ class _ShapeScreen(NamedTuple):
             return False
         for key, low, high, low_open, high_open in self.bounds:
             x = point.get(key)
-            if x is not None and -math.inf < x < math.inf and (
-                    (x <= low if low_open else x < low) or (x >= high if high_open else x > high)):
+            if x is not None and -math.inf < x < math.inf and not low < x < high and not in_range(
+                    x, low, high, low_open, high_open):
                 return False
         return True
 
@@ -150,9 +150,9 @@ def _plain_audit(shapes: dict[tuple[VarKey, ...], _Shape], entry: PeerEntry, eid
     if shape is None:
         return None
     mid = figures.mid
-    for key, (low, high, low_open, high_open) in shape.ranged:
+    for key, bounds in shape.ranged:
         x = mid[key]
-        if not low < x < high and ((x <= low if low_open else x < low) or (x >= high if high_open else x > high)):
+        if not bounds[0] < x < bounds[1] and not in_range(x, *bounds):
             return None  # outside its range (a closed bound is in it, as the full audit's range check reads it)
     if shape.screen is not None and not shape.screen.clear({**shape.base, **mid}):
         return None

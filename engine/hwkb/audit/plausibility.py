@@ -38,7 +38,7 @@ from hwkb.solving.solver import Solver
 from hwkb.solving.system import System
 from hwkb.solving.values import Value
 
-__all__ = ["plausibility_checks", "RANGE_RULE", "MISREADINGS", "Screen", "Screens"]
+__all__ = ["plausibility_checks", "in_range", "RANGE_RULE", "MISREADINGS", "Screen", "Screens"]
 
 #: the ``rule`` of a plausibility check (its ``target`` names the quantity; the value's ``via`` the rule that gave it)
 RANGE_RULE = "range"
@@ -145,7 +145,7 @@ class Screen:
             return False
         for key, *bounds in self.bounds:
             x = point.get(key)
-            if x is not None and math.isfinite(x) and not _inside(x, *bounds):
+            if x is not None and math.isfinite(x) and not in_range(x, *bounds):
                 return False
         return True
 
@@ -222,7 +222,7 @@ def _stated_outside(row: Row, ranged: Mapping[VarKey, tuple[Range, tuple]]) -> l
             continue
         x = mid.get(key, _MISSING)
         bounds = found[1]
-        if x is _MISSING or bounds[0] < x < bounds[1] or _inside(x, *bounds):
+        if x is _MISSING or bounds[0] < x < bounds[1] or in_range(x, *bounds):
             continue
         if own[key].entity == row.entity:
             out.append((key, found[0]))
@@ -237,7 +237,7 @@ def canonical_bounds(found: Range, unit: str, units) -> tuple[float, float, bool
     return low, high, found.lower_open, found.upper_open
 
 
-def _inside(x: float, low: float, high: float, low_open: bool, high_open: bool) -> bool:
+def in_range(x: float, low: float, high: float, low_open: bool, high_open: bool) -> bool:
     return not ((x <= low if low_open else x < low) or (x >= high if high_open else x > high))
 
 

@@ -95,7 +95,7 @@ class PatternScreen:
 
 
 def inside(x: np.ndarray, low: float, high: float, low_open: bool, high_open: bool) -> np.ndarray:
-    """:func:`hwkb.audit.plausibility._inside` over an array (NaN is inside, as there)."""
+    """:func:`hwkb.audit.plausibility.in_range` over an array (NaN is inside, as there)."""
     return ~(((x <= low) if low_open else (x < low)) | ((x >= high) if high_open else (x > high)))
 
 
